@@ -1,0 +1,62 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "AppGroupSim",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "main-app", targets: ["main-app"]),
+        .executable(name: "extension-widget", targets: ["extension-widget"]),
+        .executable(name: "sf-simulator", targets: ["sf-simulator"]),
+        .executable(name: "msdk-sim", targets: ["msdk-sim"]),
+        .library(name: "AppGroup", targets: ["AppGroup"]),
+        .library(name: "Keychain", targets: ["Keychain"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // Platform layer (DESIGN.md §1): nothing here imports upward.
+        .systemLibrary(
+            name: "CSecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]
+        ),
+        .target(name: "Keychain", dependencies: ["CSecret"]),
+        .target(name: "AppGroup", dependencies: [.product(name: "Logging", package: "swift-log")]),
+
+        // Data layer and facade: filled by later issues; they compile and hold no behaviour yet.
+        .target(name: "RestClient", dependencies: ["Keychain"]),
+        .target(name: "SmartStore", dependencies: ["AppGroup"]),
+        .target(name: "MobileSync", dependencies: ["SmartStore", "RestClient"]),
+        .target(name: "SalesforceSDK", dependencies: ["AppGroup", "Keychain", "RestClient", "SmartStore", "MobileSync"]),
+        .target(name: "OrgSimulator"),
+
+        // Executables are thin: argument parsing and output.
+        .executableTarget(name: "main-app", dependencies: [
+            "AppGroup", "Keychain", "SalesforceSDK",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "extension-widget", dependencies: [
+            "AppGroup", "Keychain", "SalesforceSDK",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "sf-simulator", dependencies: [
+            "OrgSimulator",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "msdk-sim", dependencies: [
+            "AppGroup", "Keychain", "SalesforceSDK",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // Test and benchmark support: drives the platform layer from separate processes.
+        .executableTarget(name: "appgroupsim-probe", dependencies: [
+            "AppGroup", "Keychain",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "AppGroupTests", dependencies: ["AppGroup"]),
+        .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup"]),
+    ]
+)

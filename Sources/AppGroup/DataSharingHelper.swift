@@ -1,0 +1,114 @@
+import Foundation
+
+/// The Mobile SDK's `SFSDKDatasharingHelper` with the real SDK's rules (DESIGN.md §3):
+///
+/// - `appGroupName` lives in the process's *standard* defaults (`KAppGroupName`), so each process
+///   must set it before anything else;
+/// - `appGroupEnabled` lives in the *group* suite (`kAccessGroupEnabled`), so it is only readable once
+///   the name is set, and only shared if the process is entitled to that group;
+/// - `msdkUserDefaults()` is resolved again on every call;
+/// - turning the flag on copies the standard defaults into the suite once (marker
+///   `kAppDefaultsMigratedToAppGroups` in standard defaults); turning it off copies back and clears the marker.
+public struct DataSharingHelper: Sendable {
+    public static let appGroupNameKey = "KAppGroupName"
+    public static let appGroupEnabledKey = "kAccessGroupEnabled"
+    public static let migratedKey = "kAppDefaultsMigratedToAppGroups"
+    /// Bookkeeping keys that the migration does not copy between suites.
+    static let bookkeepingKeys: Set<String> = [appGroupNameKey, appGroupEnabledKey, migratedKey]
+
+    public let sandbox: AppSandbox
+
+    public init(sandbox: AppSandbox) {
+        self.sandbox = sandbox
+    }
+
+    public func appGroupName() throws -> String? {
+        try sandbox.standardDefaults.string(forKey: Self.appGroupNameKey)
+    }
+
+    public func setAppGroupName(_ name: String?) throws {
+        try sandbox.standardDefaults.set(name.map(PlistValue.string), forKey: Self.appGroupNameKey)
+    }
+
+    /// False until a name is set. Read from the suite of that name (shared only if entitled).
+    public func appGroupEnabled() throws -> Bool {
+        guard let name = try appGroupName(), !name.isEmpty else { return false }
+        return try sandbox.suite(named: name).bool(forKey: Self.appGroupEnabledKey)
+    }
+
+    /// Writes the flag into the group suite and runs the one-time migration of defaults in the matching direction.
+    /// Without a name set this does nothing, as in the SDK.
+    public func setAppGroupEnabled(_ enabled: Bool) throws {
+        guard let name = try appGroupName(), !name.isEmpty else { return }
+        let suite = sandbox.suite(named: name)
+        try suite.set(.bool(enabled), forKey: Self.appGroupEnabledKey)
+        let standard = sandbox.standardDefaults
+        let migrated = try standard.bool(forKey: Self.migratedKey)
+        if enabled && !migrated {
+            let values = try standard.dictionaryRepresentation().filter { !Self.bookkeepingKeys.contains($0.key) }
+            try suite.updateAll { $0.merge(values) { _, fromStandard in fromStandard } }
+            try standard.set(.bool(true), forKey: Self.migratedKey)
+        } else if !enabled && migrated {
+            let values = try suite.dictionaryRepresentation().filter { !Self.bookkeepingKeys.contains($0.key) }
+            try standard.updateAll { dict in
+                dict.merge(values) { _, fromSuite in fromSuite }
+                dict[Self.migratedKey] = nil
+            }
+        }
+    }
+
+    /// `NSUserDefaults.msdkUserDefaults`: the group suite when the flag is on, standard defaults otherwise.
+    /// Resolved on every call, so a flag flipped by another process takes effect at once.
+    public func msdkUserDefaults() throws -> SharedDefaults {
+        if try appGroupEnabled(), let name = try appGroupName() {
+            return sandbox.suite(named: name)
+        }
+        return sandbox.standardDefaults
+    }
+
+    /// Where the SDK keeps its files: `<group container>/<group name>` when the flag is on,
+    /// the process's own container otherwise (an extension has its own, so its own tree).
+    public func sdkRootDirectory() throws -> URL {
+        if try appGroupEnabled(), let name = try appGroupName() {
+            return try sandbox.groupContainer(name).appendingPathComponent(name)
+        }
+        return sandbox.dataContainer
+    }
+}
+
+/// The sample app's `AppGroupConfig.plist`, which each target applies at launch before `initializeSDK`.
+public struct AppGroupConfig: Sendable, Equatable {
+    public static let fileName = "AppGroupConfig.plist"
+
+    public var appGroupName: String
+    public var appGroupsEnabled: Bool
+    /// The key the app writes its login state under (`userLoggedIn` in the sample).
+    public var userLogInStatusKey: String
+
+    public init(appGroupName: String, appGroupsEnabled: Bool, userLogInStatusKey: String = "userLoggedIn") {
+        self.appGroupName = appGroupName
+        self.appGroupsEnabled = appGroupsEnabled
+        self.userLogInStatusKey = userLogInStatusKey
+    }
+
+    /// Reads the bundle's `AppGroupConfig.plist`; nil when the bundle has none.
+    public static func load(from bundle: AppBundle) throws -> AppGroupConfig? {
+        guard let plist = try bundle.plistResource(fileName) else { return nil }
+        let path = bundle.resourceURL(fileName).path
+        guard let name = plist["appGroupName"]?.stringValue else {
+            throw BundleError.invalidValue(path: path, key: "appGroupName", expected: "a string")
+        }
+        guard let enabled = plist["appGroupsEnabled"]?.boolValue else {
+            throw BundleError.invalidValue(path: path, key: "appGroupsEnabled", expected: "a bool")
+        }
+        return AppGroupConfig(
+            appGroupName: name, appGroupsEnabled: enabled,
+            userLogInStatusKey: plist["userLogInStatusKey"]?.stringValue ?? "userLoggedIn")
+    }
+
+    /// What the sample's AppDelegate does first: name, then flag.
+    public func apply(to helper: DataSharingHelper) throws {
+        try helper.setAppGroupName(appGroupName)
+        try helper.setAppGroupEnabled(appGroupsEnabled)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The simulated device: one directory that holds every container of a run (DESIGN.md §2).
+///
+/// Many devices can live side by side; each keychain item carries the device id so that
+/// devices sharing one Secret Service never see each other's items.
+public struct Device: Sendable, Equatable {
+    /// `--device DIR` falls back to this variable.
+    public static let environmentVariable = "APPGROUPSIM_DEVICE"
+    /// Team id written into a new device when none is given.
+    public static let defaultTeamID = "SIMTEAM001"
+
+    public let root: URL
+    public let id: UUID
+    public let teamID: String
+    public let created: Date
+
+    /// `$(AppIdentifierPrefix)` on this device: the team id and a dot.
+    public var appIdentifierPrefix: String { teamID + "." }
+
+    /// Opens the device at `root`, creating it (and `device.json`) if needed.
+    /// Two processes creating the same device at once agree on one id.
+    public static func open(at root: URL, teamID: String? = nil) throws -> Device {
+        try SecureFiles.makeDirectory(root)
+        let file = root.appendingPathComponent("device.json")
+        if let existing = try read(file) { return existing }
+        let new = Manifest(id: UUID(), teamId: teamID ?? defaultTeamID, created: Date())
+        let tmp = root.appendingPathComponent(".device.json.tmp-\(getpid())-\(UInt32.random(in: 0 ... .max))")
+        let data = try encoder.encode(new)
+        guard FileManager.default.createFile(atPath: tmp.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw DeviceError.unwritable(path: tmp.path)
+        }
+        defer { unlink(tmp.path) }
+        // link() never replaces: whoever links first wins and everyone reads the winner's file.
+        if link(tmp.path, file.path) != 0 && errno != EEXIST {
+            throw DeviceError.unwritable(path: file.path)
+        }
+        guard let device = try read(file) else { throw DeviceError.unwritable(path: file.path) }
+        return device
+    }
+
+    /// The device named by `--device` or, failing that, `APPGROUPSIM_DEVICE`.
+    public static func resolve(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws -> Device
+    {
+        guard let path = path ?? environment[environmentVariable], !path.isEmpty else {
+            throw DeviceError.notGiven
+        }
+        return try open(at: URL(fileURLWithPath: path).standardizedFileURL)
+    }
+
+    /// `Containers/Data/<bundle id>`: a process's private container.
+    public func dataContainer(bundleID: String) -> URL {
+        root.appendingPathComponent("Containers/Data").appendingPathComponent(bundleID)
+    }
+
+    /// `Containers/Shared/AppGroup/<group id>`: an app group's shared container (open it through `AppSandbox`).
+    public func sharedContainer(groupID: String) -> URL {
+        root.appendingPathComponent("Containers/Shared/AppGroup").appendingPathComponent(groupID)
+    }
+
+    private struct Manifest: Codable {
+        var id: UUID
+        var teamId: String
+        var created: Date
+    }
+
+    private static var encoder: JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys]
+        e.dateEncodingStrategy = .iso8601
+        return e
+    }
+
+    private static func read(_ file: URL) throws -> Device? {
+        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        guard let m = try? decoder.decode(Manifest.self, from: data) else {
+            throw DeviceError.corruptManifest(path: file.path)
+        }
+        return Device(root: file.deletingLastPathComponent(), id: m.id, teamID: m.teamId, created: m.created)
+    }
+}
+
+public enum DeviceError: Error, Equatable, CustomStringConvertible, LocalizedError {
+    case notGiven
+    case corruptManifest(path: String)
+    case unwritable(path: String)
+
+    public var description: String {
+        switch self {
+        case .notGiven:
+            return "no device given: pass --device DIR or set \(Device.environmentVariable)=DIR (a new directory is created)"
+        case .corruptManifest(let path):
+            return "\(path) is not a valid device manifest (JSON with id, teamId, created); repair it or use another --device"
+        case .unwritable(let path):
+            return "cannot write \(path); check the device directory's permissions"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// A target's `.entitlements` file: the app groups and keychain groups it may open.
+public struct Entitlements: Sendable, Equatable {
+    public static let applicationGroupsKey = "com.apple.security.application-groups"
+    public static let keychainAccessGroupsKey = "keychain-access-groups"
+
+    /// `com.apple.security.application-groups`.
+    public var applicationGroups: [String]
+    /// `keychain-access-groups`, as written (with `$(AppIdentifierPrefix)` unexpanded).
+    public var keychainAccessGroups: [String]
+    /// Every key of the file.
+    public var raw: [String: PlistValue]
+
+    public init(applicationGroups: [String] = [], keychainAccessGroups: [String] = [], raw: [String: PlistValue] = [:]) {
+        self.applicationGroups = applicationGroups
+        self.keychainAccessGroups = keychainAccessGroups
+        self.raw = raw
+    }
+
+    public init(plist: [String: PlistValue], path: String) throws {
+        func strings(_ key: String) throws -> [String] {
+            guard let value = plist[key] else { return [] }
+            guard let array = value.arrayValue else {
+                throw BundleError.invalidValue(path: path, key: key, expected: "an array of strings")
+            }
+            return try array.map {
+                guard let s = $0.stringValue else {
+                    throw BundleError.invalidValue(path: path, key: key, expected: "an array of strings")
+                }
+                return s
+            }
+        }
+        self.init(
+            applicationGroups: try strings(Self.applicationGroupsKey),
+            keychainAccessGroups: try strings(Self.keychainAccessGroupsKey),
+            raw: plist)
+    }
+
+    /// Replaces Xcode's build variables the way code signing does: `$(AppIdentifierPrefix)` and
+    /// `$(TeamIdentifierPrefix)` become `<team id>.`. Other variables are left as written.
+    public static func expand(_ value: String, teamID: String) -> String {
+        value.replacingOccurrences(of: "$(AppIdentifierPrefix)", with: teamID + ".")
+            .replacingOccurrences(of: "$(TeamIdentifierPrefix)", with: teamID + ".")
+    }
+
+    /// The keychain access groups a process of this target may use, in iOS's order: the
+    /// `keychain-access-groups` entries (expanded), then the application identifier
+    /// (`<team>.<bundle id>`), then the app groups. A write with no group goes to the first.
+    public func effectiveKeychainAccessGroups(teamID: String, bundleID: String) -> [String] {
+        var groups = keychainAccessGroups.map { Self.expand($0, teamID: teamID) }
+        groups.append("\(teamID).\(bundleID)")
+        groups.append(contentsOf: applicationGroups)
+        var seen = Set<String>()
+        return groups.filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+/// One property-list value, with its type kept exact (a `<true/>` never turns into `1`).
+///
+/// `SharedDefaults` stores `[String: PlistValue]`; the file on disk is an ordinary
+/// XML property list that `plutil` or Python's `plistlib` read.
+public enum PlistValue: Sendable, Hashable {
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case data(Data)
+    case date(Date)
+    case array([PlistValue])
+    case dictionary([String: PlistValue])
+
+    /// Converts what `PropertyListSerialization` returns; nil for anything that is not a plist type.
+    public init?(foundation value: Any) {
+        // Check Bool by its dynamic type first: an NSNumber 1 also answers `is Bool`.
+        if type(of: value) == Bool.self, let b = value as? Bool {
+            self = .bool(b)
+        } else if let n = value as? NSNumber {
+            switch String(cString: n.objCType) {
+            case "c", "B": self = .bool(n.boolValue)
+            case "f", "d": self = .double(n.doubleValue)
+            default: self = .int(n.intValue)
+            }
+        } else if let s = value as? String {
+            self = .string(s)
+        } else if let d = value as? Data {
+            self = .data(d)
+        } else if let d = value as? Date {
+            self = .date(d)
+        } else if let a = value as? [Any] {
+            var out: [PlistValue] = []
+            out.reserveCapacity(a.count)
+            for element in a {
+                guard let v = PlistValue(foundation: element) else { return nil }
+                out.append(v)
+            }
+            self = .array(out)
+        } else if let d = value as? [String: Any] {
+            var out: [String: PlistValue] = [:]
+            for (k, element) in d {
+                guard let v = PlistValue(foundation: element) else { return nil }
+                out[k] = v
+            }
+            self = .dictionary(out)
+        } else {
+            return nil
+        }
+    }
+
+    /// The value as `PropertyListSerialization` expects it.
+    public var foundationValue: Any {
+        switch self {
+        case .bool(let b): return b
+        case .int(let i): return i
+        case .double(let d): return d
+        case .string(let s): return s
+        case .data(let d): return d
+        case .date(let d): return d
+        case .array(let a): return a.map(\.foundationValue)
+        case .dictionary(let d): return d.mapValues(\.foundationValue)
+        }
+    }
+
+    public var boolValue: Bool? { if case .bool(let b) = self { return b } else { return nil } }
+    public var intValue: Int? { if case .int(let i) = self { return i } else { return nil } }
+    public var doubleValue: Double? {
+        switch self {
+        case .double(let d): return d
+        case .int(let i): return Double(i)
+        default: return nil
+        }
+    }
+    public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
+    public var dataValue: Data? { if case .data(let d) = self { return d } else { return nil } }
+    public var dateValue: Date? { if case .date(let d) = self { return d } else { return nil } }
+    public var arrayValue: [PlistValue]? { if case .array(let a) = self { return a } else { return nil } }
+    public var dictionaryValue: [String: PlistValue]? { if case .dictionary(let d) = self { return d } else { return nil } }
+
+    /// The name `plutil` and `defaults` use for the type.
+    public var typeName: String {
+        switch self {
+        case .bool: return "bool"
+        case .int: return "integer"
+        case .double: return "real"
+        case .string: return "string"
+        case .data: return "data"
+        case .date: return "date"
+        case .array: return "array"
+        case .dictionary: return "dictionary"
+        }
+    }
+}
+
+extension PlistValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: PlistValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, PlistValue)...) {
+        self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}
+
+extension PlistValue: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .bool(let b): return b ? "true" : "false"
+        case .int(let i): return String(i)
+        case .double(let d): return String(d)
+        case .string(let s): return s
+        case .data(let d): return "<\(d.count) bytes>"
+        case .date(let d): return ISO8601DateFormatter().string(from: d)
+        case .array(let a): return "[" + a.map(\.description).joined(separator: ", ") + "]"
+        case .dictionary(let d):
+            return "{" + d.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: "; ") + "}"
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// File-system helpers that keep the device's permissions (directories 0700, files 0600)
+/// and make replacements atomic (temp file in the same directory, fsync, rename, fsync dir).
+public enum SecureFiles {
+    /// Creates `url` and any missing parents with mode 0700.
+    public static func makeDirectory(_ url: URL) throws {
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: url.path, isDirectory: &isDir) {
+            if isDir.boolValue { return }
+            throw FileError(path: url.path, reason: "exists and is not a directory")
+        }
+        do {
+            try fm.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw FileError(path: url.path, reason: "cannot create directory (\(error.localizedDescription))")
+        }
+    }
+
+    /// Writes `data` to `url` atomically with mode 0600: a reader sees the old file or the new one, never part of one,
+    /// and a crash (even SIGKILL) at any point leaves one of the two.
+    public static func writeAtomically(_ data: Data, to url: URL) throws {
+        let dir = url.deletingLastPathComponent()
+        try makeDirectory(dir)
+        let tmp = dir.appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0 ... .max))")
+        let fd = open(tmp.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FileError(path: tmp.path, reason: "cannot create temp file: \(errnoString())") }
+        var ok = false
+        defer {
+            if !ok { unlink(tmp.path) }
+        }
+        do {
+            defer { close(fd) }
+            try data.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = write(fd, raw.baseAddress!.advanced(by: offset), raw.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        throw FileError(path: tmp.path, reason: "write failed: \(errnoString())")
+                    }
+                    offset += n
+                }
+            }
+            guard fsync(fd) == 0 else { throw FileError(path: tmp.path, reason: "fsync failed: \(errnoString())") }
+        }
+        guard rename(tmp.path, url.path) == 0 else {
+            throw FileError(path: url.path, reason: "rename failed: \(errnoString())")
+        }
+        ok = true
+        let dfd = open(dir.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            _ = fsync(dfd)
+            close(dfd)
+        }
+    }
+
+    static func errnoString() -> String { String(cString: strerror(errno)) }
+}
+
+/// A file-system operation that failed, naming the path.
+public struct FileError: Error, CustomStringConvertible, Sendable, Equatable {
+    public let path: String
+    public let reason: String
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// An exclusive `flock` on a lock file, held for the life of the value.
+///
+/// Each acquisition opens its own descriptor, so two threads of one process exclude each other too
+/// (flock locks belong to the open file description).
+final class FileLock {
+    private let fd: Int32
+
+    init(exclusive url: URL) throws {
+        try SecureFiles.makeDirectory(url.deletingLastPathComponent())
+        fd = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FileError(path: url.path, reason: "cannot open lock file: \(SecureFiles.errnoString())") }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let reason = SecureFiles.errnoString()
+            close(fd)
+            throw FileError(path: url.path, reason: "flock failed: \(reason)")
+        }
+    }
+
+    deinit {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+}

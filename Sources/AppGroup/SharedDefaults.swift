@@ -1,0 +1,205 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A user-defaults suite stored as one XML property list that several processes share safely.
+///
+/// This is what `UserDefaults(suiteName:)` gives an app and its extension on iOS, made explicit:
+/// - every read-modify-write holds an exclusive `flock` on `<file>.lock`, so two processes writing
+///   different keys lose nothing, and `update(_:_:)` is a true transaction on one key;
+/// - every write replaces the file atomically, so a reader needs no lock and never sees a torn file,
+///   even when a writer is killed mid-write;
+/// - values are read from disk on every call: there is no cache that could hold another process's
+///   stale data (Foundation's `UserDefaults` on Linux only sees other writers after `synchronize()`).
+///
+/// ```swift
+/// let suite = SharedDefaults(url: container.appendingPathComponent("Library/Preferences/group.x.plist"))
+/// try suite.set(.bool(true), forKey: "userLoggedIn")
+/// let launches = try suite.update("launchCount") { value in
+///     value = .int((value?.intValue ?? 0) + 1)
+///     return value
+/// }
+/// ```
+public final class SharedDefaults: Sendable {
+    /// The property-list file.
+    public let url: URL
+    /// The lock file beside it.
+    public var lockURL: URL { url.appendingPathExtension("lock") }
+
+    public init(url: URL) {
+        self.url = url
+    }
+
+    // MARK: Reading
+
+    /// Every key and value. A missing file is an empty store.
+    public func dictionaryRepresentation() throws -> [String: PlistValue] {
+        switch Self.load(url) {
+        case .success(let dict): return dict
+        case .failure(.unreadable(let error)): throw SharedDefaultsError.io(error)
+        case .failure(.corrupt):
+            // Recovery (moving the file aside) writes, so it runs under the lock like any writer.
+            return try withLock { try readForWrite() }
+        }
+    }
+
+    public func value(forKey key: String) throws -> PlistValue? {
+        try dictionaryRepresentation()[key]
+    }
+
+    /// `false` when the key is missing or not a bool, as `UserDefaults.bool(forKey:)`.
+    public func bool(forKey key: String) throws -> Bool {
+        try value(forKey: key)?.boolValue ?? false
+    }
+
+    public func string(forKey key: String) throws -> String? {
+        try value(forKey: key)?.stringValue
+    }
+
+    /// Reads without side effects: nil when the file is missing, unreadable or corrupt.
+    /// Observers use this so that watching a file never moves it.
+    public func peekDictionary() -> [String: PlistValue]? {
+        try? Self.load(url).get()
+    }
+
+    // MARK: Writing
+
+    /// Sets or (with nil) removes one key.
+    public func set(_ value: PlistValue?, forKey key: String) throws {
+        try update(key) { $0 = value }
+    }
+
+    public func removeObject(forKey key: String) throws {
+        try set(nil, forKey: key)
+    }
+
+    /// Read-modify-write of one key under the lock. The file is rewritten only if the value changed.
+    @discardableResult
+    public func update<T>(_ key: String, _ body: (inout PlistValue?) throws -> T) throws -> T {
+        try updateAll { dict in
+            var value = dict[key]
+            let result = try body(&value)
+            dict[key] = value
+            return result
+        }
+    }
+
+    /// Read-modify-write of the whole dictionary under the lock, e.g. to set several keys in one write.
+    /// An error thrown by `body` leaves the file untouched.
+    @discardableResult
+    public func updateAll<T>(_ body: (inout [String: PlistValue]) throws -> T) throws -> T {
+        let lock: FileLock
+        do { lock = try FileLock(exclusive: lockURL) } catch let e as FileError { throw SharedDefaultsError.io(e) }
+        defer { withExtendedLifetime(lock) {} }
+        let before = try readForWrite()
+        var dict = before
+        let result = try body(&dict)
+        if dict != before {
+            try write(dict)
+        }
+        return result
+    }
+
+    // MARK: Observation
+
+    /// Calls `handler` (on a background thread) whenever the value of `key` changes, whichever process changed it.
+    /// Rapid changes may be coalesced: the handler gets the latest value. Keep the returned observation alive;
+    /// it stops when cancelled or deallocated.
+    public func observe(
+        _ key: String, handler: @escaping @Sendable (PlistValue?) -> Void
+    ) throws -> KeyObservation {
+        do {
+            return try KeyObservation(defaults: self, key: key, handler: handler)
+        } catch let e as FileError {
+            throw SharedDefaultsError.io(e)
+        } catch {
+            throw SharedDefaultsError.io(FileError(path: url.path, reason: "\(error)"))
+        }
+    }
+
+    // MARK: Internals
+
+    enum LoadFailure: Error {
+        case unreadable(FileError)
+        case corrupt(String)
+    }
+
+    static func load(_ url: URL) -> Result<[String: PlistValue], LoadFailure> {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch CocoaError.fileReadNoSuchFile {
+            return .success([:])
+        } catch {
+            if (error as NSError).code == NSFileReadNoSuchFileError || !FileManager.default.fileExists(atPath: url.path) {
+                return .success([:])
+            }
+            return .failure(.unreadable(FileError(path: url.path, reason: "cannot read: \(error.localizedDescription)")))
+        }
+        return decode(data)
+    }
+
+    static func decode(_ data: Data) -> Result<[String: PlistValue], LoadFailure> {
+        if data.isEmpty { return .failure(.corrupt("the file is empty")) }
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch {
+            return .failure(.corrupt("cannot be parsed"))
+        }
+        guard let value = PlistValue(foundation: object), case .dictionary(let dict) = value else {
+            return .failure(.corrupt("the top level is not a dictionary"))
+        }
+        return .success(dict)
+    }
+
+    static func encode(_ dict: [String: PlistValue]) throws -> Data {
+        try PropertyListSerialization.data(
+            fromPropertyList: dict.mapValues(\.foundationValue), format: .xml, options: 0)
+    }
+
+    /// Must be called with the lock held. A corrupt file is moved aside first; only then does the store start empty.
+    private func readForWrite() throws -> [String: PlistValue] {
+        switch Self.load(url) {
+        case .success(let dict): return dict
+        case .failure(.unreadable(let error)): throw SharedDefaultsError.io(error)
+        case .failure(.corrupt(let detail)):
+            let aside = url.path + ".corrupt-" + Self.timestamp()
+            guard rename(url.path, aside) == 0 else {
+                throw SharedDefaultsError.corruptFileNotMoved(path: url.path, detail: detail, reason: SecureFiles.errnoString())
+            }
+            throw SharedDefaultsError.corruptFile(path: url.path, movedTo: aside, detail: detail)
+        }
+    }
+
+    private func write(_ dict: [String: PlistValue]) throws {
+        do {
+            try SecureFiles.writeAtomically(try Self.encode(dict), to: url)
+        } catch let e as FileError {
+            throw SharedDefaultsError.io(e)
+        } catch {
+            throw SharedDefaultsError.io(FileError(path: url.path, reason: "cannot encode property list: \(error)"))
+        }
+    }
+
+    private func withLock<T>(_ body: () throws -> T) throws -> T {
+        let lock: FileLock
+        do { lock = try FileLock(exclusive: lockURL) } catch let e as FileError { throw SharedDefaultsError.io(e) } catch {
+            throw SharedDefaultsError.io(FileError(path: lockURL.path, reason: "\(error)"))
+        }
+        defer { withExtendedLifetime(lock) {} }
+        return try body()
+    }
+
+    private static func timestamp() -> String {
+        var tv = timeval()
+        gettimeofday(&tv, nil)
+        var t = time_t(tv.tv_sec)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return String(
+            format: "%04d%02d%02dT%02d%02d%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+            parts.tm_hour, parts.tm_min, parts.tm_sec, Int32(tv.tv_usec / 1000))
+    }
+}

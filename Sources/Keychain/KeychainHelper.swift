@@ -1,0 +1,269 @@
+import Dispatch
+
+/// The SDK's `KeychainHelper`, on a Secret Service (DESIGN.md §4).
+///
+/// One helper belongs to one process of one device: it knows the device id (so devices sharing a
+/// Secret Service never see each other's items) and the access groups the process is entitled to,
+/// in iOS's order. The iOS rules follow:
+/// - a write with no group updates the item wherever the process can see it, else creates it in the
+///   first entitled group;
+/// - a read with no group searches every entitled group, in order;
+/// - an explicit group the process is not entitled to is `errSecMissingEntitlement` (-34018);
+/// - a locked collection is `errSecInteractionNotAllowed` (-25308), never an empty keychain.
+///
+/// Every call is checked against the store's availability first and runs on the helper's own serial
+/// queue: libsecret blocks on D-Bus, and this keeps that off the caller's thread and the main actor.
+///
+/// ```swift
+/// let keychain = KeychainHelper(store: LibsecretStore(), deviceID: device.id.uuidString,
+///                               accessGroups: sandbox.keychainAccessGroups)
+/// let result = await keychain.read(service: "com.salesforce.mobilesdk.oauth.refresh", account: account)
+/// ```
+public final class KeychainHelper: Sendable {
+    /// The `creator` attribute on every item this SDK makes; `removeAll` touches only those.
+    public static let creator = "com.appgroupsim.sdk"
+
+    public let deviceID: String
+    /// Entitled access groups, expanded, in order; a write with no group goes to the first.
+    public let accessGroups: [String]
+    public let store: any SecretStore
+    private let queue = DispatchQueue(label: "com.appgroupsim.keychain")
+
+    public init(store: any SecretStore, deviceID: String, accessGroups: [String]) {
+        self.store = store
+        self.deviceID = deviceID
+        self.accessGroups = accessGroups
+    }
+
+    /// `.success` when the keychain can be used; otherwise the status and a message that says how to fix it.
+    public func status() async -> KeychainResult {
+        await run { () throws(KeychainError) in
+            try self.requireReady()
+            return .ok()
+        }
+    }
+
+    /// The value of the item, searching every entitled group when `accessGroup` is nil.
+    /// With `account` nil, any account matches (the first found).
+    public func read(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
+        await run { () throws(KeychainError) in
+            try self.requireReady()
+            guard let item = try self.find(service: service, account: account, accessGroup: accessGroup) else {
+                return self.notFound(service: service, account: account, accessGroup: accessGroup)
+            }
+            return .ok(item.secret)
+        }
+    }
+
+    /// Creates the item or replaces its value.
+    public func write(_ data: [UInt8], service: String, account: String? = nil, accessGroup: String? = nil) async
+        -> KeychainResult
+    {
+        await run { () throws(KeychainError) in
+            try self.requireReady()
+            let existing = try self.find(service: service, account: account ?? "", accessGroup: accessGroup)
+            let group: String
+            if let existingGroup = existing?.attributes["accessGroup"] {
+                group = existingGroup
+            } else {
+                group = try self.writeGroup(accessGroup)
+            }
+            try self.store.store(
+                self.attributes(service: service, account: account ?? "", group: group),
+                label: Self.label(service: service, group: group), secret: data)
+            return .ok()
+        }
+    }
+
+    /// `SecItemAdd`: creates the item, or fails with `errSecDuplicateItem` if it exists.
+    public func add(_ data: [UInt8], service: String, account: String? = nil, accessGroup: String? = nil) async
+        -> KeychainResult
+    {
+        await run { () throws(KeychainError) in
+            try self.requireReady()
+            if try self.find(service: service, account: account ?? "", accessGroup: accessGroup) != nil {
+                return .failure(.duplicateItem, "an item for service \(service) already exists")
+            }
+            let group = try self.writeGroup(accessGroup)
+            try self.store.store(
+                self.attributes(service: service, account: account ?? "", group: group),
+                label: Self.label(service: service, group: group), secret: data)
+            return .ok()
+        }
+    }
+
+    /// Returns the item's value, creating an empty item first when there is none.
+    public func createIfNotPresent(service: String, account: String? = nil, accessGroup: String? = nil) async
+        -> KeychainResult
+    {
+        await run { () throws(KeychainError) in
+            try self.requireReady()
+            if let item = try self.find(service: service, account: account ?? "", accessGroup: accessGroup) {
+                return .ok(item.secret)
+            }
+            let group = try self.writeGroup(accessGroup)
+            try self.store.store(
+                self.attributes(service: service, account: account ?? "", group: group),
+                label: Self.label(service: service, group: group), secret: [])
+            return .ok([])
+        }
+    }
+
+    /// Empties the item's value and keeps the item.
+    public func reset(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
+        await run { () throws(KeychainError) in
+            try self.requireReady()
+            guard let item = try self.find(service: service, account: account, accessGroup: accessGroup) else {
+                return self.notFound(service: service, account: account, accessGroup: accessGroup)
+            }
+            try self.store.store(
+                item.attributes, label: Self.label(service: service, group: item.attributes["accessGroup"] ?? ""),
+                secret: [])
+            return .ok()
+        }
+    }
+
+    /// Deletes the item; `errSecItemNotFound` when there is none.
+    public func remove(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
+        await run { () throws(KeychainError) in
+            try self.requireReady()
+            guard let item = try self.find(service: service, account: account, accessGroup: accessGroup) else {
+                return self.notFound(service: service, account: account, accessGroup: accessGroup)
+            }
+            try self.store.delete(item.attributes)
+            return .ok()
+        }
+    }
+
+    /// Deletes every item this SDK created on this device in the process's groups; others' items stay.
+    public func removeAll() async -> KeychainResult {
+        await run { () throws(KeychainError) in
+            try self.requireReady()
+            for group in self.accessGroups {
+                try self.store.delete(["device": self.deviceID, "creator": Self.creator, "accessGroup": group])
+            }
+            return .ok()
+        }
+    }
+
+    /// What the process can see, without values: for `inspect` and tests.
+    public func items() async throws(KeychainError) -> [KeychainItemInfo] {
+        let result: Result<[KeychainItemInfo], KeychainError> = await onQueue {
+            do throws(KeychainError) {
+                try self.requireReady()
+                return .success(
+                    try self.store.search(["device": self.deviceID, "creator": Self.creator])
+                        .filter { self.accessGroups.contains($0.attributes["accessGroup"] ?? "") }
+                        .map {
+                            KeychainItemInfo(
+                                service: $0.attributes["service"] ?? "", account: $0.attributes["account"] ?? "",
+                                accessGroup: $0.attributes["accessGroup"] ?? "", valueLength: $0.secret.count)
+                        }
+                        .sorted { ($0.accessGroup, $0.service, $0.account) < ($1.accessGroup, $1.service, $1.account) })
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    // MARK: Internals
+
+    static func error(for availability: SecretStoreAvailability) -> KeychainError {
+        switch availability {
+        case .ready:
+            return KeychainError(status: .success, message: "ready")
+        case .noSessionBus(let detail):
+            return KeychainError(
+                status: .notAvailable,
+                message: "no D-Bus session bus, so no Secret Service (\(detail)); run the command inside scripts/with-keyring")
+        case .noSecretService(let detail):
+            return KeychainError(
+                status: .notAvailable,
+                message: "no Secret Service on the session bus (\(detail)); start gnome-keyring, e.g. run inside scripts/with-keyring")
+        case .noDefaultCollection:
+            return KeychainError(
+                status: .notAvailable,
+                message: "the Secret Service has no default collection (gnome-keyring was started without --unlock); "
+                    + "restart it unlocked, e.g. run inside scripts/with-keyring")
+        case .locked:
+            return KeychainError(
+                status: .interactionNotAllowed,
+                message: "the keychain is locked, as before first unlock on a device; unlock the default collection and retry")
+        }
+    }
+
+    private func requireReady() throws(KeychainError) {
+        let availability = store.availability()
+        if availability != .ready { throw Self.error(for: availability) }
+    }
+
+    /// The group a new item goes to: the explicit one if entitled, else the first entitled group.
+    private func writeGroup(_ accessGroup: String?) throws(KeychainError) -> String {
+        if let accessGroup {
+            try checkEntitled(accessGroup)
+            return accessGroup
+        }
+        guard let first = accessGroups.first else {
+            throw KeychainError(status: .missingEntitlement, message: "the process has no keychain access group; add one to keychain-access-groups")
+        }
+        return first
+    }
+
+    private func checkEntitled(_ group: String) throws(KeychainError) {
+        guard accessGroups.contains(group) else {
+            throw KeychainError(
+                status: .missingEntitlement,
+                message: "not entitled to keychain access group \(group) (entitled: \(accessGroups.joined(separator: ", "))); "
+                    + "add it to keychain-access-groups in the target's .entitlements")
+        }
+    }
+
+    /// The first matching item in the process's groups (in entitlement order). A nil `account` matches any.
+    private func find(service: String, account: String?, accessGroup: String?) throws(KeychainError) -> SecretStoreItem? {
+        var query = ["device": deviceID, "service": service]
+        if let account { query["account"] = account }
+        if let accessGroup {
+            try checkEntitled(accessGroup)
+            query["accessGroup"] = accessGroup
+        }
+        let found = try store.search(query)
+        for group in accessGroups {
+            if let item = found.first(where: { $0.attributes["accessGroup"] == group }) { return item }
+        }
+        return nil
+    }
+
+    private func attributes(service: String, account: String, group: String) -> [String: String] {
+        ["device": deviceID, "accessGroup": group, "service": service, "account": account, "creator": Self.creator]
+    }
+
+    private func notFound(service: String, account: String?, accessGroup: String?) -> KeychainResult {
+        var what = "service \(service)"
+        if let account { what += ", account \(account)" }
+        what += accessGroup.map { " in group \($0)" } ?? " in any entitled group"
+        return .failure(.itemNotFound, "no keychain item for \(what)")
+    }
+
+    private static func label(service: String, group: String) -> String { "AppGroupSim \(service) (\(group))" }
+
+    private func run(_ body: @escaping @Sendable () throws(KeychainError) -> KeychainResult) async -> KeychainResult {
+        await onQueue {
+            do throws(KeychainError) { return try body() } catch { return .failure(error) }
+        }
+    }
+
+    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: body()) }
+        }
+    }
+}
+
+/// An item as `inspect` shows it: where it is and how long its value is, never the value.
+public struct KeychainItemInfo: Sendable, Equatable, Codable {
+    public var service: String
+    public var account: String
+    public var accessGroup: String
+    public var valueLength: Int
+}

@@ -1,0 +1,195 @@
+import CSecret
+import Foundation
+
+/// A `SecretStore` on the freedesktop Secret Service through libsecret (gnome-keyring here).
+///
+/// Items use the schema `com.appgroupsim.GenericPassword`; values are stored as bytes
+/// (`application/octet-stream`), so any `Data` round-trips. Every call is blocking D-Bus I/O:
+/// `KeychainHelper` runs them on its own queue, never on the caller's thread.
+public final class LibsecretStore: SecretStore, @unchecked Sendable {
+    public static let schemaName = "com.appgroupsim.GenericPassword"
+    public static let attributeNames = ["device", "accessGroup", "service", "account", "creator"]
+
+    // Built once and never freed: a schema is a small immutable value used for the life of the process.
+    private let schema: UnsafeMutablePointer<SecretSchema>
+
+    public init() {
+        let types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, nil)
+        for name in Self.attributeNames {
+            // The value is the attribute type; SECRET_SCHEMA_ATTRIBUTE_STRING is 0, i.e. a null pointer.
+            g_hash_table_insert(types, g_strdup(name), nil)
+        }
+        schema = secret_schema_newv(Self.schemaName, SECRET_SCHEMA_NONE, types)
+        g_hash_table_unref(types)
+    }
+
+    public func availability() -> SecretStoreAvailability {
+        let service: UnsafeMutablePointer<SecretService>
+        switch connect() {
+        case .connected(let s): service = s
+        case .unavailable(let a): return a
+        }
+        defer { g_object_unref(gpointer(service)) }
+        var err: UnsafeMutablePointer<GError>?
+        guard let collection = secret_collection_for_alias_sync(service, "default", SECRET_COLLECTION_NONE, nil, &err) else {
+            if let message = Self.take(&err) { return .noSecretService(detail: message) }
+            return .noDefaultCollection
+        }
+        defer { g_object_unref(gpointer(collection)) }
+        return secret_collection_get_locked(collection) != 0 ? .locked : .ready
+    }
+
+    public func search(_ attributes: [String: String]) throws(KeychainError) -> [SecretStoreItem] {
+        let service = try requireService()
+        defer { g_object_unref(gpointer(service)) }
+        let table = Self.hashTable(attributes)
+        defer { g_hash_table_unref(table) }
+        var err: UnsafeMutablePointer<GError>?
+        let flags = SecretSearchFlags(rawValue: SECRET_SEARCH_ALL.rawValue | SECRET_SEARCH_LOAD_SECRETS.rawValue)
+        let list = secret_service_search_sync(service, schema, table, flags, nil, &err)
+        if let message = Self.take(&err) { throw Self.error(message) }
+        defer { g_list_free_full(list, g_object_unref) }
+        var out: [SecretStoreItem] = []
+        var node = list
+        while let n = node {
+            if let raw = n.pointee.data {
+                let item = raw.assumingMemoryBound(to: SecretItem.self)
+                var attrs: [String: String] = [:]
+                if let table = secret_item_get_attributes(item) {
+                    attrs = Self.dictionary(table)
+                    g_hash_table_unref(table)
+                }
+                var bytes: [UInt8] = []
+                if let value = secret_item_get_secret(item) {
+                    var length: gsize = 0
+                    if let p = secret_value_get(value, &length), length > 0 {
+                        p.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
+                            bytes = Array(UnsafeBufferPointer(start: $0, count: Int(length)))
+                        }
+                    }
+                    secret_value_unref(gpointer(value))
+                }
+                out.append(SecretStoreItem(attributes: attrs, secret: bytes))
+            }
+            node = n.pointee.next
+        }
+        return out
+    }
+
+    public func store(_ attributes: [String: String], label: String, secret: [UInt8]) throws(KeychainError) {
+        let service = try requireService()
+        defer { g_object_unref(gpointer(service)) }
+        let table = Self.hashTable(attributes)
+        defer { g_hash_table_unref(table) }
+        let value = secret.withUnsafeBufferPointer { buf in
+            buf.baseAddress!.withMemoryRebound(to: gchar.self, capacity: max(buf.count, 1)) {
+                secret_value_new($0, gssize(buf.count), "application/octet-stream")
+            }
+        }
+        defer { secret_value_unref(gpointer(value)) }
+        var err: UnsafeMutablePointer<GError>?
+        let ok = secret_service_store_sync(service, schema, table, nil, label, value, nil, &err)
+        if let message = Self.take(&err) { throw Self.error(message) }
+        if ok == 0 { throw KeychainError(status: .io, message: "the Secret Service refused to store the item") }
+    }
+
+    @discardableResult
+    public func delete(_ attributes: [String: String]) throws(KeychainError) -> Bool {
+        let service = try requireService()
+        defer { g_object_unref(gpointer(service)) }
+        let table = Self.hashTable(attributes)
+        defer { g_hash_table_unref(table) }
+        var err: UnsafeMutablePointer<GError>?
+        let removed = secret_service_clear_sync(service, schema, table, nil, &err)
+        if let message = Self.take(&err) { throw Self.error(message) }
+        return removed != 0
+    }
+
+    /// Locks the default collection, as the device does when it locks. For tests and `scenario`s.
+    public func lockDefaultCollection() throws(KeychainError) {
+        let service = try requireService()
+        defer { g_object_unref(gpointer(service)) }
+        var err: UnsafeMutablePointer<GError>?
+        guard let collection = secret_collection_for_alias_sync(service, "default", SECRET_COLLECTION_NONE, nil, &err) else {
+            throw KeychainError(status: .notAvailable, message: Self.take(&err) ?? "no default collection to lock")
+        }
+        defer { g_object_unref(gpointer(collection)) }
+        let objects = g_list_append(nil, gpointer(collection))
+        defer { g_list_free(objects) }
+        _ = secret_service_lock_sync(service, objects, nil, nil, &err)
+        if let message = Self.take(&err) { throw Self.error(message) }
+    }
+
+    // MARK: Internals
+
+    private enum Connection {
+        case connected(UnsafeMutablePointer<SecretService>)
+        case unavailable(SecretStoreAvailability)
+    }
+
+    private func connect() -> Connection {
+        var err: UnsafeMutablePointer<GError>?
+        let flags = SecretServiceFlags(rawValue: SECRET_SERVICE_OPEN_SESSION.rawValue)
+        let service = secret_service_get_sync(flags, nil, &err)
+        if let message = Self.take(&err) {
+            if let service { g_object_unref(gpointer(service)) }
+            return .unavailable(Self.classify(message))
+        }
+        guard let service else { return .unavailable(.noSecretService(detail: "libsecret returned no service")) }
+        return .connected(service)
+    }
+
+    private func requireService() throws(KeychainError) -> UnsafeMutablePointer<SecretService> {
+        switch connect() {
+        case .connected(let s): return s
+        case .unavailable(let a): throw KeychainHelper.error(for: a)
+        }
+    }
+
+    static func classify(_ message: String) -> SecretStoreAvailability {
+        let lower = message.lowercased()
+        if lower.contains("org.freedesktop.secrets") || lower.contains("serviceunknown") || lower.contains("not provided") {
+            return .noSecretService(detail: message)
+        }
+        return .noSessionBus(detail: message)
+    }
+
+    static func error(_ message: String) -> KeychainError {
+        if message.lowercased().contains("locked") {
+            return KeychainError(
+                status: .interactionNotAllowed, message: "the keychain is locked (\(message)); unlock the default collection")
+        }
+        return KeychainError(status: .io, message: "Secret Service error: \(message)")
+    }
+
+    static func take(_ err: inout UnsafeMutablePointer<GError>?) -> String? {
+        guard let e = err else { return nil }
+        let message = e.pointee.message.map { String(cString: $0) } ?? "unknown error"
+        g_error_free(e)
+        err = nil
+        return message
+    }
+
+    static func hashTable(_ attributes: [String: String]) -> OpaquePointer {
+        let table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)!
+        for (k, v) in attributes {
+            g_hash_table_insert(table, g_strdup(k), g_strdup(v))
+        }
+        return table
+    }
+
+    static func dictionary(_ table: OpaquePointer) -> [String: String] {
+        var out: [String: String] = [:]
+        var iter = GHashTableIter()
+        g_hash_table_iter_init(&iter, table)
+        var key: gpointer?
+        var value: gpointer?
+        while g_hash_table_iter_next(&iter, &key, &value) != 0 {
+            if let key, let value {
+                out[String(cString: key.assumingMemoryBound(to: CChar.self))] =
+                    String(cString: value.assumingMemoryBound(to: CChar.self))
+            }
+        }
+        return out
+    }
+}
