@@ -123,3 +123,20 @@ extension PlistValue: CustomStringConvertible {
         }
     }
 }
+
+/// JSON for `--json` output: bools, numbers, strings and containers as themselves, data as base64, dates as ISO 8601.
+extension PlistValue: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .bool(let b): try c.encode(b)
+        case .int(let i): try c.encode(i)
+        case .double(let d): try c.encode(d)
+        case .string(let s): try c.encode(s)
+        case .data(let d): try c.encode(d.base64EncodedString())
+        case .date(let d): try c.encode(ISO8601DateFormatter().string(from: d))
+        case .array(let a): try c.encode(a)
+        case .dictionary(let d): try c.encode(d)
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import AppGroup
+import Foundation
+import Keychain
+
+/// What every simulated process does first, like an iOS app's launch: find its bundle and device,
+/// apply the bundle's `AppGroupConfig.plist` (name, then flag, before `initializeSDK`, as the sample's
+/// AppDelegate does), and get a keychain limited to its entitled access groups.
+public struct ProcessLaunch: Sendable {
+    /// Standard-defaults key where `main-app app-group enable|disable` keeps the app's own choice.
+    public static let appGroupsEnabledOverrideKey = "AppGroupSimAppGroupsEnabled"
+
+    public let sandbox: AppSandbox
+    public let dataSharing: DataSharingHelper
+    public let config: AppGroupConfig?
+    public let keychain: KeychainHelper
+
+    /// - Parameter applyConfig: false for tools that only look (`msdk-sim defaults`), so that looking changes nothing.
+    public init(bundlePath: String, devicePath: String?, applyConfig: Bool = true, secretStore: (any SecretStore)? = nil)
+        throws
+    {
+        let device = try Device.resolve(path: devicePath)
+        let bundle = try AppBundle(at: URL(fileURLWithPath: bundlePath))
+        sandbox = AppSandbox(device: device, bundle: bundle)
+        dataSharing = DataSharingHelper(sandbox: sandbox)
+        config = try AppGroupConfig.load(from: bundle)
+        keychain = KeychainHelper(
+            store: secretStore ?? LibsecretStore(), deviceID: device.id.uuidString, accessGroups: sandbox.keychainAccessGroups)
+        if applyConfig, var config {
+            if let kept = try sandbox.standardDefaults.value(forKey: Self.appGroupsEnabledOverrideKey)?.boolValue {
+                config.appGroupsEnabled = kept
+            }
+            try config.apply(to: dataSharing)
+        }
+    }
+
+    /// The key the app writes its login state under (`userLoggedIn` unless the bundle says otherwise).
+    public var userLogInStatusKey: String { config?.userLogInStatusKey ?? "userLoggedIn" }
+}

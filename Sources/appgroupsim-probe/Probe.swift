@@ -1,0 +1,138 @@
+import AppGroup
+import ArgumentParser
+import Foundation
+import Keychain
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Drives the platform layer from a separate process, for the multi-process tests and the benchmark.
+/// Not part of the user-facing contract.
+@main
+struct Probe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "appgroupsim-probe",
+        abstract: "Test and benchmark support: exercises SharedDefaults and the keychain from a separate process.",
+        subcommands: [WriteKeys.self, Increment.self, WriteForever.self, Watch.self, KeychainCheck.self])
+}
+
+func line(_ s: String) {
+    FileHandle.standardOutput.write(Data((s + "\n").utf8))
+}
+
+func monotonicNanos() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+struct WriteKeys: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Set COUNT distinct keys PREFIX0… one write each.")
+    @Option(help: "The plist file.") var file: String
+    @Option(help: "Key prefix.") var prefix: String
+    @Option(help: "How many keys.") var count: Int
+    @Option(help: "Wait until this file exists before starting, so writers start together.") var startFile: String?
+
+    func run() throws {
+        if let startFile { while !FileManager.default.fileExists(atPath: startFile) { usleep(1000) } }
+        let suite = SharedDefaults(url: URL(fileURLWithPath: file))
+        let t0 = monotonicNanos()
+        for i in 0..<count { try suite.set(.int(i), forKey: "\(prefix)\(i)") }
+        line("wrote \(count) in \(monotonicNanos() - t0) ns")
+    }
+}
+
+struct Increment: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Increment KEY TIMES times through the transaction API.")
+    @Option(help: "The plist file.") var file: String
+    @Option(help: "The key.") var key: String
+    @Option(help: "How many increments.") var times: Int
+    @Option(help: "Wait until this file exists before starting.") var startFile: String?
+
+    func run() throws {
+        if let startFile { while !FileManager.default.fileExists(atPath: startFile) { usleep(1000) } }
+        let suite = SharedDefaults(url: URL(fileURLWithPath: file))
+        for _ in 0..<times {
+            try suite.update(key) { value in value = .int((value?.intValue ?? 0) + 1) }
+        }
+        line("incremented \(times)")
+    }
+}
+
+struct WriteForever: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Write ever larger values until killed; prints 'writing' after the first write.")
+    @Option(help: "The plist file.") var file: String
+
+    func run() throws {
+        let suite = SharedDefaults(url: URL(fileURLWithPath: file))
+        var i = 0
+        while true {
+            try suite.set(.string(String(repeating: "x", count: 64 + i % 4096)), forKey: "k\(i % 300)")
+            if i == 0 { line("writing") }
+            i += 1
+        }
+    }
+}
+
+struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Observe KEY; print 'ready', then '<value> <CLOCK_MONOTONIC ns>' per change, until COUNT changes.")
+    @Option(help: "The plist file.") var file: String
+    @Option(help: "The key.") var key: String
+    @Option(help: "Stop after this many changes.") var count: Int = 1
+
+    func run() throws {
+        let suite = SharedDefaults(url: URL(fileURLWithPath: file))
+        let done = DispatchSemaphore(value: 0)
+        let seen = Counter()
+        let observation = try suite.observe(key) { value in
+            line("\(value.map(String.init(describing:)) ?? "nil") \(monotonicNanos())")
+            if seen.increment() == count { done.signal() }
+        }
+        line(observation.usesInotify ? "ready inotify" : "ready polling")
+        done.wait()
+        observation.cancel()
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var n = 0
+    func increment() -> Int { lock.withLock { n += 1; return n } }
+}
+
+struct KeychainCheck: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keychain",
+        abstract: "Report the keychain's availability as JSON; with --write-then-lock, store an item, lock the collection and read it back.")
+    @Option(help: "Device id attribute.") var device: String = UUID().uuidString
+    @Flag(help: "Store an item, lock the default collection, then read.") var writeThenLock = false
+
+    struct Report: Codable {
+        var availability: String
+        var status: Int32
+        var message: String?
+        var readAfterLock: Int32?
+        var readAfterLockMessage: String?
+    }
+
+    func run() async throws {
+        let store = LibsecretStore()
+        let keychain = KeychainHelper(store: store, deviceID: device, accessGroups: ["SIMTEAM001.probe"])
+        let status = await keychain.status()
+        var report = Report(availability: "\(store.availability())", status: status.status.rawValue, message: status.error?.message)
+        if writeThenLock {
+            let written = await keychain.write(Array("probe-value".utf8), service: "probe")
+            guard written.success else { throw ValidationError("write failed: \(written.status)") }
+            try store.lockDefaultCollection()
+            let read = await keychain.read(service: "probe")
+            report.availability = "\(store.availability())"
+            report.readAfterLock = read.status.rawValue
+            report.readAfterLockMessage = read.error?.message
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        line(String(decoding: try encoder.encode(report), as: UTF8.self))
+    }
+}
