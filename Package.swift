@@ -56,7 +56,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        .testTarget(name: "AppGroupTests", dependencies: ["AppGroup"]),
-        .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup"]),
+        .target(name: "AppGroupSimTestSupport", path: "Tests/Support"),
+        .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),
+        .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),
+        .testTarget(name: "SalesforceSDKTests", dependencies: ["SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
     ]
 )

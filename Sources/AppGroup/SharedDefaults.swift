@@ -27,8 +27,17 @@ public final class SharedDefaults: Sendable {
     /// The lock file beside it.
     public var lockURL: URL { url.appendingPathExtension("lock") }
 
+    /// Makes the suffix of a moved-aside corrupt file (`.corrupt-<suffix>`); tests pin it.
+    let corruptSuffix: @Sendable () -> String
+
     public init(url: URL) {
         self.url = url
+        self.corruptSuffix = SharedDefaults.timestamp
+    }
+
+    init(url: URL, corruptSuffix: @escaping @Sendable () -> String) {
+        self.url = url
+        self.corruptSuffix = corruptSuffix
     }
 
     // MARK: Reading
@@ -165,7 +174,7 @@ public final class SharedDefaults: Sendable {
         case .success(let dict): return dict
         case .failure(.unreadable(let error)): throw SharedDefaultsError.io(error)
         case .failure(.corrupt(let detail)):
-            let aside = url.path + ".corrupt-" + Self.timestamp()
+            let aside = url.path + ".corrupt-" + corruptSuffix()
             guard rename(url.path, aside) == 0 else {
                 throw SharedDefaultsError.corruptFileNotMoved(path: url.path, detail: detail, reason: SecureFiles.errnoString())
             }
@@ -192,7 +201,7 @@ public final class SharedDefaults: Sendable {
         return try body()
     }
 
-    private static func timestamp() -> String {
+    @Sendable static func timestamp() -> String {
         var tv = timeval()
         gettimeofday(&tv, nil)
         var t = time_t(tv.tv_sec)

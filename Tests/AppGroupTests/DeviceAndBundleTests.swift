@@ -1,0 +1,118 @@
+import AppGroupSimTestSupport
+import Foundation
+import XCTest
+
+@testable import AppGroup
+
+final class DeviceAndBundleTests: XCTestCase {
+    func testANewDeviceGetsAManifestWithAUUIDAndATeamAndKeepsIt() throws {
+        let root = try TestSupport.temporaryDirectory(self).appendingPathComponent("device")
+        let device = try Device.open(at: root, teamID: "ABCDE12345")
+        XCTAssertEqual(device.teamID, "ABCDE12345")
+        XCTAssertEqual(device.appIdentifierPrefix, "ABCDE12345.")
+        let again = try Device.open(at: root, teamID: "OTHERTEAM0")
+        XCTAssertEqual(again.id, device.id, "reopening keeps the id")
+        XCTAssertEqual(again.teamID, "ABCDE12345", "and the team")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("device.json"))) as? [String: Any]
+        XCTAssertEqual(json?["id"] as? String, device.id.uuidString)
+        XCTAssertEqual(json?["teamId"] as? String, "ABCDE12345")
+        XCTAssertNotNil(json?["created"])
+    }
+
+    func testThreadsCreatingOneDeviceAgreeOnItsId() throws {
+        let root = try TestSupport.temporaryDirectory(self).appendingPathComponent("device")
+        let ids = ResultsOfIDs()
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            if let d = try? Device.open(at: root) { ids.add(d.id) }
+        }
+        XCTAssertEqual(ids.count, 8)
+        XCTAssertEqual(ids.distinct, 1)
+    }
+
+    func testTheDeviceComesFromTheFlagThenTheEnvironment() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let fromEnv = try Device.resolve(path: nil, environment: [Device.environmentVariable: dir.appendingPathComponent("env").path])
+        XCTAssertEqual(fromEnv.root.lastPathComponent, "env")
+        let fromFlag = try Device.resolve(
+            path: dir.appendingPathComponent("flag").path, environment: [Device.environmentVariable: dir.path])
+        XCTAssertEqual(fromFlag.root.lastPathComponent, "flag")
+        XCTAssertThrowsError(try Device.resolve(path: nil, environment: [:])) { error in
+            XCTAssertEqual(error as? DeviceError, .notGiven)
+            XCTAssertTrue("\(error)".contains("--device"))
+        }
+    }
+
+    func testACorruptManifestIsAnErrorNotANewDevice() throws {
+        let root = try TestSupport.temporaryDirectory(self)
+        try Data("{".utf8).write(to: root.appendingPathComponent("device.json"))
+        XCTAssertThrowsError(try Device.open(at: root)) { error in
+            guard case .corruptManifest? = error as? DeviceError else { return XCTFail("\(error)") }
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: root.appendingPathComponent("device.json").path), Data("{".utf8))
+    }
+
+    func testTheFixtureAppAndItsWidgetParse() throws {
+        let app = try AppBundle(at: TestSupport.fixtureApp)
+        XCTAssertEqual(app.bundleIdentifier, "com.salesforce.mobilesdk.MobileSyncExplorer")
+        XCTAssertFalse(app.isExtension)
+        XCTAssertEqual(app.entitlements.applicationGroups, ["group.com.salesforce.mobilesdk.MobileSyncExplorer"])
+        XCTAssertEqual(app.entitlements.keychainAccessGroups, ["$(AppIdentifierPrefix)com.salesforce.mobilesdk.MobileSyncExplorer"])
+        let plugIns = try app.plugIns()
+        XCTAssertEqual(plugIns.map(\.bundleIdentifier), ["com.salesforce.mobilesdk.MobileSyncExplorer.RecentContacts"])
+        XCTAssertTrue(plugIns[0].isExtension)
+        XCTAssertEqual(plugIns[0].entitlements.applicationGroups, app.entitlements.applicationGroups)
+        let config = try XCTUnwrap(try AppGroupConfig.load(from: app))
+        XCTAssertEqual(config, AppGroupConfig(appGroupName: "group.com.salesforce.mobilesdk.MobileSyncExplorer", appGroupsEnabled: true))
+    }
+
+    func testAppIdentifierPrefixExpandsAndKeychainGroupsFollowIOSOrder() {
+        let e = Entitlements(applicationGroups: ["group.x"], keychainAccessGroups: ["$(AppIdentifierPrefix)com.x.shared", "$(TeamIdentifierPrefix)other"])
+        XCTAssertEqual(Entitlements.expand("$(AppIdentifierPrefix)com.x", teamID: "T1"), "T1.com.x")
+        XCTAssertEqual(
+            e.effectiveKeychainAccessGroups(teamID: "T1", bundleID: "com.x.app"),
+            ["T1.com.x.shared", "T1.other", "T1.com.x.app", "group.x"])
+    }
+
+    func testBrokenBundlesGiveErrorsNamingTheFile() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let bundle = dir.appendingPathComponent("Broken.app")
+        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        XCTAssertThrowsError(try AppBundle(at: bundle)) { error in
+            XCTAssertEqual(error as? BundleError, .missingFile(path: bundle.appendingPathComponent("Info.plist").path))
+        }
+        try Data("<plist><dict><key>CFBundleIdentifier</key>".utf8).write(to: bundle.appendingPathComponent("Info.plist"))
+        XCTAssertThrowsError(try AppBundle(at: bundle)) { error in
+            guard case .invalidPlist(let path, _)? = error as? BundleError else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, bundle.appendingPathComponent("Info.plist").path)
+        }
+        try PropertyListSerialization.data(fromPropertyList: ["CFBundleIdentifier": "com.x"], format: .xml, options: 0)
+            .write(to: bundle.appendingPathComponent("Info.plist"))
+        XCTAssertThrowsError(try AppBundle(at: bundle)) { error in
+            guard case .missingFile(let path)? = error as? BundleError else { return XCTFail("\(error)") }
+            XCTAssertTrue(path.hasSuffix(".entitlements"))
+        }
+        for name in ["A.entitlements", "B.entitlements"] {
+            try PropertyListSerialization.data(fromPropertyList: [String: Any](), format: .xml, options: 0)
+                .write(to: bundle.appendingPathComponent(name))
+        }
+        XCTAssertThrowsError(try AppBundle(at: bundle)) { error in
+            guard case .ambiguousEntitlements? = error as? BundleError else { return XCTFail("\(error)") }
+        }
+        try FileManager.default.removeItem(at: bundle.appendingPathComponent("B.entitlements"))
+        try PropertyListSerialization.data(
+            fromPropertyList: [Entitlements.applicationGroupsKey: "group.not-an-array"], format: .xml, options: 0
+        ).write(to: bundle.appendingPathComponent("A.entitlements"))
+        XCTAssertThrowsError(try AppBundle(at: bundle)) { error in
+            guard case .invalidValue(_, let key, _)? = error as? BundleError else { return XCTFail("\(error)") }
+            XCTAssertEqual(key, Entitlements.applicationGroupsKey)
+        }
+    }
+}
+
+final class ResultsOfIDs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ids: [UUID] = []
+    func add(_ id: UUID) { lock.withLock { ids.append(id) } }
+    var count: Int { lock.withLock { ids.count } }
+    var distinct: Int { lock.withLock { Set(ids).count } }
+}

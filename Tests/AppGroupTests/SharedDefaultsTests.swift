@@ -1,0 +1,202 @@
+import AppGroupSimTestSupport
+import Foundation
+import XCTest
+
+@testable import AppGroup
+
+final class SharedDefaultsTests: XCTestCase {
+    func testEveryPlistTypeRoundTripsThroughTheFileWithItsTypeKept() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let suite = SharedDefaults(url: dir.appendingPathComponent("s.plist"))
+        let values: [String: PlistValue] = [
+            "bool": true, "falseBool": false, "int": 1, "big": .int(Int.max), "double": 1.5, "string": "héllo",
+            "data": .data(Data([0, 1, 255])), "date": .date(Date(timeIntervalSince1970: 1_700_000_000)),
+            "array": [1, "two", false], "dict": ["nested": ["deep": 3.25]],
+        ]
+        for (k, v) in values { try suite.set(v, forKey: k) }
+        let reopened = SharedDefaults(url: suite.url)
+        XCTAssertEqual(try reopened.dictionaryRepresentation(), values)
+        XCTAssertEqual(try reopened.value(forKey: "int"), .int(1), "an integer 1 must not read back as a bool")
+        XCTAssertEqual(try reopened.value(forKey: "bool"), .bool(true), "a bool must not read back as an integer")
+    }
+
+    func testXMLKeepsDatesToTheSecond() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let suite = SharedDefaults(url: dir.appendingPathComponent("s.plist"))
+        try suite.set(.date(Date(timeIntervalSince1970: 1000.75)), forKey: "d")
+        XCTAssertEqual(try suite.value(forKey: "d"), .date(Date(timeIntervalSince1970: 1000)))
+    }
+
+    func testTheFileIsAnXMLPropertyListWithMode0600InA0700Directory() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let url = dir.appendingPathComponent("a/b/s.plist")
+        try SharedDefaults(url: url).set("v", forKey: "k")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        XCTAssertTrue(text.hasPrefix("<?xml"), text)
+        XCTAssertTrue(text.contains("<key>k</key>"))
+        XCTAssertEqual(try mode(url), 0o600)
+        XCTAssertEqual(try mode(url.deletingLastPathComponent()), 0o700)
+        XCTAssertEqual(try mode(url.appendingPathExtension("lock")), 0o600)
+    }
+
+    func testRemovingAKeyAndReadingAMissingFile() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let suite = SharedDefaults(url: dir.appendingPathComponent("s.plist"))
+        XCTAssertEqual(try suite.dictionaryRepresentation(), [:])
+        XCTAssertFalse(try suite.bool(forKey: "missing"))
+        try suite.set(true, forKey: "k")
+        try suite.removeObject(forKey: "k")
+        XCTAssertNil(try suite.value(forKey: "k"))
+    }
+
+    func testUpdateIsAReadModifyWriteOfOneKey() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let suite = SharedDefaults(url: dir.appendingPathComponent("s.plist"))
+        for _ in 0..<5 {
+            try suite.update("n") { $0 = .int(($0?.intValue ?? 0) + 1) }
+        }
+        XCTAssertEqual(try suite.value(forKey: "n"), .int(5))
+    }
+
+    func testAnErrorInsideATransactionWritesNothing() throws {
+        struct Abort: Error {}
+        let dir = try TestSupport.temporaryDirectory(self)
+        let suite = SharedDefaults(url: dir.appendingPathComponent("s.plist"))
+        try suite.set(1, forKey: "a")
+        XCTAssertThrowsError(
+            try suite.updateAll { dict in
+                dict["a"] = 2
+                dict["b"] = 3
+                throw Abort()
+            })
+        XCTAssertEqual(try suite.dictionaryRepresentation(), ["a": 1])
+    }
+
+    func testThreadsIncrementingOneKeyLoseNoUpdate() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let url = dir.appendingPathComponent("s.plist")
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let suite = SharedDefaults(url: url)
+            for _ in 0..<25 { try? suite.update("n") { $0 = .int(($0?.intValue ?? 0) + 1) } }
+        }
+        XCTAssertEqual(try SharedDefaults(url: url).value(forKey: "n"), .int(100))
+    }
+
+    func testACorruptFileGivesATypedErrorAndIsKeptAside() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let url = dir.appendingPathComponent("s.plist")
+        let garbage = Data("<?xml version=\"1.0\"?><plist><dict><key>k</key><str".utf8)
+        try garbage.write(to: url)
+        let suite = SharedDefaults(url: url)
+        var movedTo: String?
+        XCTAssertThrowsError(try suite.value(forKey: "k")) { error in
+            guard case .corruptFile(let path, let aside, _)? = error as? SharedDefaultsError else {
+                return XCTFail("expected corruptFile, got \(error)")
+            }
+            XCTAssertEqual(path, url.path)
+            XCTAssertTrue(aside.hasPrefix(url.path + ".corrupt-"), aside)
+            XCTAssertTrue("\(error)".contains(url.path), "the message names the file")
+            movedTo = aside
+        }
+        let aside = try XCTUnwrap(movedTo)
+        XCTAssertEqual(FileManager.default.contents(atPath: aside), garbage, "the bad file is kept byte for byte")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: url.path))
+        XCTAssertEqual(try suite.dictionaryRepresentation(), [:], "after the move the store starts empty")
+        try suite.set(true, forKey: "k")
+        XCTAssertEqual(try suite.value(forKey: "k"), .bool(true))
+        XCTAssertEqual(FileManager.default.contents(atPath: aside), garbage)
+    }
+
+    func testAWriteToACorruptFileFailsAndKeepsTheFileAside() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let url = dir.appendingPathComponent("s.plist")
+        try Data().write(to: url)
+        XCTAssertThrowsError(try SharedDefaults(url: url).set(1, forKey: "k")) { error in
+            guard case .corruptFile(_, let aside, let detail)? = error as? SharedDefaultsError else {
+                return XCTFail("expected corruptFile, got \(error)")
+            }
+            XCTAssertEqual(detail, "the file is empty")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: aside))
+        }
+    }
+
+    func testAPlistThatIsNotADictionaryIsCorrupt() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let url = dir.appendingPathComponent("s.plist")
+        try PropertyListSerialization.data(fromPropertyList: ["a", "b"], format: .xml, options: 0).write(to: url)
+        XCTAssertThrowsError(try SharedDefaults(url: url).dictionaryRepresentation()) { error in
+            guard case .corruptFile(_, _, let detail)? = error as? SharedDefaultsError else {
+                return XCTFail("expected corruptFile, got \(error)")
+            }
+            XCTAssertEqual(detail, "the top level is not a dictionary")
+        }
+    }
+
+    func testACorruptFileThatCannotBeMovedIsLeftAloneAndReported() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let url = dir.appendingPathComponent("s.plist")
+        try Data("not a plist".utf8).write(to: url)
+        // A non-empty directory where the file would be moved makes rename(2) fail, even for root.
+        let blocker = URL(fileURLWithPath: url.path + ".corrupt-fixed")
+        try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: blocker.appendingPathComponent("occupied"))
+        let suite = SharedDefaults(url: url, corruptSuffix: { "fixed" })
+        XCTAssertThrowsError(try suite.set(1, forKey: "k")) { error in
+            guard case .corruptFileNotMoved(let path, _, _)? = error as? SharedDefaultsError else {
+                return XCTFail("expected corruptFileNotMoved, got \(error)")
+            }
+            XCTAssertEqual(path, url.path)
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: url.path), Data("not a plist".utf8), "nothing was lost")
+        XCTAssertThrowsError(try suite.dictionaryRepresentation(), "the store never starts empty over a file it kept")
+    }
+
+    func testAnObserverIsToldOfChangesToItsKeyOnly() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let suite = SharedDefaults(url: dir.appendingPathComponent("s.plist"))
+        try suite.set(0, forKey: "watched")
+        let received = Received()
+        let observation = try suite.observe("watched") { value in received.append(value) }
+        try suite.set("noise", forKey: "other")
+        try suite.set(1, forKey: "watched")
+        XCTAssertTrue(received.wait(count: 1), "the change was not delivered")
+        try suite.removeObject(forKey: "watched")
+        XCTAssertTrue(received.wait(count: 2), "the removal was not delivered")
+        observation.cancel()
+        try suite.set(2, forKey: "watched")
+        XCTAssertEqual(received.values, [.int(1), nil], "only changes of the key, none after cancel")
+    }
+
+    private func mode(_ url: URL) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int ?? -1) & 0o777
+    }
+}
+
+/// Values delivered to an observer, with a bounded wait for them (a liveness bound, not a timing assertion).
+final class Received: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var storage: [PlistValue?] = []
+
+    func append(_ v: PlistValue?) {
+        condition.lock()
+        storage.append(v)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var values: [PlistValue?] {
+        condition.lock()
+        defer { condition.unlock() }
+        return storage
+    }
+
+    func wait(count: Int, seconds: TimeInterval = 10) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while storage.count < count {
+            if !condition.wait(until: deadline) { return storage.count >= count }
+        }
+        return true
+    }
+}

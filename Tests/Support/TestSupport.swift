@@ -1,0 +1,81 @@
+import Foundation
+import XCTest
+
+/// Helpers shared by the test targets: temp directories, the package's paths, and running the
+/// built executables as separate processes.
+public enum TestSupport {
+    /// The package root (this file is Tests/Support/TestSupport.swift).
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public static var fixtureApp: URL {
+        packageRoot.appendingPathComponent("Fixtures/MobileSyncExplorer/MobileSyncExplorer.app")
+    }
+
+    public static var fixtureWidget: URL {
+        fixtureApp.appendingPathComponent("PlugIns/RecentContacts.appex")
+    }
+
+    /// A new empty directory, removed when the test ends.
+    public static func temporaryDirectory(_ test: XCTestCase) throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("appgroupsim-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    /// A built executable of this package (tests run after `swift build --build-tests`, which builds them all).
+    public static func executable(_ name: String) throws -> URL {
+        let candidates = [
+            Bundle.main.executableURL?.deletingLastPathComponent(),
+            Bundle.main.bundleURL,
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+        ].compactMap { $0 }
+        for dir in candidates {
+            let url = dir.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        throw MissingExecutable(name: name, searched: candidates.map(\.path))
+    }
+
+    public struct MissingExecutable: Error, CustomStringConvertible {
+        public let name: String
+        public let searched: [String]
+        public var description: String {
+            "\(name) is not built (looked in \(searched.joined(separator: ", "))); run `swift build --build-tests` first, as scripts/test does"
+        }
+    }
+
+    /// Runs a process to completion and returns its status and output.
+    @discardableResult
+    public static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, stdin: Data? = nil
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
+        let p = Process()
+        p.executableURL = executable
+        p.arguments = arguments
+        if let environment { p.environment = environment }
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = input
+        try p.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        // Read both pipes before waiting so a chatty child never blocks on a full pipe.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var errData = Data()
+        group.enter()
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+}
