@@ -35,7 +35,7 @@ struct AppGroupCommand: ParsableCommand {
         let launch = try app.launch()
         let enabled = action == .enable
         guard try launch.dataSharing.appGroupName() != nil else {
-            throw ValidationError("the bundle has no AppGroupConfig.plist with an appGroupName; add one to \(app.bundle)")
+            throw Failure("the bundle has no AppGroupConfig.plist with an appGroupName; add one to \(app.bundle)")
         }
         try launch.dataSharing.setAppGroupEnabled(enabled)
         try launch.sandbox.standardDefaults.set(.bool(enabled), forKey: ProcessLaunch.appGroupsEnabledOverrideKey)
@@ -86,4 +86,10 @@ struct Status: ParsableCommand {
             print("keychain groups:   \(report.keychainAccessGroups.joined(separator: ", "))")
         }
     }
+}
+
+/// A failure that is not about the arguments: one line on stderr, exit status 1.
+struct Failure: Error, CustomStringConvertible {
+    let description: String
+    init(_ message: String) { description = message }
 }

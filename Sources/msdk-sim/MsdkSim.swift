@@ -55,7 +55,7 @@ struct Defaults: AsyncParsableCommand {
             if let key {
                 let value = try suite.value(forKey: key)
                 if json { try printJSON(value) } else if let value { print(value) } else {
-                    throw ValidationError("no value for \(key) in \(suite.url.path)")
+                    throw Failure("no value for \(key) in \(suite.url.path)")
                 }
             } else {
                 let dict = try suite.dictionaryRepresentation()
@@ -201,7 +201,7 @@ struct KeychainCommand: AsyncParsableCommand {
             let value = result.data ?? []
             if expectStdin {
                 guard value == Array(FileHandle.standardInput.readDataToEndOfFile()) else {
-                    throw ValidationError("the item's value differs from stdin")
+                    throw Failure("the item's value differs from stdin")
                 }
                 print("found \(value.count) bytes: matches stdin")
             } else {
@@ -220,4 +220,10 @@ struct KeychainCommand: AsyncParsableCommand {
             print("removed")
         }
     }
+}
+
+/// A failure that is not about the arguments: one line on stderr, exit status 1.
+struct Failure: Error, CustomStringConvertible {
+    let description: String
+    init(_ message: String) { description = message }
 }

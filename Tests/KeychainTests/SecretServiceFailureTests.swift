@@ -1,0 +1,69 @@
+import AppGroupSimTestSupport
+import Foundation
+import XCTest
+
+/// Failure modes of a real Secret Service, each in a process of its own (libsecret keeps one
+/// connection per process, so the test process cannot change buses).
+final class SecretServiceFailureTests: XCTestCase {
+    struct Report: Decodable {
+        var availability: String
+        var status: Int32
+        var message: String?
+        var readAfterLock: Int32?
+        var readAfterLockMessage: String?
+    }
+
+    func probe(_ arguments: [String], environment: [String: String]) throws -> Report {
+        let probe = try TestSupport.executable("appgroupsim-probe")
+        let result = try TestSupport.run(probe, ["keychain"] + arguments, environment: environment)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return try JSONDecoder().decode(Report.self, from: Data(result.stdout.utf8))
+    }
+
+    var baseEnvironment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        for key in ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"] { env[key] = nil }
+        return env
+    }
+
+    func testNoSessionBusGivesTheClearMessage() throws {
+        let report = try probe([], environment: baseEnvironment)
+        XCTAssertEqual(report.status, -25291)
+        XCTAssertTrue(report.availability.hasPrefix("noSessionBus"), report.availability)
+        XCTAssertTrue(report.message?.contains("scripts/with-keyring") ?? false, report.message ?? "")
+    }
+
+    func testAStaleBusAddressIsAlsoNoSecretService() throws {
+        var env = baseEnvironment
+        env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/appgroupsim-bus"
+        let report = try probe([], environment: env)
+        XCTAssertEqual(report.status, -25291)
+        XCTAssertTrue(report.message?.contains("scripts/with-keyring") ?? false, report.message ?? "")
+    }
+
+    func testALockedCollectionIsInteractionNotAllowedNotAnEmptyKeychain() throws {
+        // A private keyring of its own, which the probe fills and then locks.
+        let script = TestSupport.packageRoot.appendingPathComponent("scripts/with-keyring")
+        let probe = try TestSupport.executable("appgroupsim-probe")
+        let result = try TestSupport.run(script, [probe.path, "keychain", "--write-then-lock"], environment: baseEnvironment)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let report = try JSONDecoder().decode(Report.self, from: Data(result.stdout.utf8))
+        XCTAssertEqual(report.status, 0, "ready before the lock")
+        XCTAssertEqual(report.availability, "locked")
+        XCTAssertEqual(report.readAfterLock, -25308)
+        XCTAssertTrue(report.readAfterLockMessage?.contains("locked") ?? false)
+    }
+
+    func testAKeyringThatWasNeverUnlockedHasNoDefaultCollection() throws {
+        let script = TestSupport.packageRoot.appendingPathComponent("scripts/with-keyring")
+        let probe = try TestSupport.executable("appgroupsim-probe")
+        var env = baseEnvironment
+        env["APPGROUPSIM_KEYRING_LOCKED"] = "1"
+        let result = try TestSupport.run(script, [probe.path, "keychain"], environment: env)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let report = try JSONDecoder().decode(Report.self, from: Data(result.stdout.utf8))
+        XCTAssertEqual(report.availability, "noDefaultCollection")
+        XCTAssertEqual(report.status, -25291)
+        XCTAssertTrue(report.message?.contains("--unlock") ?? false, report.message ?? "")
+    }
+}

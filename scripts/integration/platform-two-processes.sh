@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The app and the widget as two real processes on one device: app-group flag, msdkUserDefaults,
+# a secret shared through the keychain group, file modes, and outside tools reading our files.
+source "$(dirname "$0")/../lib/integration.sh"
+DEV="$WORK/device"
+SUITE="$DEV/Containers/Shared/AppGroup/$GROUP/Library/Preferences/$GROUP.plist"
+
+"$ROOT/scripts/with-keyring" bash -c "$(cat <<SCRIPT
+set -euo pipefail
+source "$ROOT/scripts/lib/integration.sh"
+DEV="$DEV"
+
+expect_status 0 "$BIN/main-app" --bundle "$APP" --device "$DEV" status --json
+[ "\$(json_field "\$OUT" appGroupEnabled)" = True ] || fail "the fixture enables app groups"
+ok "main-app applies AppGroupConfig.plist at launch"
+
+expect_status 10 "$BIN/extension-widget" --bundle "$WIDGET" --device "$DEV" --json
+[ "\$(json_field "\$OUT" state)" = notLoggedIn ] || fail "\$OUT"
+ok "widget: notLoggedIn (exit 10) before the app sets userLoggedIn"
+
+expect_status 0 "$BIN/msdk-sim" defaults write --bundle "$APP" --device "$DEV" userLoggedIn true --type bool
+expect_status 0 "$BIN/msdk-sim" defaults read --bundle "$WIDGET" --device "$DEV" userLoggedIn
+[ "\$OUT" = true ] || fail "the widget should read the app's flag, got \$OUT"
+ok "the widget reads the app's userLoggedIn through the group suite"
+
+expect_status 10 "$BIN/extension-widget" --bundle "$WIDGET" --device "$DEV" --json
+contains "\$(json_field "\$OUT" message)" "no current user"
+ok "widget: a set flag with no current user is still notLoggedIn"
+
+python3 - "$SUITE" <<'PY'
+import plistlib, sys
+d = plistlib.load(open(sys.argv[1], 'rb'))
+assert d['userLoggedIn'] is True and d['kAccessGroupEnabled'] is True, d
+PY
+ok "Python's plistlib reads the group suite"
+
+printf 'refresh-token-for-test' | "$BIN/msdk-sim" keychain write --bundle "$APP" --device "$DEV" --service com.salesforce.mobilesdk.oauth.refresh >/dev/null
+expect_status 0 sh -c "printf 'refresh-token-for-test' | '$BIN/msdk-sim' keychain read --bundle '$WIDGET' --device '$DEV' --service com.salesforce.mobilesdk.oauth.refresh --expect-stdin"
+contains "\$OUT" "matches stdin"
+ok "a secret written by the app is read by the widget through the shared keychain group"
+DEVICE_ID=\$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$DEV/device.json")
+found=\$(secret-tool search --all device "\$DEVICE_ID" 2>&1 | grep -c '^attribute.service = com.salesforce.mobilesdk.oauth.refresh' || true)
+[ "\$found" = 1 ] || fail "secret-tool search found \$found items"
+ok "secret-tool search lists the item by its attributes"
+
+expect_status 0 "$BIN/main-app" --bundle "$APP" --device "$DEV" app-group disable
+expect_status 1 "$BIN/msdk-sim" defaults read --bundle "$WIDGET" --device "$DEV" userLoggedIn
+ok "with app groups off the widget's msdkUserDefaults is its own and has no userLoggedIn"
+expect_status 0 "$BIN/msdk-sim" defaults read --bundle "$APP" --device "$DEV" userLoggedIn
+[ "\$OUT" = true ] || fail "the app keeps its value in standard defaults after the migration back"
+ok "disabling copies the suite back into the app's standard defaults"
+
+"$BIN/msdk-sim" keychain remove --bundle "$APP" --device "$DEV" --service com.salesforce.mobilesdk.oauth.refresh >/dev/null
+left=\$(secret-tool search --all device "\$DEVICE_ID" 2>&1 | grep -c '^attribute.service' || true)
+[ "\$left" = 0 ] || fail "\$left items left in the keyring"
+ok "no item left behind"
+SCRIPT
+)"
+
+bad=$(find "$DEV" \( -type d ! -perm 0700 \) -o \( -type f ! -perm 0600 \) | head -5)
+[ -z "$bad" ] || fail "wrong modes: $bad"
+ok "every directory is 0700 and every file 0600"
