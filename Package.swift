@@ -56,6 +56,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // Cross-process benchmark with named baselines (Benchmarks/run).
+        .executableTarget(name: "bench", path: "Benchmarks/bench"),
+
         .target(name: "AppGroupSimTestSupport", path: "Tests/Support"),
         .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),

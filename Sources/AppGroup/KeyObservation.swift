@@ -40,7 +40,9 @@ public final class KeyObservation: @unchecked Sendable {
         _ = fcntl(wakeRead, F_SETFD, FD_CLOEXEC)
         _ = fcntl(wakeWrite, F_SETFD, FD_CLOEXEC)
 
-        let ifd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        // APPGROUPSIM_OBSERVE_POLL=1 forces the polling fallback (the benchmark's baseline).
+        let forcePolling = ProcessInfo.processInfo.environment["APPGROUPSIM_OBSERVE_POLL"] == "1"
+        let ifd = forcePolling ? -1 : inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         var watching = false
         if ifd >= 0 {
             let mask = UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM)

@@ -14,7 +14,7 @@ struct Probe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "appgroupsim-probe",
         abstract: "Test and benchmark support: exercises SharedDefaults and the keychain from a separate process.",
-        subcommands: [WriteKeys.self, Increment.self, WriteForever.self, Watch.self, KeychainCheck.self])
+        subcommands: [WriteKeys.self, Increment.self, WriteForever.self, Watch.self, SetSequence.self, KeychainCheck.self])
 }
 
 func line(_ s: String) {
@@ -33,12 +33,24 @@ struct WriteKeys: ParsableCommand {
     @Option(help: "Key prefix.") var prefix: String
     @Option(help: "How many keys.") var count: Int
     @Option(help: "Wait until this file exists before starting, so writers start together.") var startFile: String?
+    @Flag(help: "Baseline: Foundation's UserDefaults with synchronize() and no lock.") var foundation = false
 
     func run() throws {
         if let startFile { while !FileManager.default.fileExists(atPath: startFile) { usleep(1000) } }
-        let suite = SharedDefaults(url: URL(fileURLWithPath: file))
         let t0 = monotonicNanos()
-        for i in 0..<count { try suite.set(.int(i), forKey: "\(prefix)\(i)") }
+        if foundation {
+            // An absolute suite name makes Foundation on Linux write `<name>.plist`.
+            guard let defaults = UserDefaults(suiteName: String(file.dropLast(".plist".count))) else {
+                throw ValidationError("cannot open UserDefaults for \(file)")
+            }
+            for i in 0..<count {
+                defaults.set(i, forKey: "\(prefix)\(i)")
+                defaults.synchronize()
+            }
+        } else {
+            let suite = SharedDefaults(url: URL(fileURLWithPath: file))
+            for i in 0..<count { try suite.set(.int(i), forKey: "\(prefix)\(i)") }
+        }
         line("wrote \(count) in \(monotonicNanos() - t0) ns")
     }
 }
@@ -93,6 +105,25 @@ struct Watch: ParsableCommand {
         line(observation.usesInotify ? "ready inotify" : "ready polling")
         done.wait()
         observation.cancel()
+    }
+}
+
+struct SetSequence: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Set KEY to 1…COUNT, INTERVAL ms apart; print '<value> <CLOCK_MONOTONIC ns before the write>' per write.")
+    @Option(help: "The plist file.") var file: String
+    @Option(help: "The key.") var key: String
+    @Option(help: "How many writes.") var count: Int
+    @Option(help: "Milliseconds between writes.") var intervalMs: Int = 50
+
+    func run() throws {
+        let suite = SharedDefaults(url: URL(fileURLWithPath: file))
+        for i in 1...count {
+            let t = monotonicNanos()
+            try suite.set(.int(i), forKey: key)
+            line("\(i) \(t)")
+            usleep(useconds_t(intervalMs * 1000))
+        }
     }
 }
 
