@@ -10,10 +10,28 @@ import Glibc
 /// A polled change counter would need a wake-up every few tens of milliseconds in every observer to
 /// stay well under the 250 ms bound. Where inotify is not available (limits exhausted, odd file
 /// systems) the observer falls back to polling the file's identity every 50 ms.
-public final class KeyObservation: @unchecked Sendable {
-    public let key: String
+public final class KeyObservation: Sendable {
+    public var key: String { core.key }
     /// True when changes are detected with inotify, false when polling.
-    public let usesInotify: Bool
+    public var usesInotify: Bool { core.usesInotify }
+
+    private let core: ObservationCore
+
+    init(defaults: SharedDefaults, key: String, handler: @escaping @Sendable (PlistValue?) -> Void) throws {
+        core = try ObservationCore(defaults: defaults, key: key, handler: handler)
+    }
+
+    /// Stops the observation; the handler is not called after this returns.
+    public func cancel() { core.cancel() }
+
+    // The watching thread holds the core, never this handle, so dropping the handle stops the observation.
+    deinit { core.cancel() }
+}
+
+/// The state and thread behind a `KeyObservation`.
+final class ObservationCore: @unchecked Sendable {
+    let key: String
+    let usesInotify: Bool
 
     private let defaults: SharedDefaults
     private let handler: @Sendable (PlistValue?) -> Void
@@ -23,7 +41,6 @@ public final class KeyObservation: @unchecked Sendable {
     private let state = NSLock()
     private var cancelled = false
     private var last: PlistValue?
-    private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
 
     init(defaults: SharedDefaults, key: String, handler: @escaping @Sendable (PlistValue?) -> Void) throws {
@@ -53,14 +70,13 @@ public final class KeyObservation: @unchecked Sendable {
         usesInotify = watching
         last = defaults.peekDictionary()?[key]
 
-        let t = Thread { [unowned self] in self.run() }
+        let t = Thread { self.run() }
         t.name = "KeyObservation(\(key))"
-        thread = t
+
         t.start()
     }
 
-    /// Stops the observation; the handler is not called after this returns.
-    public func cancel() {
+    func cancel() {
         state.lock()
         if cancelled {
             state.unlock()
@@ -75,8 +91,6 @@ public final class KeyObservation: @unchecked Sendable {
         close(wakeRead)
         close(wakeWrite)
     }
-
-    deinit { cancel() }
 
     private var isCancelled: Bool {
         state.lock()

@@ -167,6 +167,22 @@ final class SharedDefaultsTests: XCTestCase {
         XCTAssertEqual(received.values, [.int(1), nil], "only changes of the key, none after cancel")
     }
 
+    func testDroppingAnObservationWithoutCancellingStopsIt() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let suite = SharedDefaults(url: dir.appendingPathComponent("s.plist"))
+        let received = Received()
+        do {
+            let observation = try suite.observe("k") { received.append($0) }
+            try suite.set(1, forKey: "k")
+            XCTAssertTrue(received.wait(count: 1))
+            withExtendedLifetime(observation) {}
+        }
+        try suite.set(2, forKey: "k")
+        try suite.set(3, forKey: "k")
+        XCTAssertFalse(received.wait(count: 2, seconds: 1), "a released observation delivered \(received.values)")
+        XCTAssertEqual(received.values, [.int(1)])
+    }
+
     private func mode(_ url: URL) throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int ?? -1) & 0o777
     }
