@@ -81,11 +81,11 @@ public final class LibsecretStore: SecretStore, @unchecked Sendable {
         defer { g_object_unref(gpointer(service)) }
         let table = Self.hashTable(attributes)
         defer { g_hash_table_unref(table) }
-        let value = secret.withUnsafeBufferPointer { buf in
-            buf.baseAddress!.withMemoryRebound(to: gchar.self, capacity: max(buf.count, 1)) {
-                secret_value_new($0, gssize(buf.count), "application/octet-stream")
-            }
-        }
+        // secret_value_new copies the bytes; an empty value (reset, createIfNotPresent) still needs a valid pointer.
+        var bytes = secret.map { gchar(bitPattern: $0) }
+        let length = bytes.count
+        if bytes.isEmpty { bytes = [0] }
+        let value = bytes.withUnsafeBufferPointer { secret_value_new($0.baseAddress, gssize(length), "application/octet-stream") }
         defer { secret_value_unref(gpointer(value)) }
         var err: UnsafeMutablePointer<GError>?
         let ok = secret_service_store_sync(service, schema, table, nil, label, value, nil, &err)
