@@ -41,6 +41,35 @@ final class SecretServiceFailureTests: XCTestCase {
         XCTAssertTrue(report.message?.contains("scripts/with-keyring") ?? false, report.message ?? "")
     }
 
+    func testABusWithoutASecretsProviderIsNoSecretService() throws {
+        // A private bus with no service directories, so nothing can be activated as org.freedesktop.secrets.
+        // (The receive rule matters: without it the daemon drops replies and libsecret waits 25 s per call.)
+        let dir = try TestSupport.temporaryDirectory(self)
+        let config = dir.appendingPathComponent("session.conf")
+        try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:tmpdir=\(dir.path)</listen>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let probe = try TestSupport.executable("appgroupsim-probe")
+        let result = try TestSupport.run(
+            URL(fileURLWithPath: "/usr/bin/dbus-run-session"),
+            ["--config-file=\(config.path)", "--", probe.path, "keychain"], environment: baseEnvironment)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let report = try JSONDecoder().decode(Report.self, from: Data(result.stdout.utf8))
+        XCTAssertTrue(report.availability.hasPrefix("noSecretService"), report.availability)
+        XCTAssertEqual(report.status, -25291)
+        XCTAssertTrue(report.message?.contains("no Secret Service on the session bus") ?? false, report.message ?? "")
+    }
+
     func testALockedCollectionIsInteractionNotAllowedNotAnEmptyKeychain() throws {
         // A private keyring of its own, which the probe fills and then locks.
         let script = TestSupport.packageRoot.appendingPathComponent("scripts/with-keyring")
