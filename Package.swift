@@ -15,6 +15,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // SQLite for SmartStore: WAL DatabasePool (a reader in another process while the app writes),
+        // cached statements and typed errors; far less code and risk than our own sqlite3 binding.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Platform layer (DESIGN.md §1): nothing here imports upward.
@@ -28,7 +31,7 @@ let package = Package(
 
         // Data layer and facade: filled by later issues; they compile and hold no behaviour yet.
         .target(name: "RestClient", dependencies: ["Keychain"]),
-        .target(name: "SmartStore", dependencies: ["AppGroup"]),
+        .target(name: "SmartStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "MobileSync", dependencies: ["SmartStore", "RestClient"]),
         .target(name: "SalesforceSDK", dependencies: ["AppGroup", "Keychain", "RestClient", "SmartStore", "MobileSync"]),
         .target(name: "OrgSimulator"),
@@ -52,7 +55,7 @@ let package = Package(
         ]),
         // Test and benchmark support: drives the platform layer from separate processes.
         .executableTarget(name: "appgroupsim-probe", dependencies: [
-            "AppGroup", "Keychain",
+            "AppGroup", "Keychain", "SmartStore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -62,6 +65,7 @@ let package = Package(
         .target(name: "AppGroupSimTestSupport", path: "Tests/Support"),
         .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),
+        .testTarget(name: "SmartStoreTests", dependencies: ["SmartStore", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKTests", dependencies: ["SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
     ]
 )

@@ -2,6 +2,7 @@ import AppGroup
 import ArgumentParser
 import Foundation
 import Keychain
+import SmartStore
 
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +15,7 @@ struct Probe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "appgroupsim-probe",
         abstract: "Test and benchmark support: exercises SharedDefaults and the keychain from a separate process.",
-        subcommands: [WriteKeys.self, Increment.self, WriteForever.self, Watch.self, SetSequence.self, KeychainCheck.self])
+        subcommands: [WriteKeys.self, Increment.self, WriteForever.self, Watch.self, SetSequence.self, KeychainCheck.self, StoreReadMRU.self])
 }
 
 func line(_ s: String) {
@@ -165,5 +166,50 @@ struct KeychainCheck: AsyncParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         line(String(decoding: try encoder.encode(report), as: UTF8.self))
+    }
+}
+
+struct StoreReadMRU: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "store-read-mru",
+        abstract: "Read the MRU contacts TIMES times while another process writes; report partial batches and errors.",
+        discussion: "Prints 'ready' once the store is open, then 'reads=N errors=N partial=N distinctCounts=N'.")
+    @Option(help: "The store.sqlite file.") var db: String
+    @Option(help: "How many reads.") var times: Int
+    @Option(help: "The writer's batch size: every count seen must be a multiple of it.") var batch: Int
+
+    func run() throws {
+        let store = try SmartStore(url: URL(fileURLWithPath: db), name: "reader")
+        line("ready")
+        // One statement is one snapshot: the count and the newest entry come from the same state.
+        let mru = QuerySpec.smart(
+            """
+            SELECT {contacts:_soupEntryId}, (SELECT count(*) FROM {contacts}), {contacts:_soup} FROM {contacts}
+            ORDER BY {contacts:_soupLastModifiedDate} DESC, {contacts:_soupEntryId} DESC
+            """, pageSize: 3)
+        var errors = 0, partial = 0, reads = 0
+        var counts = Set<Int64>()
+        var waitedForFirst = 0
+        while reads < times {
+            do {
+                let rows = try store.query(mru)
+                let count = rows.first?.arrayValue?[1].intValue ?? 0
+                if count == 0 && waitedForFirst < 20_000 {
+                    waitedForFirst += 1
+                    usleep(200)
+                    continue
+                }
+                reads += 1
+                counts.insert(count)
+                let newest = rows.first?.arrayValue?[0].intValue ?? 0
+                if count % Int64(batch) != 0 || newest != count || rows.count != min(3, Int(count)) { partial += 1 }
+            } catch {
+                errors += 1
+                reads += 1
+                FileHandle.standardError.write(Data("read failed: \(error)\n".utf8))
+            }
+            usleep(500)
+        }
+        line("reads=\(reads) errors=\(errors) partial=\(partial) distinctCounts=\(counts.count)")
     }
 }

@@ -1,0 +1,176 @@
+import Foundation
+
+/// A JSON value. SmartStore entries are JSON objects (`[String: JSON]`), stored whole as text.
+public enum JSON: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case array([JSON])
+    case object([String: JSON])
+
+    /// Parses JSON text; nil if it is not JSON.
+    public init?(text: String) {
+        guard let data = text.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        else { return nil }
+        self.init(foundation: object)
+    }
+
+    /// Converts what `JSONSerialization` returns.
+    public init(foundation value: Any) {
+        switch value {
+        case is NSNull: self = .null
+        case let s as String: self = .string(s)
+        case let n as NSNumber:
+            if type(of: value) == Bool.self {
+                self = .bool(n.boolValue)
+            } else {
+                switch String(cString: n.objCType) {
+                case "c", "B": self = .bool(n.boolValue)
+                case "f", "d": self = .double(n.doubleValue)
+                default: self = .int(n.int64Value)
+                }
+            }
+        case let a as [Any]: self = .array(a.map(JSON.init(foundation:)))
+        case let d as [String: Any]: self = .object(d.mapValues(JSON.init(foundation:)))
+        default: self = .null
+        }
+    }
+
+    /// Compact JSON text with sorted keys, so equal values give equal text.
+    public var text: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .int(let i): out += String(i)
+        case .double(let d):
+            if d.isFinite {
+                if d == d.rounded(), abs(d) < 1e15 { out += String(Int64(d)) + ".0" } else { out += "\(d)" }
+            } else {
+                out += "null"
+            }
+        case .string(let s): JSON.writeString(s, to: &out)
+        case .array(let a):
+            out += "["
+            for (i, v) in a.enumerated() {
+                if i > 0 { out += "," }
+                v.write(to: &out)
+            }
+            out += "]"
+        case .object(let o):
+            out += "{"
+            for (i, k) in o.keys.sorted().enumerated() {
+                if i > 0 { out += "," }
+                JSON.writeString(k, to: &out)
+                out += ":"
+                o[k]!.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    static func writeString(_ s: String, to out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let c where c.value < 0x20: out += String(format: "\\u%04x", c.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+
+    public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
+    public var intValue: Int64? {
+        switch self {
+        case .int(let i): return i
+        case .double(let d): return Int64(exactly: d)
+        default: return nil
+        }
+    }
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        default: return nil
+        }
+    }
+    public var boolValue: Bool? { if case .bool(let b) = self { return b } else { return nil } }
+    public var objectValue: [String: JSON]? { if case .object(let o) = self { return o } else { return nil } }
+    public var arrayValue: [JSON]? { if case .array(let a) = self { return a } else { return nil } }
+
+    public subscript(key: String) -> JSON? { objectValue?[key] }
+
+    /// The value at a dotted path (`Account.Name`), mapping over arrays on the way as the SDK does:
+    /// `addresses.city` on an array of addresses gives an array of cities. Nil when missing.
+    public func project(_ path: String) -> JSON? {
+        var current: JSON? = self
+        for component in path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+            guard let value = current else { return nil }
+            switch value {
+            case .object(let o): current = o[component]
+            case .array(let a):
+                let mapped = a.compactMap { $0.project(component) }
+                current = mapped.isEmpty ? nil : .array(mapped)
+            default: return nil
+            }
+        }
+        return current
+    }
+}
+
+/// A SmartStore entry: a JSON object.
+public typealias SoupEntry = [String: JSON]
+
+extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSON)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+    public init(nilLiteral: ()) { self = .null }
+}
+
+extension JSON: Codable {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let i = try? c.decode(Int64.self) { self = .int(i) }
+        else if let d = try? c.decode(Double.self) { self = .double(d) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([JSON].self) { self = .array(a) }
+        else { self = .object(try c.decode([String: JSON].self)) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case .bool(let b): try c.encode(b)
+        case .int(let i): try c.encode(i)
+        case .double(let d): try c.encode(d)
+        case .string(let s): try c.encode(s)
+        case .array(let a): try c.encode(a)
+        case .object(let o): try c.encode(o)
+        }
+    }
+}

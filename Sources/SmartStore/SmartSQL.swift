@@ -1,0 +1,52 @@
+/// Turns smart SQL into SQL: `{soup}` becomes the soup's table, `{soup:path}` its column for that path
+/// (the special paths `_soup`, `_soupEntryId`, `_soupLastModifiedDate`, `_soupCreatedDate`; index columns;
+/// `json_extract` for anything else). Text inside single quotes is left alone, braces included.
+enum SmartSQL {
+    static func convert(_ sql: String, soup lookup: (String) throws -> SoupInfo?) throws -> String {
+        try checkIsSingleSelect(sql)
+        var out = ""
+        var i = sql.startIndex
+        var inQuote = false
+        while i < sql.endIndex {
+            let c = sql[i]
+            if c == "'" {
+                inQuote.toggle()
+                out.append(c)
+                i = sql.index(after: i)
+            } else if c == "{" && !inQuote {
+                guard let close = sql[i...].firstIndex(of: "}") else {
+                    throw SmartStoreError.smartSQLSyntax("unclosed { in \(sql)")
+                }
+                let inner = sql[sql.index(after: i)..<close]
+                let parts = inner.split(separator: ":", maxSplits: 1).map(String.init)
+                guard let soupName = parts.first, !soupName.isEmpty else {
+                    throw SmartStoreError.smartSQLSyntax("empty {} in \(sql)")
+                }
+                guard let info = try lookup(soupName) else { throw SmartStoreError.smartSQLUnknownSoup(soupName) }
+                if parts.count == 1 {
+                    out += info.table
+                } else {
+                    out += info.expression(for: parts[1], allowUnindexed: true)!
+                }
+                i = sql.index(after: close)
+            } else {
+                out.append(c)
+                i = sql.index(after: i)
+            }
+        }
+        return out
+    }
+
+    /// SELECT only, one statement (a trailing semicolon is tolerated).
+    static func checkIsSingleSelect(_ sql: String) throws {
+        let trimmed = sql.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.lowercased().hasPrefix("select") else { throw SmartStoreError.smartSQLNotSelect(sql) }
+        var inQuote = false
+        for (offset, c) in trimmed.enumerated() {
+            if c == "'" { inQuote.toggle() }
+            if c == ";" && !inQuote && offset != trimmed.count - 1 { throw SmartStoreError.smartSQLNotSelect(sql) }
+        }
+    }
+}
+
+import Foundation

@@ -1,0 +1,112 @@
+import Foundation
+
+/// Whose store: the SDK keeps user stores under `<orgId>/<userId>/<communityId or "internal">`.
+public struct StoreUser: Sendable, Hashable {
+    public var orgId: String
+    public var userId: String
+    public var communityId: String?
+
+    public init(orgId: String, userId: String, communityId: String? = nil) {
+        self.orgId = orgId
+        self.userId = userId
+        self.communityId = communityId
+    }
+}
+
+/// Opens, lists and removes stores under the SDK's root directory, like the SDK's store manager:
+/// global stores in `Documents/stores/<name>/store.sqlite`, user stores in
+/// `Documents/<orgId>/<userId>/internal/stores/<name>/store.sqlite`. A user store opens only for a
+/// logged-in user (the SDK facade says who is). One `SmartStore` per file per process.
+public final class StoreManager: @unchecked Sendable {
+    public static let defaultStoreName = "defaultStore"
+
+    public let documentsDirectory: URL
+    private let isLoggedIn: @Sendable (StoreUser) -> Bool
+    private let lock = NSLock()
+    private var open: [String: SmartStore] = [:]
+
+    /// - Parameter sdkRoot: `DataSharingHelper.sdkRootDirectory()`: the app group when enabled, the process's container otherwise.
+    public init(sdkRoot: URL, isLoggedIn: @escaping @Sendable (StoreUser) -> Bool) {
+        documentsDirectory = sdkRoot.appendingPathComponent("Documents")
+        self.isLoggedIn = isLoggedIn
+    }
+
+    /// `SmartStore.sharedGlobal(withName:)`.
+    public func globalStore(named name: String = defaultStoreName) throws -> SmartStore {
+        try openStore(at: try globalStoresDirectory.appendingPathComponent(Self.checked(name)), name: name)
+    }
+
+    /// `SmartStore.shared(withName:forUserAccount:)`; refuses a user who is not logged in.
+    public func store(named name: String = defaultStoreName, for user: StoreUser) throws -> SmartStore {
+        guard isLoggedIn(user) else { throw SmartStoreError.userNotLoggedIn(orgId: user.orgId, userId: user.userId) }
+        return try openStore(at: storesDirectory(for: user).appendingPathComponent(Self.checked(name)), name: name)
+    }
+
+    public func allGlobalStoreNames() -> [String] { Self.storeNames(in: globalStoresDirectory) }
+
+    public func allStoreNames(for user: StoreUser) -> [String] { Self.storeNames(in: storesDirectory(for: user)) }
+
+    public func removeGlobalStore(named name: String) throws {
+        try removeStore(at: globalStoresDirectory.appendingPathComponent(Self.checked(name)))
+    }
+
+    /// `SmartStore.removeShared(withName:forUserAccount:)`.
+    public func removeSharedStore(named name: String, for user: StoreUser) throws {
+        try removeStore(at: storesDirectory(for: user).appendingPathComponent(Self.checked(name)))
+    }
+
+    /// Every store of the user, as logout does.
+    public func removeAllStores(for user: StoreUser) throws {
+        for name in allStoreNames(for: user) { try removeSharedStore(named: name, for: user) }
+    }
+
+    /// The user's directory under Documents (`<orgId>/<userId>/<communityId or internal>`).
+    public func userDirectory(for user: StoreUser) -> URL {
+        documentsDirectory.appendingPathComponent(Self.safe(user.orgId)).appendingPathComponent(Self.safe(user.userId))
+            .appendingPathComponent(Self.safe(user.communityId ?? "internal"))
+    }
+
+    var globalStoresDirectory: URL { documentsDirectory.appendingPathComponent("stores") }
+
+    func storesDirectory(for user: StoreUser) -> URL { userDirectory(for: user).appendingPathComponent("stores") }
+
+    /// The SDK's path rule: `/\?%*|"<>:@` become `_`.
+    static func safe(_ component: String) -> String {
+        String(component.map { "/\\?%*|\"<>:@".contains($0) ? "_" : $0 })
+    }
+
+    static func checked(_ name: String) throws -> String {
+        guard !name.isEmpty, name != ".", name != "..", safe(name) == name else { throw SmartStoreError.invalidStoreName(name) }
+        return name
+    }
+
+    static func storeNames(in directory: URL) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { FileManager.default.fileExists(atPath: directory.appendingPathComponent("\($0)/store.sqlite").path) }.sorted()
+    }
+
+    private func openStore(at directory: URL, name: String) throws -> SmartStore {
+        let file = directory.appendingPathComponent("store.sqlite")
+        return try lock.withLock {
+            if let store = open[file.path] { return store }
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let store = try SmartStore(url: file, name: name)
+            open[file.path] = store
+            return store
+        }
+    }
+
+    private func removeStore(at directory: URL) throws {
+        let file = directory.appendingPathComponent("store.sqlite")
+        let store = lock.withLock { open.removeValue(forKey: file.path) }
+        try store?.close()
+        if FileManager.default.fileExists(atPath: directory.path) { try FileManager.default.removeItem(at: directory) }
+    }
+}
+
+extension SmartStore {
+    /// Closes the database; the store must not be used afterwards.
+    func close() throws {
+        do { try pool.close() } catch { throw SmartStoreError.database(path: url.path, message: "\(error)") }
+    }
+}
