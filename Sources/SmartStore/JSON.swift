@@ -10,14 +10,6 @@ public enum JSON: Sendable, Hashable {
     case array([JSON])
     case object([String: JSON])
 
-    /// Parses JSON text; nil if it is not JSON.
-    public init?(text: String) {
-        guard let data = text.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        else { return nil }
-        self.init(foundation: object)
-    }
-
     /// Converts what `JSONSerialization` returns.
     public init(foundation value: Any) {
         switch value {
@@ -37,60 +29,6 @@ public enum JSON: Sendable, Hashable {
         case let d as [String: Any]: self = .object(d.mapValues(JSON.init(foundation:)))
         default: self = .null
         }
-    }
-
-    /// Compact JSON text with sorted keys, so equal values give equal text.
-    public var text: String {
-        var out = ""
-        write(to: &out)
-        return out
-    }
-
-    func write(to out: inout String) {
-        switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
-        case .double(let d):
-            if d.isFinite {
-                if d == d.rounded(), abs(d) < 1e15 { out += String(Int64(d)) + ".0" } else { out += "\(d)" }
-            } else {
-                out += "null"
-            }
-        case .string(let s): JSON.writeString(s, to: &out)
-        case .array(let a):
-            out += "["
-            for (i, v) in a.enumerated() {
-                if i > 0 { out += "," }
-                v.write(to: &out)
-            }
-            out += "]"
-        case .object(let o):
-            out += "{"
-            for (i, k) in o.keys.sorted().enumerated() {
-                if i > 0 { out += "," }
-                JSON.writeString(k, to: &out)
-                out += ":"
-                o[k]!.write(to: &out)
-            }
-            out += "}"
-        }
-    }
-
-    static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20: out += String(format: "\\u%04x", c.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 
     public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
@@ -117,13 +55,19 @@ public enum JSON: Sendable, Hashable {
     /// The value at a dotted path (`Account.Name`), mapping over arrays on the way as the SDK does:
     /// `addresses.city` on an array of addresses gives an array of cities. Nil when missing.
     public func project(_ path: String) -> JSON? {
+        project(components: path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+    }
+
+    /// `project(_:)` with the path already split, for paths used on every entry of a batch.
+    func project(components: [String]) -> JSON? {
+        if components.count == 1, case .object(let o) = self { return o[components[0]] }
         var current: JSON? = self
-        for component in path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+        for component in components {
             guard let value = current else { return nil }
             switch value {
             case .object(let o): current = o[component]
             case .array(let a):
-                let mapped = a.compactMap { $0.project(component) }
+                let mapped = a.compactMap { $0.project(components: [component]) }
                 current = mapped.isEmpty ? nil : .array(mapped)
             default: return nil
             }
@@ -136,7 +80,7 @@ public enum JSON: Sendable, Hashable {
 public typealias SoupEntry = [String: JSON]
 
 extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int64) { self = .int(value) }
@@ -146,7 +90,6 @@ extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Express
     public init(dictionaryLiteral elements: (String, JSON)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
-    public init(nilLiteral: ()) { self = .null }
 }
 
 extension JSON: Codable {

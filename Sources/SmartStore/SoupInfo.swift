@@ -4,6 +4,14 @@ struct SoupInfo: Sendable {
         var spec: IndexSpec
         /// Nil for json1 indexes, which have no column.
         var column: String?
+        /// The path split at dots, once.
+        var components: [String]
+
+        init(spec: IndexSpec, column: String?) {
+            self.spec = spec
+            self.column = column
+            components = spec.path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        }
     }
 
     var name: String
