@@ -31,7 +31,9 @@ let package = Package(
 
         // Data layer and facade: filled by later issues; they compile and hold no behaviour yet.
         .target(name: "RestClient", dependencies: ["Keychain"]),
-        .target(name: "SmartStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "SmartStore", dependencies: [
+            .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ]),
         .target(name: "MobileSync", dependencies: ["SmartStore", "RestClient"]),
         .target(name: "SalesforceSDK", dependencies: ["AppGroup", "Keychain", "RestClient", "SmartStore", "MobileSync"]),
         .target(name: "OrgSimulator"),
@@ -60,7 +62,9 @@ let package = Package(
         ]),
 
         // Cross-process benchmark with named baselines (Benchmarks/run).
-        .executableTarget(name: "bench", path: "Benchmarks/bench"),
+        .executableTarget(name: "bench", dependencies: [
+            "SmartStore", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ], path: "Benchmarks/bench"),
 
         .target(name: "AppGroupSimTestSupport", path: "Tests/Support"),
         .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),

@@ -160,16 +160,34 @@ public final class SmartStore: Sendable {
     public func upsert(_ entries: [SoupEntry], into soup: String, externalIdPath: String = SoupField.entryId) throws
         -> [SoupEntry]
     {
+        var saved: [SoupEntry] = []
+        saved.reserveCapacity(entries.count)
+        try upsert(entries, into: soup, externalIdPath: externalIdPath) { saved.append($0) }
+        return saved
+    }
+
+    /// `upsert` for bulk loads that do not read the entries back (a sync down): the same transaction and
+    /// rules, returning only the entry ids. Building 100,000 result entries costs a tenth of the upsert.
+    @discardableResult
+    public func upsertReturningIds(_ entries: [SoupEntry], into soup: String, externalIdPath: String = SoupField.entryId)
+        throws -> [Int64]
+    {
+        var ids: [Int64] = []
+        ids.reserveCapacity(entries.count)
+        try upsert(entries, into: soup, externalIdPath: externalIdPath) { ids.append($0[SoupField.entryId]?.intValue ?? 0) }
+        return ids
+    }
+
+    private func upsert(
+        _ entries: [SoupEntry], into soup: String, externalIdPath: String, each: (SoupEntry) -> Void
+    ) throws {
         try write { db in
             let info = try self.requireSoup(db, soup)
             var writer = try EntryWriter(db: db, info: info)
-            var saved: [SoupEntry] = []
-            saved.reserveCapacity(entries.count)
             let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
             for entry in entries {
-                saved.append(try writer.upsert(entry, externalIdPath: externalIdPath, now: now))
+                each(try writer.upsert(entry, externalIdPath: externalIdPath, now: now))
             }
-            return saved
         }
     }
 
