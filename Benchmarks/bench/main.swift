@@ -4,134 +4,19 @@ import Foundation
 // Every figure is a median over several rounds: machines here are shared and noisy.
 //   swift build -c release --product bench --product appgroupsim-probe && .build/release/bench
 
-let binDir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-let probe = binDir.appendingPathComponent("appgroupsim-probe")
-guard FileManager.default.isExecutableFile(atPath: probe.path) else {
-    FileHandle.standardError.write(Data("bench: \(probe.path) is missing; build it: swift build -c release --product appgroupsim-probe\n".utf8))
-    exit(1)
+let which = CommandLine.arguments.dropFirst().first ?? "all"
+guard ["all", "platform", "smartstore"].contains(which) else {
+    FileHandle.standardError.write(Data("usage: bench [all|platform|smartstore]\n".utf8))
+    exit(2)
 }
-let rounds = Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 5
-let keysPerWriter = 250
-
-func median(_ xs: [Double]) -> Double {
-    let s = xs.sorted()
-    return s.isEmpty ? .nan : (s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2)
-}
-
-func percentile(_ xs: [Double], _ p: Double) -> Double {
-    let s = xs.sorted()
-    return s.isEmpty ? .nan : s[min(s.count - 1, Int((Double(s.count) * p).rounded(.up)) - 1)]
-}
-
-func start(_ args: [String], environment: [String: String] = [:]) throws -> (Process, Pipe) {
-    let p = Process()
-    p.executableURL = probe
-    p.arguments = args
-    p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe()
-    p.standardOutput = out
-    try p.run()
-    return (p, out)
-}
-
-func tempDir() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("appgroupsim-bench-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
-func keyCount(_ plist: URL) -> Int {
-    guard let data = FileManager.default.contents(atPath: plist.path),
-        let dict = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any]
-    else { return 0 }
-    return dict.count
-}
-
-/// `writers` processes each writing `perWriter` distinct keys at once; returns (writes/s, keys kept).
-func writeRound(writers: Int, perWriter: Int, foundation: Bool) throws -> (Double, Int) {
-    let dir = try tempDir()
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let file = dir.appendingPathComponent("suite.plist")
-    let go = dir.appendingPathComponent("go")
-    var procs: [(Process, Pipe)] = []
-    for w in 0..<writers {
-        var args = ["write-keys", "--file", file.path, "--prefix", "w\(w)-", "--count", "\(perWriter)", "--start-file", go.path]
-        if foundation { args.append("--foundation") }
-        procs.append(try start(args))
+if which == "all" || which == "platform" {
+    guard FileManager.default.isExecutableFile(atPath: probe.path) else {
+        FileHandle.standardError.write(Data("bench: \(probe.path) is missing; build it: swift build -c release --product appgroupsim-probe\n".utf8))
+        exit(1)
     }
-    usleep(200_000)
-    let t0 = Date()
-    FileManager.default.createFile(atPath: go.path, contents: nil)
-    for (p, out) in procs {
-        _ = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-    }
-    let seconds = Date().timeIntervalSince(t0)
-    return (Double(writers * perWriter) / seconds, keyCount(file))
+    try runPlatformBenchmark()
+    print("")
 }
-
-/// A watcher process and a writer process; returns the delays (ms) from each write to its delivery.
-func observationRound(polling: Bool, changes: Int = 30) throws -> [Double] {
-    let dir = try tempDir()
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let file = dir.appendingPathComponent("suite.plist")
-    let env = polling ? ["APPGROUPSIM_OBSERVE_POLL": "1"] : [:]
-    let (watcher, watchOut) = try start(["watch", "--file", file.path, "--key", "k", "--count", "\(changes)"], environment: env)
-    _ = watchOut.fileHandleForReading.availableData  // "ready …"
-    let (writer, writeOut) = try start(["set-sequence", "--file", file.path, "--key", "k", "--count", "\(changes)", "--interval-ms", "40"])
-    let written = String(decoding: writeOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    writer.waitUntilExit()
-    // Polling coalesces changes closer than its period, so the watcher may never count them all:
-    // give it time for the last one, then stop it.
-    usleep(500_000)
-    if watcher.isRunning { watcher.terminate() }
-    let seen = String(decoding: watchOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    watcher.waitUntilExit()
-    func parse(_ text: String) -> [String: UInt64] {
-        var out: [String: UInt64] = [:]
-        for line in text.split(separator: "\n") {
-            let parts = line.split(separator: " ")
-            if parts.count == 2, let t = UInt64(parts[1]) { out[String(parts[0])] = t }
-        }
-        return out
-    }
-    let sent = parse(written)
-    return parse(seen).compactMap { value, received in
-        sent[value].map { Double(Int64(received) - Int64($0)) / 1e6 }
-    }
+if which == "all" || which == "smartstore" {
+    try runSmartStoreBenchmark()
 }
-
-print("AppGroupSim platform benchmark: \(rounds) rounds, medians; \(ProcessInfo.processInfo.activeProcessorCount) cores")
-print("")
-
-var serial: [Double] = [], concurrent: [Double] = [], foundationRate: [Double] = []
-var concurrentKept: [Int] = [], foundationKept: [Int] = []
-for _ in 0..<rounds {
-    serial.append(try writeRound(writers: 1, perWriter: 2 * keysPerWriter, foundation: false).0)
-    let (rate, kept) = try writeRound(writers: 2, perWriter: keysPerWriter, foundation: false)
-    concurrent.append(rate)
-    concurrentKept.append(kept)
-    let (frate, fkept) = try writeRound(writers: 2, perWriter: keysPerWriter, foundation: true)
-    foundationRate.append(frate)
-    foundationKept.append(fkept)
-}
-let expected = 2 * keysPerWriter
-print("SharedDefaults writes (\(expected) distinct keys into one suite, each write a locked read-modify-write + fsync + rename)")
-print(String(format: "  baseline  one process, serial:            %7.0f writes/s", median(serial)))
-print(String(format: "  measured  two processes, concurrent:      %7.0f writes/s   ratio %.2fx baseline; kept %@ of %d keys",
-             median(concurrent), median(concurrent) / median(serial), concurrentKept.map(String.init).joined(separator: "/"), expected))
-print(String(format: "  baseline  two processes, Foundation UserDefaults + synchronize(), no lock: %7.0f writes/s; kept %@ of %d keys",
-             median(foundationRate), foundationKept.map(String.init).joined(separator: "/"), expected))
-print("")
-
-var inotify: [Double] = [], polled: [Double] = []
-for _ in 0..<rounds {
-    inotify += try observationRound(polling: false)
-    polled += try observationRound(polling: true)
-}
-print("Cross-process observation delay (write started in one process -> handler ran in another), \(inotify.count) changes")
-print(String(format: "  measured  inotify:             median %6.2f ms  p90 %6.2f ms  max %6.2f ms   median = %.3fx the 250 ms budget",
-             median(inotify), percentile(inotify, 0.9), inotify.max() ?? .nan, median(inotify) / 250))
-print(String(format: "  baseline  50 ms polling:       median %6.2f ms  p90 %6.2f ms  max %6.2f ms   inotify median = %.3fx polling",
-             median(polled), percentile(polled, 0.9), polled.max() ?? .nan, median(inotify) / median(polled)))
-print("  changes delivered: inotify \(inotify.count) of \(rounds * 30), polling \(polled.count) of \(rounds * 30) (polling coalesces writes 40 ms apart)")
