@@ -18,6 +18,10 @@ let package = Package(
         // SQLite for SmartStore: WAL DatabasePool (a reader in another process while the app writes),
         // cached statements and typed errors; far less code and risk than our own sqlite3 binding.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The simulated org's HTTP server (DESIGN.md §6): small route groups, real sockets on loopback.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // SHA-256 for OAuth PKCE (S256) and HMAC for token signatures: crypto is not ours to hand-roll.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // Platform layer (DESIGN.md §1): nothing here imports upward.
@@ -36,7 +40,10 @@ let package = Package(
         ]),
         .target(name: "MobileSync", dependencies: ["SmartStore", "RestClient"]),
         .target(name: "SalesforceSDK", dependencies: ["AppGroup", "Keychain", "RestClient", "SmartStore", "MobileSync"]),
-        .target(name: "OrgSimulator"),
+        .target(name: "OrgSimulator", dependencies: [
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
 
         // Executables are thin: argument parsing and output.
         .executableTarget(name: "main-app", dependencies: [

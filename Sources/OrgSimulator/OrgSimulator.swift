@@ -1,2 +1,62 @@
-// Filled by a later issue (see `issues`); the module exists so the layering of DESIGN.md §1 compiles from the start.
-public enum OrgSimulatorModule {}
+import Foundation
+import Hummingbird
+import Logging
+
+/// The simulated Salesforce org: an HTTP server on 127.0.0.1 with the OAuth endpoints, the identity
+/// URL and the REST API subset Mobile Sync uses (DESIGN.md §6). Routes are grouped by area.
+public struct OrgSimulator: Sendable {
+    public struct Configuration: Sendable {
+        public var port: Int
+        public var dataDirectory: URL
+        public var stateFile: URL?
+        /// Seconds an access token lives.
+        public var tokenLifetime: TimeInterval
+
+        public init(port: Int = 0, dataDirectory: URL, stateFile: URL? = nil, tokenLifetime: TimeInterval = 3600) {
+            self.port = port
+            self.dataDirectory = dataDirectory
+            self.stateFile = stateFile
+            self.tokenLifetime = tokenLifetime
+        }
+    }
+
+    public let configuration: Configuration
+    let state: OrgState
+    let address = BoundAddress()
+
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        let fixture = try OrgFixture.load(directory: configuration.dataDirectory)
+        state = try OrgState(fixture: fixture, stateURL: configuration.stateFile, tokenLifetime: configuration.tokenLifetime)
+    }
+
+    /// Serves until SIGTERM or SIGINT (or until the task is cancelled); `onListening` gets the bound port.
+    public func run(onListening: @escaping @Sendable (Int) async -> Void) async throws {
+        let router = Router()
+        let oauth = OAuthRoutes(state: state, baseURL: { [address] in address.baseURL })
+        oauth.register(on: router)
+        QueryRoutes(state: state, auth: oauth).register(on: router)
+        SObjectRoutes(state: state, auth: oauth).register(on: router)
+        var logger = Logger(label: "sf-simulator")
+        logger.logLevel = .warning
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: configuration.port), serverName: "sf-simulator"),
+            onServerRunning: { [address] channel in
+                let port = channel.localAddress?.port ?? 0
+                address.set(port: port)
+                await onListening(port)
+            },
+            logger: logger)
+        try await app.runService()
+    }
+}
+
+/// The port is known only once the server is bound; token responses and URLs need it.
+final class BoundAddress: @unchecked Sendable {
+    private let lock = NSLock()
+    private var port = 0
+
+    func set(port: Int) { lock.withLock { self.port = port } }
+    var baseURL: String { "http://127.0.0.1:\(lock.withLock { port })" }
+}

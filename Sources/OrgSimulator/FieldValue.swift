@@ -1,0 +1,129 @@
+import Foundation
+
+/// A field value of a record, as the REST API carries it.
+public enum FieldValue: Sendable, Hashable, Codable {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let i = try? c.decode(Int.self) { self = .int(i) }
+        else if let d = try? c.decode(Double.self) { self = .double(d) }
+        else { self = .string(try c.decode(String.self)) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case .bool(let b): try c.encode(b)
+        case .int(let i): try c.encode(i)
+        case .double(let d): try c.encode(d)
+        case .string(let s): try c.encode(s)
+        }
+    }
+
+    /// From what JSONSerialization gives; nil for arrays and objects, which no Contact field holds.
+    init?(json value: Any) {
+        switch value {
+        case is NSNull: self = .null
+        case let s as String: self = .string(s)
+        case let n as NSNumber:
+            if type(of: value) == Bool.self || String(cString: n.objCType) == "c" {
+                self = .bool(n.boolValue)
+            } else if ["f", "d"].contains(String(cString: n.objCType)) {
+                self = .double(n.doubleValue)
+            } else {
+                self = .int(n.intValue)
+            }
+        default: return nil
+        }
+    }
+
+    var jsonObject: Any {
+        switch self {
+        case .null: return NSNull()
+        case .bool(let b): return b
+        case .int(let i): return i
+        case .double(let d): return d
+        case .string(let s): return s
+        }
+    }
+
+    var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
+}
+
+/// The REST API's datetime format: `2026-11-01T09:30:00.000+0000`, always UTC.
+enum SalesforceDate {
+    static func string(_ date: Date) -> String {
+        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var t = time_t(ms / 1000)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03d+0000", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+            parts.tm_hour, parts.tm_min, parts.tm_sec, Int32(ms % 1000))
+    }
+
+    /// Parses `yyyy-MM-ddTHH:mm:ss[.SSS](Z|+0000|+00:00)` and plain dates `yyyy-MM-dd`.
+    static func parse(_ text: String) -> Date? {
+        let s = Array(text.utf8)
+        func num(_ from: Int, _ len: Int) -> Int? {
+            guard from + len <= s.count else { return nil }
+            var v = 0
+            for b in s[from..<from + len] {
+                guard (0x30...0x39).contains(b) else { return nil }
+                v = v * 10 + Int(b - 0x30)
+            }
+            return v
+        }
+        guard let y = num(0, 4), s.count >= 10, s[4] == 0x2D, let mo = num(5, 2), s[7] == 0x2D, let d = num(8, 2) else { return nil }
+        var parts = tm()
+        parts.tm_year = Int32(y - 1900)
+        parts.tm_mon = Int32(mo - 1)
+        parts.tm_mday = Int32(d)
+        var ms = 0
+        var offsetSeconds = 0
+        if s.count > 10 {
+            guard s[10] == 0x54, let h = num(11, 2), s.count > 13, s[13] == 0x3A, let mi = num(14, 2), s.count > 16, s[16] == 0x3A,
+                let se = num(17, 2)
+            else { return nil }
+            parts.tm_hour = Int32(h)
+            parts.tm_min = Int32(mi)
+            parts.tm_sec = Int32(se)
+            var i = 19
+            if i < s.count, s[i] == 0x2E {
+                var digits = 0
+                i += 1
+                while i < s.count, (0x30...0x39).contains(s[i]) {
+                    if digits < 3 { ms = ms * 10 + Int(s[i] - 0x30) }
+                    digits += 1
+                    i += 1
+                }
+                for _ in digits..<3 where digits < 3 { ms *= 10 }
+            }
+            guard i < s.count else { return nil }
+            if s[i] == 0x5A {
+                i += 1
+            } else if s[i] == 0x2B || s[i] == 0x2D {
+                let sign = s[i] == 0x2D ? -1 : 1
+                guard let oh = num(i + 1, 2) else { return nil }
+                var j = i + 3
+                if j < s.count, s[j] == 0x3A { j += 1 }
+                guard let om = num(j, 2) else { return nil }
+                offsetSeconds = sign * (oh * 3600 + om * 60)
+                i = j + 2
+            } else {
+                return nil
+            }
+            guard i == s.count else { return nil }
+        }
+        let seconds = timegm(&parts)
+        return Date(timeIntervalSince1970: Double(seconds - offsetSeconds) + Double(ms) / 1000)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Hummingbird
+
+/// Responses in Salesforce's shapes, and the small parsing every route needs.
+enum HTTP {
+    static func json(_ status: HTTPResponse.Status, _ object: Any) -> Response {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return Response(
+            status: status, headers: [.contentType: "application/json;charset=UTF-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `[{"message": …, "errorCode": …, "fields": […]}]`, the REST API's error shape.
+    static func error(_ status: HTTPResponse.Status, _ code: String, _ message: String, fields: [String] = []) -> Response {
+        json(status, [["message": message, "errorCode": code, "fields": fields]])
+    }
+
+    /// `{"error": …, "error_description": …}`, the OAuth endpoints' error shape.
+    static func oauthError(_ status: HTTPResponse.Status, _ error: String, _ description: String) -> Response {
+        json(status, ["error": error, "error_description": description])
+    }
+
+    static func html(_ status: HTTPResponse.Status, _ page: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/html;charset=UTF-8"], body: .init(byteBuffer: ByteBuffer(string: page)))
+    }
+
+    static func redirect(_ location: String) -> Response {
+        Response(status: .found, headers: [.location: location])
+    }
+
+    static func noContent() -> Response { Response(status: .noContent) }
+
+    static func body(_ request: Request) async throws -> Data {
+        var request = request
+        let buffer = try await request.collectBody(upTo: 32 << 20)
+        return Data(buffer.readableBytesView)
+    }
+
+    /// `application/x-www-form-urlencoded` into a dictionary.
+    static func form(_ data: Data) -> [String: String] {
+        var out: [String: String] = [:]
+        for pair in String(decoding: data, as: UTF8.self).split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard let key = decode(kv[0]) else { continue }
+            out[key] = kv.count > 1 ? decode(kv[1]) ?? "" : ""
+        }
+        return out
+    }
+
+    static func decode(_ s: String) -> String? { s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+
+    static func query(_ request: Request, _ name: String) -> String? {
+        request.uri.queryParameters.get(name).flatMap { decode($0) ?? $0 }
+    }
+
+    static func escapeHTML(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    /// `v31.0` to `v66.0`, as the real API accepts.
+    static func isSupportedVersion(_ version: String) -> Bool {
+        guard version.hasPrefix("v"), let number = Double(version.dropFirst()) else { return false }
+        return number >= 31 && number <= 66
+    }
+
+    static func parseJSONObject(_ data: Data) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    }
+}

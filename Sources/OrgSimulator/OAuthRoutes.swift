@@ -1,0 +1,190 @@
+import Crypto
+import Foundation
+import Hummingbird
+
+/// `/services/oauth2/*` and the identity URL, as the Mobile SDK uses them: the authorization-code flow
+/// with PKCE (S256) through an HTML login page, refresh, revoke, userinfo.
+struct OAuthRoutes {
+    let state: OrgState
+    let baseURL: @Sendable () -> String
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/services/oauth2/authorize") { request, _ in try await self.authorizePage(request) }
+        router.post("/services/oauth2/authorize") { request, _ in try await self.authorizeSubmit(request) }
+        router.post("/services/oauth2/token") { request, _ in try await self.token(request) }
+        router.post("/services/oauth2/revoke") { request, _ in try await self.revoke(request) }
+        router.get("/services/oauth2/revoke") { request, _ in try await self.revoke(request) }
+        router.get("/services/oauth2/userinfo") { request, _ in await self.userinfo(request) }
+        router.get("/id/:orgId/:userId") { request, context in await self.identity(request, context) }
+    }
+
+    private var app: OrgFixture.ConnectedApp { state.fixture.connectedApp }
+
+    private func authorizePage(_ request: Request) async throws -> Response {
+        let p = { (name: String) in HTTP.query(request, name) }
+        if let failure = checkClient(clientId: p("client_id"), redirectURI: p("redirect_uri"), responseType: p("response_type")) {
+            return failure
+        }
+        return HTTP.html(.ok, loginPage(params: [
+            "client_id": p("client_id") ?? "", "redirect_uri": p("redirect_uri") ?? "", "state": p("state") ?? "",
+            "code_challenge": p("code_challenge") ?? "", "code_challenge_method": p("code_challenge_method") ?? "",
+            "scope": p("scope") ?? "",
+        ], error: nil))
+    }
+
+    private func authorizeSubmit(_ request: Request) async throws -> Response {
+        let form = HTTP.form(try await HTTP.body(request))
+        if let failure = checkClient(clientId: form["client_id"], redirectURI: form["redirect_uri"], responseType: "code") {
+            return failure
+        }
+        if let method = form["code_challenge_method"], !method.isEmpty, method != "S256" {
+            return HTTP.oauthError(.badRequest, "invalid_request", "code_challenge_method must be S256")
+        }
+        guard let (org, user) = await state.user(named: form["username"] ?? "", password: form["password"] ?? "") else {
+            var params = form
+            params["password"] = nil
+            params["username"] = nil
+            return HTTP.html(.ok, loginPage(params: params, error: "Please check your username and password. If you still can't log in, contact your Salesforce administrator."))
+        }
+        let challenge = form["code_challenge"].flatMap { $0.isEmpty ? nil : $0 }
+        let code = await state.issueCode(orgId: org.id, userId: user.id, clientId: app.consumerKey, redirectURI: app.redirectURI, challenge: challenge)
+        var location = app.redirectURI + (app.redirectURI.contains("?") ? "&" : "?") + "code=" + code
+        if let s = form["state"], !s.isEmpty { location += "&state=" + (s.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? s) }
+        return HTTP.redirect(location)
+    }
+
+    private func checkClient(clientId: String?, redirectURI: String?, responseType: String?) -> Response? {
+        guard clientId == app.consumerKey else {
+            return HTTP.oauthError(.badRequest, "invalid_client_id", "client identifier invalid")
+        }
+        guard redirectURI == app.redirectURI else {
+            return HTTP.oauthError(.badRequest, "redirect_uri_mismatch", "redirect_uri must match configuration")
+        }
+        guard responseType == "code" else {
+            return HTTP.oauthError(.badRequest, "unsupported_response_type", "response type not supported")
+        }
+        return nil
+    }
+
+    private func token(_ request: Request) async throws -> Response {
+        let form = HTTP.form(try await HTTP.body(request))
+        guard form["client_id"] == app.consumerKey else {
+            return HTTP.oauthError(.badRequest, "invalid_client_id", "client identifier invalid")
+        }
+        switch form["grant_type"] {
+        case "authorization_code":
+            guard let code = form["code"], let grant = await state.redeemCode(code) else {
+                return HTTP.oauthError(.badRequest, "invalid_grant", "invalid authorization code")
+            }
+            guard form["redirect_uri"] == grant.redirectURI else {
+                return HTTP.oauthError(.badRequest, "redirect_uri_mismatch", "redirect_uri must match configuration")
+            }
+            if let challenge = grant.challenge {
+                guard let verifier = form["code_verifier"], Self.challenge(for: verifier) == challenge else {
+                    return HTTP.oauthError(.badRequest, "invalid_grant", "invalid code verifier")
+                }
+            }
+            let refresh = try await state.issueRefreshToken(orgId: grant.orgId, userId: grant.userId, clientId: grant.clientId, scopes: app.scopes)
+            let access = await state.issueAccessToken(orgId: grant.orgId, userId: grant.userId, refreshToken: refresh)
+            return HTTP.json(.ok, tokenResponse(access: access, refresh: refresh, orgId: grant.orgId, userId: grant.userId))
+        case "refresh_token":
+            guard let refresh = form["refresh_token"], let grant = await state.grant(forRefreshToken: refresh) else {
+                return HTTP.oauthError(.badRequest, "invalid_grant", "expired access/refresh token")
+            }
+            let access = await state.issueAccessToken(orgId: grant.orgId, userId: grant.userId, refreshToken: refresh)
+            return HTTP.json(.ok, tokenResponse(access: access, refresh: nil, orgId: grant.orgId, userId: grant.userId))
+        default:
+            return HTTP.oauthError(.badRequest, "unsupported_grant_type", "grant type not supported")
+        }
+    }
+
+    private func tokenResponse(access: String, refresh: String?, orgId: String, userId: String) -> [String: Any] {
+        let issuedAt = String(Int64(Date().timeIntervalSince1970 * 1000))
+        let id = "\(baseURL())/id/\(orgId)/\(userId)"
+        let key = SymmetricKey(data: Data(app.consumerKey.utf8))
+        let signature = Data(HMAC<SHA256>.authenticationCode(for: Data((id + issuedAt).utf8), using: key)).base64EncodedString()
+        var body: [String: Any] = [
+            "access_token": access, "instance_url": baseURL(), "id": id, "token_type": "Bearer", "issued_at": issuedAt,
+            "signature": signature, "scope": app.scopes.joined(separator: " "),
+        ]
+        if let refresh { body["refresh_token"] = refresh }
+        return body
+    }
+
+    private func revoke(_ request: Request) async throws -> Response {
+        var token = HTTP.query(request, "token")
+        if token == nil { token = HTTP.form(try await HTTP.body(request))["token"] }
+        guard let token, try await state.revoke(token: token) else {
+            return HTTP.oauthError(.badRequest, "unsupported_token_type", "this token type is not supported")
+        }
+        return Response(status: .ok)
+    }
+
+    private func userinfo(_ request: Request) async -> Response {
+        guard let session = await authenticate(request), let (org, user) = await state.user(orgId: session.orgId, userId: session.userId) else {
+            return HTTP.oauthError(.forbidden, "Bad_OAuth_Token", "Session expired or invalid")
+        }
+        return HTTP.json(.ok, [
+            "sub": "\(baseURL())/id/\(org.id)/\(user.id)", "user_id": user.id, "organization_id": org.id,
+            "preferred_username": user.username, "nickname": user.username.split(separator: "@").first.map(String.init) ?? user.username,
+            "name": user.displayName, "email": user.email, "email_verified": true, "active": true, "user_type": "STANDARD",
+            "language": "en_US", "locale": "en_US", "utcOffset": 0,
+        ])
+    }
+
+    private func identity(_ request: Request, _ context: BasicRequestContext) async -> Response {
+        guard let session = await authenticate(request) else {
+            return HTTP.oauthError(.forbidden, "Bad_OAuth_Token", "Session expired or invalid")
+        }
+        let orgId = context.parameters.get("orgId") ?? "", userId = context.parameters.get("userId") ?? ""
+        guard session.orgId == orgId, let (org, user) = await state.user(orgId: orgId, userId: userId) else {
+            return HTTP.oauthError(.forbidden, "Bad_Id", "Bad id \(orgId)/\(userId)")
+        }
+        var body: [String: Any] = [
+            "id": "\(baseURL())/id/\(org.id)/\(user.id)", "asserted_user": true, "user_id": user.id, "organization_id": org.id,
+            "username": user.username, "nick_name": user.username.split(separator: "@").first.map(String.init) ?? user.username,
+            "display_name": user.displayName, "email": user.email, "first_name": String(user.displayName.split(separator: " ").first ?? ""),
+            "last_name": String(user.displayName.split(separator: " ").last ?? ""), "active": true, "user_type": "STANDARD",
+            "language": "en_US", "locale": "en_US", "utcOffset": 0, "is_app_installed": true,
+            "urls": [
+                "rest": "\(baseURL())/services/data/v{version}/", "query": "\(baseURL())/services/data/v{version}/query/",
+                "sobjects": "\(baseURL())/services/data/v{version}/sobjects/", "recent": "\(baseURL())/services/data/v{version}/recent/",
+            ],
+        ]
+        if let policy = org.mobilePolicy {
+            body["mobile_policy"] = ["screen_lock": policy.screenLock, "pin_length": policy.pinLength]
+        }
+        return HTTP.json(.ok, body)
+    }
+
+    func authenticate(_ request: Request) async -> OrgState.AccessToken? {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
+        return await state.session(forAccessToken: String(header.dropFirst("Bearer ".count)))
+    }
+
+    /// PKCE S256: base64url(SHA-256(verifier)) without padding.
+    static func challenge(for verifier: String) -> String {
+        Data(SHA256.hash(data: Data(verifier.utf8))).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    private func loginPage(params: [String: String], error: String?) -> String {
+        let hidden = params.sorted { $0.key < $1.key }.map {
+            "<input type=\"hidden\" name=\"\(HTTP.escapeHTML($0.key))\" value=\"\(HTTP.escapeHTML($0.value))\">"
+        }.joined(separator: "\n      ")
+        return """
+            <!DOCTYPE html>
+            <html><head><meta charset="utf-8"><title>Login | Salesforce (AppGroupSim)</title></head>
+            <body>
+              <h1>Log in to your org</h1>
+              \(error.map { "<p class=\"loginError\" id=\"error\">\(HTTP.escapeHTML($0))</p>" } ?? "")
+              <form method="post" action="/services/oauth2/authorize" id="login_form">
+              \(hidden)
+                <label>Username <input type="email" name="username" id="username"></label>
+                <label>Password <input type="password" name="password" id="password"></label>
+                <input type="submit" id="Login" value="Log In">
+              </form>
+            </body></html>
+            """
+    }
+}
