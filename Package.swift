@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // SHA-256 for OAuth PKCE (S256) and HMAC for token signatures: crypto is not ours to hand-roll.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // Graceful shutdown (SIGTERM and tests); Hummingbird already builds on it.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Platform layer (DESIGN.md §1): nothing here imports upward.
@@ -34,7 +36,7 @@ let package = Package(
         .target(name: "AppGroup", dependencies: [.product(name: "Logging", package: "swift-log")]),
 
         // Data layer and facade: filled by later issues; they compile and hold no behaviour yet.
-        .target(name: "RestClient", dependencies: ["Keychain"]),
+        .target(name: "RestClient", dependencies: ["Keychain", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "SmartStore", dependencies: [
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
@@ -43,6 +45,7 @@ let package = Package(
         .target(name: "OrgSimulator", dependencies: [
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
         // Executables are thin: argument parsing and output.
@@ -76,6 +79,7 @@ let package = Package(
         .target(name: "AppGroupSimTestSupport", path: "Tests/Support"),
         .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),
+        .testTarget(name: "OrgSimulatorTests", dependencies: ["OrgSimulator", "RestClient", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "SmartStoreTests", dependencies: ["SmartStore", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKTests", dependencies: ["SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
     ]

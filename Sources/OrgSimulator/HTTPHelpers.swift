@@ -49,8 +49,9 @@ enum HTTP {
 
     static func decode(_ s: String) -> String? { s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
 
+    /// A query parameter; Hummingbird has already percent-decoded it.
     static func query(_ request: Request, _ name: String) -> String? {
-        request.uri.queryParameters.get(name).flatMap { decode($0) ?? $0 }
+        request.uri.queryParameters.get(name)
     }
 
     static func escapeHTML(_ s: String) -> String {

@@ -1,2 +1,159 @@
-// Filled by a later issue (see `issues`); the module exists so the layering of DESIGN.md §1 compiles from the start.
-public enum RestClientModule {}
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request to the org, relative to the instance URL.
+public struct RestRequest: Sendable {
+    public var method: String
+    public var path: String
+    public var queryItems: [URLQueryItem]
+    public var body: Data?
+    public var headers: [String: String]
+
+    public init(method: String = "GET", path: String, queryItems: [URLQueryItem] = [], body: Data? = nil, headers: [String: String] = [:]) {
+        self.method = method
+        self.path = path
+        self.queryItems = queryItems
+        self.body = body
+        self.headers = headers
+    }
+
+    public static func query(_ soql: String, batchSize: Int? = nil, all: Bool = false, version: String = RestClient.apiVersion) -> RestRequest {
+        RestRequest(
+            path: "/services/data/\(version)/\(all ? "queryAll" : "query")", queryItems: [URLQueryItem(name: "q", value: soql)],
+            headers: batchSize.map { ["Sforce-Query-Options": "batchSize=\($0)"] } ?? [:])
+    }
+
+    /// The next page of a query: `nextRecordsUrl` is a path.
+    public static func queryMore(_ nextRecordsUrl: String) -> RestRequest { RestRequest(path: nextRecordsUrl) }
+
+    public static func json(_ method: String, _ path: String, _ object: Any) throws -> RestRequest {
+        RestRequest(
+            method: method, path: path, body: try JSONSerialization.data(withJSONObject: object),
+            headers: ["Content-Type": "application/json"])
+    }
+}
+
+public struct RestResponse: Sendable {
+    public var status: Int
+    public var body: Data
+
+    public func json() throws(RestError) -> Any {
+        guard !body.isEmpty else { return [String: Any]() }
+        do { return try JSONSerialization.jsonObject(with: body) } catch {
+            throw .malformedResponse("the body is not JSON (status \(status))")
+        }
+    }
+
+    public func object() throws(RestError) -> [String: Any] {
+        guard let object = try json() as? [String: Any] else { throw .malformedResponse("expected a JSON object") }
+        return object
+    }
+}
+
+/// Talks to the org for one logged-in user: `Authorization: Bearer`, and on a 401 one refresh of the
+/// access token (shared by concurrent requests) and one replay. A refused refresh is
+/// `RestError.sessionRevoked`, for the SDK layer to log the user out.
+public actor RestClient {
+    public static let apiVersion = "v66.0"
+
+    public nonisolated let credentials: OAuthCredentials
+    public nonisolated let tokens: TokenStore
+    let transport: HTTPTransport
+    private var refreshing: Task<String, any Error>?
+
+    public init(credentials: OAuthCredentials, tokens: TokenStore, timeout: TimeInterval = 30) {
+        self.credentials = credentials
+        self.tokens = tokens
+        transport = HTTPTransport(timeout: timeout)
+    }
+
+    /// Sends the request; HTTP errors (status ≥ 400) are thrown as `RestError.http` with the org's error list.
+    @discardableResult
+    public func send(_ request: RestRequest) async throws(RestError) -> RestResponse {
+        guard let token = try await tokens.accessToken() else {
+            _ = try await refreshAccessToken()
+            return try await send(request)
+        }
+        var reply = try await transport.send(try urlRequest(request, token: token))
+        if Self.isExpiredSession(reply) {
+            let current = try await tokens.accessToken()
+            let fresh = current != nil && current != token ? current! : try await refreshAccessToken()
+            reply = try await transport.send(try urlRequest(request, token: fresh))
+        }
+        guard reply.status < 400 else { throw Self.httpError(reply) }
+        return RestResponse(status: reply.status, body: reply.body)
+    }
+
+    /// Refreshes the access token with the refresh token, once for all concurrent callers.
+    public func refreshAccessToken() async throws(RestError) -> String {
+        if let refreshing {
+            do { return try await refreshing.value } catch { throw error as? RestError ?? .malformedResponse("\(error)") }
+        }
+        let task = Task<String, any Error> { try await self.performRefresh() }
+        refreshing = task
+        defer { refreshing = nil }
+        do { return try await task.value } catch { throw error as? RestError ?? .malformedResponse("\(error)") }
+    }
+
+    /// The identity URL's answer (user, org, `mobile_policy`); read it with `.object()`.
+    public func identity() async throws(RestError) -> RestResponse {
+        try await send(RestRequest(path: credentials.identityURL.path))
+    }
+
+    private func performRefresh() async throws(RestError) -> String {
+        guard let refresh = try await tokens.refreshToken() else { throw .notAuthenticated }
+        var request = URLRequest(url: credentials.loginHost.appendingPathComponent("services/oauth2/token"))
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = OAuthLogin.form([
+            "grant_type": "refresh_token", "refresh_token": refresh, "client_id": credentials.clientId, "format": "json",
+        ])
+        let reply = try await transport.send(request)
+        let body = (try? JSONSerialization.jsonObject(with: reply.body)) as? [String: Any] ?? [:]
+        if reply.status >= 400 {
+            let error = body["error"] as? String ?? "unknown"
+            if error == "invalid_grant" { throw .sessionRevoked }
+            throw .oauth(status: reply.status, error: error, description: body["error_description"] as? String ?? "")
+        }
+        guard let access = body["access_token"] as? String else { throw .malformedResponse("token response without access_token") }
+        try await tokens.save(accessToken: access, refreshToken: body["refresh_token"] as? String)
+        return access
+    }
+
+    private func urlRequest(_ request: RestRequest, token: String) throws(RestError) -> URLRequest {
+        guard var components = URLComponents(url: credentials.instanceURL, resolvingAgainstBaseURL: false) else {
+            throw .malformedResponse("bad instance URL")
+        }
+        components.path = request.path.split(separator: "?").first.map(String.init) ?? request.path
+        if !request.queryItems.isEmpty { components.queryItems = request.queryItems }
+        // SOQL may contain '+', which URLComponents leaves alone but servers read as a space.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        guard let url = components.url else { throw .malformedResponse("bad request path") }
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = request.method
+        urlRequest.httpBody = request.body
+        for (k, v) in request.headers { urlRequest.setValue(v, forHTTPHeaderField: k) }
+        urlRequest.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
+        return urlRequest
+    }
+
+    /// 401, or 403 `Bad_OAuth_Token`, means the access token is no longer good.
+    static func isExpiredSession(_ reply: HTTPTransport.Reply) -> Bool {
+        if reply.status == 401 { return true }
+        if reply.status == 403, String(decoding: reply.body, as: UTF8.self).contains("Bad_OAuth_Token") { return true }
+        return false
+    }
+
+    static func httpError(_ reply: HTTPTransport.Reply) -> RestError {
+        if let errors = try? JSONDecoder().decode([SalesforceError].self, from: reply.body) {
+            return .http(status: reply.status, errors: errors)
+        }
+        if let object = (try? JSONSerialization.jsonObject(with: reply.body)) as? [String: Any], let error = object["error"] as? String {
+            return .oauth(status: reply.status, error: error, description: object["error_description"] as? String ?? "")
+        }
+        return .http(status: reply.status, errors: [])
+    }
+}

@@ -13,11 +13,16 @@ struct SFSimulator: AsyncParsableCommand {
     @Option(help: "The org fixture directory (Fixtures/org).") var data: String
     @Option(help: "Keep the org's changes in this file across restarts.") var state: String?
     @Option(help: "Seconds an access token lives.") var tokenLifetime: Double = 3600
+    @Option(help: "Fault: milliseconds added to every API request.") var latencyMs: Int = 0
+    @Option(help: "Fault: share (0-1) of API requests answered 503.") var errorRate: Double = 0
+    @Flag(help: "Fault: truncate JSON bodies.") var malformedBodies = false
+    @Option(help: "Seed of the fault randomness, to replay a run.") var seed: UInt64 = 1
 
     func run() async throws {
         let simulator = try OrgSimulator(configuration: .init(
             port: port, dataDirectory: URL(fileURLWithPath: data), stateFile: state.map { URL(fileURLWithPath: $0) },
-            tokenLifetime: tokenLifetime))
+            tokenLifetime: tokenLifetime,
+            faults: FaultSettings(latencyMs: latencyMs, errorRate: errorRate, malformedBodies: malformedBodies, seed: seed)))
         try await simulator.run { port in
             FileHandle.standardOutput.write(Data("listening on http://127.0.0.1:\(port)\n".utf8))
         }

@@ -1,0 +1,100 @@
+import Crypto
+import Foundation
+import Keychain
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The login a Mobile SDK app does in its web view: the authorization-code flow with PKCE (S256).
+/// It loads the org's login page, submits the username and password as the form does, takes the code
+/// from the redirect to the app's callback URI, and exchanges it for tokens, which go straight to the keychain.
+public enum OAuthLogin {
+    public struct App: Sendable {
+        public var clientId: String
+        public var redirectURI: String
+        public var scopes: [String]
+
+        public init(clientId: String, redirectURI: String, scopes: [String]) {
+            self.clientId = clientId
+            self.redirectURI = redirectURI
+            self.scopes = scopes
+        }
+    }
+
+    public static func login(
+        loginHost: URL, app: App, username: String, password: String, keychain: KeychainHelper, timeout: TimeInterval = 30
+    ) async throws(RestError) -> OAuthCredentials {
+        let transport = HTTPTransport(timeout: timeout)
+        let verifier = randomURLSafe(48)
+        let challenge = Self.challenge(for: verifier)
+        let authorize = loginHost.appendingPathComponent("services/oauth2/authorize")
+        let params = [
+            "response_type": "code", "client_id": app.clientId, "redirect_uri": app.redirectURI,
+            "code_challenge": challenge, "code_challenge_method": "S256", "scope": app.scopes.joined(separator: " "),
+        ]
+        var components = URLComponents(url: authorize, resolvingAgainstBaseURL: false)!
+        components.queryItems = params.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        let page = try await transport.send(URLRequest(url: components.url!))
+        guard page.status == 200 else { throw RestClient.httpError(page) }
+
+        var submit = URLRequest(url: authorize)
+        submit.httpMethod = "POST"
+        submit.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        submit.httpBody = form(params.merging(["username": username, "password": password]) { $1 })
+        let redirect = try await transport.send(submit)
+        guard redirect.status == 302, let location = redirect.headers["location"], location.hasPrefix(app.redirectURI) else {
+            if redirect.status == 200 { throw .loginFailed("the org refused the username or password") }
+            throw RestClient.httpError(redirect)
+        }
+        let query = URLComponents(string: location)?.queryItems ?? []
+        guard let code = query.first(where: { $0.name == "code" })?.value else {
+            throw .loginFailed(query.first(where: { $0.name == "error_description" })?.value ?? "no code in the redirect")
+        }
+
+        var exchange = URLRequest(url: loginHost.appendingPathComponent("services/oauth2/token"))
+        exchange.httpMethod = "POST"
+        exchange.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        exchange.httpBody = form([
+            "grant_type": "authorization_code", "code": code, "client_id": app.clientId, "redirect_uri": app.redirectURI,
+            "code_verifier": verifier, "format": "json",
+        ])
+        let reply = try await transport.send(exchange)
+        guard reply.status == 200 else { throw RestClient.httpError(reply) }
+        guard let body = (try? JSONSerialization.jsonObject(with: reply.body)) as? [String: Any],
+            let access = body["access_token"] as? String, let refresh = body["refresh_token"] as? String,
+            let instance = (body["instance_url"] as? String).flatMap(URL.init(string:)),
+            let identity = (body["id"] as? String).flatMap(URL.init(string:))
+        else { throw .malformedResponse("the token response lacks access_token, refresh_token, instance_url or id") }
+        let parts = identity.pathComponents
+        guard parts.count >= 4, parts[parts.count - 3] == "id" else { throw .malformedResponse("identity URL \(identity.path)") }
+        let credentials = OAuthCredentials(
+            clientId: app.clientId, redirectURI: app.redirectURI, loginHost: loginHost, instanceURL: instance, identityURL: identity,
+            orgId: parts[parts.count - 2], userId: parts[parts.count - 1], keychainAccount: "\(app.clientId)-\(randomURLSafe(9))")
+        try await TokenStore(keychain: keychain, account: credentials.keychainAccount).save(accessToken: access, refreshToken: refresh)
+        return credentials
+    }
+
+    /// base64url(SHA-256(verifier)) without padding.
+    public static func challenge(for verifier: String) -> String {
+        base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
+    }
+
+    static func randomURLSafe(_ bytes: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return base64URL(Data((0..<bytes).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+    }
+
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func form(_ fields: [String: String]) -> Data {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let body = fields.sorted { $0.key < $1.key }.map {
+            "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+        }.joined(separator: "&")
+        return Data(body.utf8)
+    }
+}

@@ -1,0 +1,100 @@
+import AppGroupSimTestSupport
+import Foundation
+import Keychain
+import OrgSimulator
+import RestClient
+import XCTest
+
+/// A real sf-simulator on an ephemeral port of 127.0.0.1, in this process.
+final class OrgHarness: @unchecked Sendable {
+    let task: Task<Void, any Error>
+    let baseURL: URL
+    let simulator: OrgSimulator
+
+    static var fixtureDirectory: URL { TestSupport.packageRoot.appendingPathComponent("Fixtures/org") }
+    static let app = OAuthLogin.App(
+        clientId: "3MVG9AppGroupSim.MobileSyncExplorer.Sample", redirectURI: "testsfdc:///mobilesdk/detect/oauth/done",
+        scopes: ["web", "api"])
+
+    private init(task: Task<Void, any Error>, baseURL: URL, simulator: OrgSimulator) {
+        self.task = task
+        self.baseURL = baseURL
+        self.simulator = simulator
+    }
+
+    static func start(stateFile: URL? = nil, faults: FaultSettings = FaultSettings(), tokenLifetime: TimeInterval = 3600) async throws
+        -> OrgHarness
+    {
+        let simulator = try OrgSimulator(configuration: .init(
+            port: 0, dataDirectory: fixtureDirectory, stateFile: stateFile, tokenLifetime: tokenLifetime, faults: faults))
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let task = Task { try await simulator.run { port in continuation.yield(port) } }
+        var port = 0
+        for await p in ports {
+            port = p
+            break
+        }
+        return OrgHarness(task: task, baseURL: URL(string: "http://127.0.0.1:\(port)")!, simulator: simulator)
+    }
+
+    func stop() async {
+        await simulator.shutdown()
+        _ = try? await task.value
+    }
+
+    /// A keychain of its own per test (the in-memory double).
+    static func keychain() -> KeychainHelper {
+        KeychainHelper(store: InMemorySecretStore(), deviceID: "test", accessGroups: ["SIMTEAM001.com.salesforce.mobilesdk.MobileSyncExplorer"])
+    }
+
+    func login(_ username: String = "alice@acme.test", _ password: String = "alice-pass", keychain: KeychainHelper? = nil) async throws
+        -> RestClient
+    {
+        let keychain = keychain ?? Self.keychain()
+        let credentials = try await OAuthLogin.login(loginHost: baseURL, app: Self.app, username: username, password: password, keychain: keychain)
+        return RestClient(credentials: credentials, tokens: TokenStore(keychain: keychain, account: credentials.keychainAccount), timeout: 10)
+    }
+
+    /// POST /__admin/faults.
+    func admin(_ body: [String: Any]) async throws -> [String: Any] {
+        var request = URLRequest(url: baseURL.appendingPathComponent("__admin/faults"))
+        request.httpMethod = "POST"
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let (data, _) = try await raw(request)
+        return (try JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+    }
+
+    /// A plain request, redirects not followed.
+    func raw(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        try await withCheckedThrowingContinuation { continuation in
+            let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
+            session.dataTask(with: request) { data, response, error in
+                if let error { return continuation.resume(throwing: error) }
+                continuation.resume(returning: (data ?? Data(), response as! HTTPURLResponse))
+            }.resume()
+        }
+    }
+}
+
+final class NoRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+}
+
+#if canImport(FoundationNetworking)
+@preconcurrency import FoundationNetworking
+#endif
+
+/// The `RestError` a body throws, or nil when it succeeds (or throws something else).
+func restError(_ body: () async throws -> Void) async -> RestError? {
+    do {
+        try await body()
+        return nil
+    } catch {
+        return error as? RestError
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Keychain
+import OrgSimulator
+import XCTest
+
+@testable import RestClient
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+final class OAuthTests: XCTestCase {
+    var org: OrgHarness!
+
+    override func setUp() async throws { org = try await OrgHarness.start() }
+    override func tearDown() async throws { await org.stop() }
+
+    func testTheCodeAndPKCELoginGivesASessionWhoseTokensAreOnlyInTheKeychain() async throws {
+        let store = InMemorySecretStore()
+        let keychain = KeychainHelper(store: store, deviceID: "d", accessGroups: ["g"])
+        let client = try await org.login(keychain: keychain)
+        XCTAssertEqual(client.credentials.orgId, "00D5g00000AcmeeEAA")
+        XCTAssertEqual(client.credentials.userId, "0055g00000AliceAAA")
+        XCTAssertEqual(client.credentials.instanceURL, org.baseURL)
+        let services = try await keychain.items().map(\.service).sorted()
+        XCTAssertEqual(services, [TokenStore.accessService, TokenStore.refreshService])
+        let tokens = TokenStore(keychain: keychain, account: client.credentials.keychainAccount)
+        let access = try await tokens.accessToken()
+        let refresh = try await tokens.refreshToken()
+        XCTAssertTrue(access?.hasPrefix("00D5g00000AcmeeEAA!") ?? false)
+        let persisted = String(decoding: try JSONEncoder().encode(client.credentials), as: UTF8.self)
+        XCTAssertFalse(persisted.contains(access ?? "-"), "credentials must not carry the access token")
+        XCTAssertFalse(persisted.contains(refresh ?? "-"), "credentials must not carry the refresh token")
+        let identity = try await client.identity().object()
+        XCTAssertEqual(identity["username"] as? String, "alice@acme.test")
+        XCTAssertNil(identity["mobile_policy"], "Acme has no screen-lock policy")
+    }
+
+    func testGlobexRequiresAScreenLockInItsMobilePolicy() async throws {
+        let client = try await org.login("carol@globex.test", "carol-pass")
+        let policy = try await client.identity().object()["mobile_policy"] as? [String: Any]
+        XCTAssertEqual(policy?["screen_lock"] as? Int, 1)
+        XCTAssertEqual(policy?["pin_length"] as? Int, 4)
+    }
+
+    func testAWrongPasswordFailsTheLogin() async throws {
+        let caught = await restError {
+            _ = try await org.login("alice@acme.test", "wrong")
+        }
+        XCTAssertNotNil(caught, "login succeeded")
+        if let error = caught {
+            guard case .loginFailed = error else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testAWrongClientIdIsInvalidClientId() async throws {
+        let caught = await restError {
+            _ = try await OAuthLogin.login(
+                loginHost: org.baseURL, app: .init(clientId: "other", redirectURI: OrgHarness.app.redirectURI, scopes: []),
+                username: "alice@acme.test", password: "alice-pass", keychain: OrgHarness.keychain())
+        }
+        XCTAssertNotNil(caught, "login succeeded")
+        if let error = caught {
+            XCTAssertEqual(error, .oauth(status: 400, error: "invalid_client_id", description: "client identifier invalid"))
+        }
+    }
+
+    func testAVerifierThatDoesNotMatchTheChallengeIsInvalidGrantAndCodesAreSingleUse() async throws {
+        let app = OrgHarness.app
+        let challenge = OAuthLogin.challenge(for: "the-right-verifier-0123456789-0123456789")
+        var submit = URLRequest(url: org.baseURL.appendingPathComponent("services/oauth2/authorize"))
+        submit.httpMethod = "POST"
+        submit.httpBody = OAuthLogin.form([
+            "client_id": app.clientId, "redirect_uri": app.redirectURI, "code_challenge": challenge, "code_challenge_method": "S256",
+            "username": "alice@acme.test", "password": "alice-pass",
+        ])
+        let (_, redirect) = try await org.raw(submit)
+        XCTAssertEqual(redirect.statusCode, 302)
+        let location = try XCTUnwrap(redirect.value(forHTTPHeaderField: "Location"))
+        let code = try XCTUnwrap(URLComponents(string: location)?.queryItems?.first { $0.name == "code" }?.value)
+        func exchange(_ verifier: String) async throws -> (Int, [String: Any]) {
+            var request = URLRequest(url: org.baseURL.appendingPathComponent("services/oauth2/token"))
+            request.httpMethod = "POST"
+            request.httpBody = OAuthLogin.form([
+                "grant_type": "authorization_code", "code": code, "client_id": app.clientId, "redirect_uri": app.redirectURI,
+                "code_verifier": verifier,
+            ])
+            let (data, response) = try await org.raw(request)
+            return (response.statusCode, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+        }
+        let (status, body) = try await exchange("a-wrong-verifier-0123456789-0123456789")
+        XCTAssertEqual(status, 400)
+        XCTAssertEqual(body["error"] as? String, "invalid_grant")
+        let (again, _) = try await exchange("the-right-verifier-0123456789-0123456789")
+        XCTAssertEqual(again, 400, "a code is spent by its first exchange, even a failed one")
+    }
+
+    func testAnExpiredAccessTokenIsRefreshedOnceAndTheRequestSucceeds() async throws {
+        let keychain = OrgHarness.keychain()
+        let client = try await org.login(keychain: keychain)
+        let tokens = TokenStore(keychain: keychain, account: client.credentials.keychainAccount)
+        let before = try await tokens.accessToken()
+        _ = try await org.admin(["expireTokens": true])
+        let response = try await client.send(.query("SELECT Id FROM Contact LIMIT 1"))
+        XCTAssertEqual(response.status, 200)
+        let after = try await tokens.accessToken()
+        XCTAssertNotEqual(before, after, "the refreshed token is in the keychain")
+        let refresh = try await tokens.refreshToken()
+        XCTAssertNotNil(refresh)
+    }
+
+    func testConcurrentRequestsAfterExpiryAllSucceed() async throws {
+        let client = try await org.login()
+        _ = try await org.admin(["expireTokens": true])
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 { group.addTask { try await client.send(.query("SELECT Id FROM Contact LIMIT 1")).status } }
+            for try await status in group { XCTAssertEqual(status, 200) }
+        }
+    }
+
+    func testARevokedRefreshTokenIsSessionRevoked() async throws {
+        let client = try await org.login()
+        let answer = try await org.admin(["revokeUser": "alice@acme.test"])
+        XCTAssertEqual(answer["revokedGrants"] as? Int, 1)
+        let caught = await restError {
+            _ = try await client.send(.query("SELECT Id FROM Contact LIMIT 1"))
+        }
+        XCTAssertNotNil(caught, "the request succeeded")
+        if let error = caught {
+            XCTAssertEqual(error, .sessionRevoked)
+            XCTAssertFalse(error.description.contains("5Aep861"), "no token in the message")
+        }
+    }
+
+    func testRevokeEndsTheSession() async throws {
+        let keychain = OrgHarness.keychain()
+        let client = try await org.login(keychain: keychain)
+        let refresh = try await XCTUnwrapAsync(try await TokenStore(keychain: keychain, account: client.credentials.keychainAccount).refreshToken())
+        var request = URLRequest(url: org.baseURL.appendingPathComponent("services/oauth2/revoke"))
+        request.httpMethod = "POST"
+        request.httpBody = OAuthLogin.form(["token": refresh])
+        let (_, response) = try await org.raw(request)
+        XCTAssertEqual(response.statusCode, 200)
+        let caught = await restError {
+            _ = try await client.send(.query("SELECT Id FROM Contact LIMIT 1"))
+        }
+        XCTAssertNotNil(caught, "the request succeeded")
+        if let error = caught {
+            XCTAssertEqual(error, .sessionRevoked)
+        }
+    }
+
+    func XCTUnwrapAsync<T>(_ value: T?) async throws -> T { try XCTUnwrap(value) }
+}
