@@ -56,7 +56,7 @@ struct FaultMiddleware: RouterMiddleware {
         let settings = await faults.settings
         if settings.latencyMs > 0 { try await Task.sleep(nanoseconds: UInt64(settings.latencyMs) * 1_000_000) }
         if settings.errorRate > 0, await faults.nextUnit() < settings.errorRate {
-            return HTTP.error(.serviceUnavailable, "SERVER_UNAVAILABLE", "The server is temporarily unavailable (injected fault)")
+            return HTTP.error(.serviceUnavailable, "SERVER_UNAVAILABLE", "The server is temporarily unavailable (injected fault)").response
         }
         var response = try await next(request, context)
         if settings.malformedBodies, response.headers[.contentType]?.hasPrefix("application/json") == true {
@@ -87,7 +87,7 @@ struct AdminRoutes {
 
     /// Body: any of `latencyMs`, `errorRate`, `malformedBodies`, `seed`, `tokenLifetime` (seconds),
     /// `expireTokens: true`, `revokeUser: "<username>"`, `reset: true`.
-    private func change(_ request: Request) async throws -> Response {
+    private func change(_ request: Request) async throws -> Outcome {
         guard let body = HTTP.parseJSONObject(try await HTTP.body(request)) else {
             return HTTP.error(.badRequest, "JSON_PARSER_ERROR", "expected a JSON object")
         }

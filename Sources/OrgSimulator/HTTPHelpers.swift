@@ -1,34 +1,51 @@
 import Foundation
 import Hummingbird
 
-/// Responses in Salesforce's shapes, and the small parsing every route needs.
+/// What a route answers, as a value: composite requests run sub-requests through the same
+/// operations and read their answers back.
+struct Outcome: ResponseGenerator, Sendable {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields = [:]
+    var body = Data()
+
+    func response(from request: Request, context: some RequestContext) throws -> Response { response }
+
+    var response: Response {
+        Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// The body as JSON (nil when empty).
+    var json: Any? { body.isEmpty ? nil : try? JSONSerialization.jsonObject(with: body) }
+}
+
+/// Answers in Salesforce's shapes, and the small parsing every route needs.
 enum HTTP {
-    static func json(_ status: HTTPResponse.Status, _ object: Any) -> Response {
+    static func json(_ status: HTTPResponse.Status, _ object: Any) -> Outcome {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return Response(
-            status: status, headers: [.contentType: "application/json;charset=UTF-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Outcome(status: status, headers: [.contentType: "application/json;charset=UTF-8"], body: data)
     }
 
     /// `[{"message": …, "errorCode": …, "fields": […]}]`, the REST API's error shape.
-    static func error(_ status: HTTPResponse.Status, _ code: String, _ message: String, fields: [String] = []) -> Response {
+    static func error(_ status: HTTPResponse.Status, _ code: String, _ message: String, fields: [String] = []) -> Outcome {
         json(status, [["message": message, "errorCode": code, "fields": fields]])
     }
 
     /// `{"error": …, "error_description": …}`, the OAuth endpoints' error shape.
-    static func oauthError(_ status: HTTPResponse.Status, _ error: String, _ description: String) -> Response {
+    static func oauthError(_ status: HTTPResponse.Status, _ error: String, _ description: String) -> Outcome {
         json(status, ["error": error, "error_description": description])
     }
 
-    static func html(_ status: HTTPResponse.Status, _ page: String) -> Response {
-        Response(status: status, headers: [.contentType: "text/html;charset=UTF-8"], body: .init(byteBuffer: ByteBuffer(string: page)))
+    static func html(_ status: HTTPResponse.Status, _ page: String) -> Outcome {
+        Outcome(status: status, headers: [.contentType: "text/html;charset=UTF-8"], body: Data(page.utf8))
     }
 
-    static func redirect(_ location: String) -> Response {
-        Response(status: .found, headers: [.location: location])
+    static func redirect(_ location: String) -> Outcome {
+        Outcome(status: .found, headers: [.location: location])
     }
 
-    static func noContent() -> Response { Response(status: .noContent) }
+    static func empty(_ status: HTTPResponse.Status) -> Outcome { Outcome(status: status) }
+
+    static func noContent() -> Outcome { Outcome(status: .noContent) }
 
     static func body(_ request: Request) async throws -> Data {
         var request = request

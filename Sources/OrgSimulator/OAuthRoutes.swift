@@ -20,7 +20,7 @@ struct OAuthRoutes {
 
     private var app: OrgFixture.ConnectedApp { state.fixture.connectedApp }
 
-    private func authorizePage(_ request: Request) async throws -> Response {
+    private func authorizePage(_ request: Request) async throws -> Outcome {
         let p = { (name: String) in HTTP.query(request, name) }
         if let failure = checkClient(clientId: p("client_id"), redirectURI: p("redirect_uri"), responseType: p("response_type")) {
             return failure
@@ -32,7 +32,7 @@ struct OAuthRoutes {
         ], error: nil))
     }
 
-    private func authorizeSubmit(_ request: Request) async throws -> Response {
+    private func authorizeSubmit(_ request: Request) async throws -> Outcome {
         let form = HTTP.form(try await HTTP.body(request))
         if let failure = checkClient(clientId: form["client_id"], redirectURI: form["redirect_uri"], responseType: "code") {
             return failure
@@ -53,7 +53,7 @@ struct OAuthRoutes {
         return HTTP.redirect(location)
     }
 
-    private func checkClient(clientId: String?, redirectURI: String?, responseType: String?) -> Response? {
+    private func checkClient(clientId: String?, redirectURI: String?, responseType: String?) -> Outcome? {
         guard clientId == app.consumerKey else {
             return HTTP.oauthError(.badRequest, "invalid_client_id", "client identifier invalid")
         }
@@ -66,7 +66,7 @@ struct OAuthRoutes {
         return nil
     }
 
-    private func token(_ request: Request) async throws -> Response {
+    private func token(_ request: Request) async throws -> Outcome {
         let form = HTTP.form(try await HTTP.body(request))
         guard form["client_id"] == app.consumerKey else {
             return HTTP.oauthError(.badRequest, "invalid_client_id", "client identifier invalid")
@@ -111,16 +111,16 @@ struct OAuthRoutes {
         return body
     }
 
-    private func revoke(_ request: Request) async throws -> Response {
+    private func revoke(_ request: Request) async throws -> Outcome {
         var token = HTTP.query(request, "token")
         if token == nil { token = HTTP.form(try await HTTP.body(request))["token"] }
         guard let token, try await state.revoke(token: token) else {
             return HTTP.oauthError(.badRequest, "unsupported_token_type", "this token type is not supported")
         }
-        return Response(status: .ok)
+        return HTTP.empty(.ok)
     }
 
-    private func userinfo(_ request: Request) async -> Response {
+    private func userinfo(_ request: Request) async -> Outcome {
         guard let session = await authenticate(request), let (org, user) = await state.user(orgId: session.orgId, userId: session.userId) else {
             return HTTP.oauthError(.forbidden, "Bad_OAuth_Token", "Session expired or invalid")
         }
@@ -132,7 +132,7 @@ struct OAuthRoutes {
         ])
     }
 
-    private func identity(_ request: Request, _ context: BasicRequestContext) async -> Response {
+    private func identity(_ request: Request, _ context: BasicRequestContext) async -> Outcome {
         guard let session = await authenticate(request) else {
             return HTTP.oauthError(.forbidden, "Bad_OAuth_Token", "Session expired or invalid")
         }

@@ -45,8 +45,11 @@ public struct OrgSimulator: Sendable {
         AdminRoutes(state: state, faults: faults).register(on: router)
         let oauth = OAuthRoutes(state: state, baseURL: { [address] in address.baseURL })
         oauth.register(on: router)
-        QueryRoutes(state: state, auth: oauth).register(on: router)
-        SObjectRoutes(state: state, auth: oauth).register(on: router)
+        let queries = QueryRoutes(state: state, auth: oauth)
+        let sobjects = SObjectRoutes(state: state, auth: oauth)
+        queries.register(on: router)
+        sobjects.register(on: router)
+        CompositeRoutes(state: state, auth: oauth, sobjects: sobjects, queries: queries).register(on: router)
         var logger = Logger(label: "sf-simulator")
         logger.logLevel = .warning
         let app = Application(

@@ -247,6 +247,88 @@ actor OrgState {
         return true
     }
 
+    /// Collections: create every valid record, or with `allOrNone` none unless all are valid.
+    /// Runs as one actor call, so no other request sees half of it.
+    func createMany(orgId: String, userId: String, _ records: [Result<Record, SObjectRoutes.FieldError>], allOrNone: Bool) throws
+        -> [Result<String, SObjectRoutes.FieldError>]
+    {
+        if allOrNone, records.contains(where: { if case .failure = $0 { return true } else { return false } }) {
+            return records.map { $0.map { _ in "" }.flatMap { _ in .failure(Self.rolledBack) } }
+        }
+        var results: [Result<String, SObjectRoutes.FieldError>] = []
+        for record in records {
+            switch record {
+            case .success(let fields): results.append(.success(try create(orgId: orgId, userId: userId, fields: fields)))
+            case .failure(let error): results.append(.failure(error))
+            }
+        }
+        return results
+    }
+
+    /// Collections: update records by id (missing or deleted ids fail per record).
+    func updateMany(orgId: String, userId: String, _ records: [(id: String, fields: Result<Record, SObjectRoutes.FieldError>)], allOrNone: Bool)
+        -> [Result<String, SObjectRoutes.FieldError>]
+    {
+        let checked: [Result<(String, Record), SObjectRoutes.FieldError>] = records.map { item in
+            item.fields.flatMap { fields in
+                guard contact(orgId: orgId, id: item.id) != nil else { return .failure(missing(orgId: orgId, id: item.id)) }
+                return .success((item.id, fields))
+            }
+        }
+        if allOrNone, checked.contains(where: { if case .failure = $0 { return true } else { return false } }) {
+            return checked.map { $0.map { _ in "" }.flatMap { _ in .failure(Self.rolledBack) } }
+        }
+        return checked.map { $0.map { id, fields in
+            _ = update(orgId: orgId, userId: userId, id: id, fields: fields)
+            return id
+        } }
+    }
+
+    /// Collections: delete records by id.
+    func deleteMany(orgId: String, ids: [String], allOrNone: Bool) -> [Result<String, SObjectRoutes.FieldError>] {
+        let checked: [Result<String, SObjectRoutes.FieldError>] = ids.map { id in
+            contact(orgId: orgId, id: id) != nil ? .success(id) : .failure(missing(orgId: orgId, id: id))
+        }
+        if allOrNone, checked.contains(where: { if case .failure = $0 { return true } else { return false } }) {
+            return checked.map { $0.flatMap { _ in .failure(Self.rolledBack) } }
+        }
+        return checked.map { $0.map { id in
+            _ = delete(orgId: orgId, id: id)
+            return id
+        } }
+    }
+
+    private func missing(orgId: String, id: String) -> SObjectRoutes.FieldError {
+        isDeleted(orgId: orgId, id: id)
+            ? SObjectRoutes.FieldError(errorCode: "ENTITY_IS_DELETED", message: "entity is deleted", fields: [])
+            : SObjectRoutes.FieldError(errorCode: "INVALID_CROSS_REFERENCE_KEY", message: "invalid cross reference id", fields: [])
+    }
+
+    static let rolledBack = SObjectRoutes.FieldError(
+        errorCode: "ALL_OR_NONE_OPERATION_ROLLED_BACK", message: "Record rolled back because not all records were valid and the request was using AllOrNone header",
+        fields: [])
+
+    /// Everything `composite` with `allOrNone` may have to undo.
+    struct RecordsSnapshot: Sendable {
+        var contacts: [String: [Record]]
+        var positions: [String: [String: Int]]
+        var deleted: [String: [String: Record]]
+        var recent: [String: [String]]
+        var nextNumber: [String: Int]
+    }
+
+    func snapshotRecords() -> RecordsSnapshot {
+        RecordsSnapshot(contacts: contacts, positions: positions, deleted: deleted, recent: recent, nextNumber: nextNumber)
+    }
+
+    func restore(_ snapshot: RecordsSnapshot) {
+        contacts = snapshot.contacts
+        positions = snapshot.positions
+        deleted = snapshot.deleted
+        recent = snapshot.recent
+        nextNumber = snapshot.nextNumber
+    }
+
     /// Record ids this user created, changed or viewed, newest first (Salesforce keeps the recent items per user).
     func recentItems(userId: String) -> [String] { recent[userId] ?? [] }
 

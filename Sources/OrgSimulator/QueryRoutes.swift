@@ -19,19 +19,25 @@ struct QueryRoutes {
         }
     }
 
-    private func query(_ request: Request, _ context: BasicRequestContext, includeDeleted: Bool) async throws -> Response {
+    private func query(_ request: Request, _ context: BasicRequestContext, includeDeleted: Bool) async throws -> Outcome {
         let version = context.parameters.get("version") ?? ""
         guard HTTP.isSupportedVersion(version) else { return notFound() }
         guard let session = await auth.authenticate(request) else { return Self.invalidSession() }
-        guard let q = HTTP.query(request, "q"), !q.isEmpty else {
+        return await run(session: session, version: version, soql: HTTP.query(request, "q"), includeDeleted: includeDeleted, batchSize: Self.batchSize(request))
+    }
+
+    /// A query for a session; composite sub-requests come here too.
+    func run(session: OrgState.AccessToken, version: String, soql: String?, includeDeleted: Bool, batchSize: Int) async -> Outcome {
+        guard let q = soql, !q.isEmpty else {
             return HTTP.error(.badRequest, "MALFORMED_QUERY", "A query string has to be specified")
         }
         let parsed: SOQLQuery
         do { parsed = try SOQLParser.parse(q) } catch let error as SOQLError {
             return HTTP.error(.badRequest, error.errorCode, error.message)
+        } catch {
+            return HTTP.error(.badRequest, "MALFORMED_QUERY", "\(error)")
         }
         let rows = parsed.run(on: await state.allContacts(orgId: session.orgId, includeDeleted: includeDeleted))
-        let batchSize = Self.batchSize(request)
         if rows.count <= batchSize {
             return HTTP.json(.ok, Self.page(rows, fields: parsed.fields, total: rows.count, version: version, next: nil))
         }
@@ -42,7 +48,7 @@ struct QueryRoutes {
             next: "/services/data/\(version)/\(path)/\(locator)-\(batchSize)"))
     }
 
-    private func more(_ request: Request, _ context: BasicRequestContext, path: String) async -> Response {
+    private func more(_ request: Request, _ context: BasicRequestContext, path: String) async -> Outcome {
         let version = context.parameters.get("version") ?? ""
         guard HTTP.isSupportedVersion(version) else { return notFound() }
         guard let session = await auth.authenticate(request) else { return Self.invalidSession() }
@@ -85,9 +91,9 @@ struct QueryRoutes {
         return out
     }
 
-    static func invalidSession() -> Response {
+    static func invalidSession() -> Outcome {
         HTTP.error(.unauthorized, "INVALID_SESSION_ID", "Session expired or invalid")
     }
 
-    private func notFound() -> Response { HTTP.error(.notFound, "NOT_FOUND", "The requested resource does not exist") }
+    private func notFound() -> Outcome { HTTP.error(.notFound, "NOT_FOUND", "The requested resource does not exist") }
 }

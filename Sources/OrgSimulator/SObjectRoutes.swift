@@ -39,8 +39,8 @@ struct SObjectRoutes {
     /// Version, session and type checks shared by every route.
     private func guarded(
         _ request: Request, _ context: BasicRequestContext,
-        _ body: (OrgState.AccessToken, String) async -> Response
-    ) async -> Response {
+        _ body: (OrgState.AccessToken, String) async -> Outcome
+    ) async -> Outcome {
         let version = context.parameters.get("version") ?? ""
         guard HTTP.isSupportedVersion(version) else { return HTTP.error(.notFound, "NOT_FOUND", "The requested resource does not exist") }
         guard let session = await auth.authenticate(request) else { return QueryRoutes.invalidSession() }
@@ -52,7 +52,7 @@ struct SObjectRoutes {
         return response
     }
 
-    private func describe(_ session: OrgState.AccessToken, _ version: String) async -> Response {
+    func describe(_ session: OrgState.AccessToken, _ version: String) async -> Outcome {
         var recent: [[String: Any]] = []
         for id in await state.recentItems(userId: session.userId) {
             guard let record = await state.contact(orgId: session.orgId, id: id) else { continue }
@@ -70,7 +70,7 @@ struct SObjectRoutes {
         ])
     }
 
-    private func create(_ session: OrgState.AccessToken, _ body: Data) async -> Response {
+    func create(_ session: OrgState.AccessToken, _ body: Data) async -> Outcome {
         switch Self.validate(body, requireLastName: true) {
         case .failure(let response): return response
         case .success(let fields):
@@ -83,7 +83,7 @@ struct SObjectRoutes {
         }
     }
 
-    private func read(_ session: OrgState.AccessToken, _ version: String, _ id: String, _ fieldList: String?) async -> Response {
+    func read(_ session: OrgState.AccessToken, _ version: String, _ id: String, _ fieldList: String?) async -> Outcome {
         guard let record = await state.contact(orgId: session.orgId, id: id) else { return await gone(session, id) }
         var fields = ContactSchema.fields
         if let fieldList {
@@ -99,7 +99,7 @@ struct SObjectRoutes {
         return HTTP.json(.ok, QueryRoutes.record(of: record, fields: fields, version: version))
     }
 
-    private func update(_ session: OrgState.AccessToken, _ id: String, _ body: Data) async -> Response {
+    func update(_ session: OrgState.AccessToken, _ id: String, _ body: Data) async -> Outcome {
         guard await state.contact(orgId: session.orgId, id: id) != nil else { return await gone(session, id) }
         switch Self.validate(body, requireLastName: false) {
         case .failure(let response): return response
@@ -112,12 +112,12 @@ struct SObjectRoutes {
         }
     }
 
-    private func delete(_ session: OrgState.AccessToken, _ id: String) async -> Response {
+    func delete(_ session: OrgState.AccessToken, _ id: String) async -> Outcome {
         guard await state.delete(orgId: session.orgId, id: id) else { return await gone(session, id) }
         return HTTP.noContent()
     }
 
-    private func upsert(_ session: OrgState.AccessToken, _ field: String, _ value: String, _ body: Data) async -> Response {
+    func upsert(_ session: OrgState.AccessToken, _ field: String, _ value: String, _ body: Data) async -> Outcome {
         guard let canonical = ContactSchema.canonical(field), Self.externalIdFields.contains(canonical) else {
             return HTTP.error(.notFound, "NOT_FOUND", "Provided external ID field does not exist or is not accessible: \(field)")
         }
@@ -151,7 +151,7 @@ struct SObjectRoutes {
     }
 
     /// A deleted record is `ENTITY_IS_DELETED`; one that never existed is `NOT_FOUND`.
-    private func gone(_ session: OrgState.AccessToken, _ id: String) async -> Response {
+    private func gone(_ session: OrgState.AccessToken, _ id: String) async -> Outcome {
         if await state.isDeleted(orgId: session.orgId, id: id) {
             return HTTP.error(.notFound, "ENTITY_IS_DELETED", "entity is deleted")
         }
@@ -160,7 +160,7 @@ struct SObjectRoutes {
 
     enum Validation {
         case success([String: FieldValue])
-        case failure(Response)
+        case failure(Outcome)
     }
 
     /// The body's fields, or the error a real org gives.
