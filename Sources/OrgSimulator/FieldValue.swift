@@ -127,3 +127,7 @@ enum SalesforceDate {
         return Date(timeIntervalSince1970: Double(seconds - offsetSeconds) + Double(ms) / 1000)
     }
 }
+
+extension FieldValue: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+}

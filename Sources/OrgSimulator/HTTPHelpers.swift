@@ -66,9 +66,11 @@ enum HTTP {
 
     static func decode(_ s: String) -> String? { s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
 
-    /// A query parameter; Hummingbird has already percent-decoded it.
+    /// A query parameter, read from the raw query string as form encoding: `+` is a space, `%2B` a plus
+    /// (curl and URLSession differ in which they send for a space).
     static func query(_ request: Request, _ name: String) -> String? {
-        request.uri.queryParameters.get(name)
+        guard let raw = request.uri.query else { return nil }
+        return form(Data(raw.utf8))[name]
     }
 
     static func escapeHTML(_ s: String) -> String {

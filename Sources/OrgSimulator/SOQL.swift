@@ -171,9 +171,18 @@ enum SOQLParser {
             }
         }
 
+        static let reserved: Set<String> = [
+            "SELECT", "FROM", "WHERE", "ORDER", "BY", "LIMIT", "OFFSET", "AND", "OR", "NOT", "IN", "LIKE", "GROUP", "HAVING", "ASC", "DESC",
+        ]
+
         mutating func field() throws -> String {
-            guard case .word(let w)? = peek else { throw SOQLParser.malformed("expecting a field name near \(describe(peek))") }
+            guard case .word(let w)? = peek, !Self.reserved.contains(w.uppercased()) else {
+                throw SOQLParser.malformed("unexpected token: \(describe(peek))")
+            }
             i += 1
+            if peek == .symbol("(") {
+                throw SOQLParser.malformed("\(w)(): aggregate and other functions are outside the SOQL subset this org supports")
+            }
             guard let canonical = ContactSchema.canonical(w) else {
                 throw SOQLError(
                     errorCode: "INVALID_FIELD",
