@@ -73,7 +73,7 @@ let package = Package(
 
         // Cross-process benchmark with named baselines (Benchmarks/run).
         .executableTarget(name: "bench", dependencies: [
-            "SmartStore", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            "SmartStore", "RestClient", "Keychain", .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ], path: "Benchmarks/bench"),
 
         .target(name: "AppGroupSimTestSupport", path: "Tests/Support"),

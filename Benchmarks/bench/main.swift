@@ -5,8 +5,8 @@ import Foundation
 //   swift build -c release --product bench --product appgroupsim-probe && .build/release/bench
 
 let which = CommandLine.arguments.dropFirst().first ?? "all"
-guard ["all", "platform", "smartstore"].contains(which) else {
-    FileHandle.standardError.write(Data("usage: bench [all|platform|smartstore]\n".utf8))
+guard ["all", "platform", "smartstore", "simulator"].contains(which) else {
+    FileHandle.standardError.write(Data("usage: bench [all|platform|smartstore|simulator]\n".utf8))
     exit(2)
 }
 if which == "all" || which == "platform" {
@@ -19,4 +19,8 @@ if which == "all" || which == "platform" {
 }
 if which == "all" || which == "smartstore" {
     try runSmartStoreBenchmark()
+    print("")
+}
+if which == "all" || which == "simulator" {
+    try await runSimulatorBenchmark()
 }

@@ -74,6 +74,8 @@ struct FaultMiddleware: RouterMiddleware {
 struct AdminRoutes {
     let state: OrgState
     let faults: FaultState
+    /// Closes the listener for this many seconds (connections are refused), then reopens it.
+    let goOffline: @Sendable (Double) -> Void
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/__admin/faults") { _, _ in HTTP.json(.ok, try await self.current()) }
@@ -86,7 +88,7 @@ struct AdminRoutes {
     }
 
     /// Body: any of `latencyMs`, `errorRate`, `malformedBodies`, `seed`, `tokenLifetime` (seconds),
-    /// `expireTokens: true`, `revokeUser: "<username>"`, `reset: true`.
+    /// `expireTokens: true`, `revokeUser: "<username>"`, `offlineForSeconds: N`, `reset: true`.
     private func change(_ request: Request) async throws -> Outcome {
         guard let body = HTTP.parseJSONObject(try await HTTP.body(request)) else {
             return HTTP.error(.badRequest, "JSON_PARSER_ERROR", "expected a JSON object")
@@ -102,6 +104,10 @@ struct AdminRoutes {
         if let user = body["revokeUser"] as? String { revoked = try await state.revokeUser(username: user) }
         var answer = try await current() as? [String: Any] ?? [:]
         answer["revokedGrants"] = revoked
+        if let seconds = body["offlineForSeconds"] as? Double, seconds > 0 {
+            goOffline(seconds)
+            answer["offlineForSeconds"] = seconds
+        }
         return HTTP.json(.ok, answer)
     }
 }

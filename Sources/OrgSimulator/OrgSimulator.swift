@@ -38,37 +38,50 @@ public struct OrgSimulator: Sendable {
         faults = FaultState(configuration.faults)
     }
 
-    /// Serves until SIGTERM, SIGINT or `shutdown()`; `onListening` gets the bound port.
+    /// Serves until SIGTERM, SIGINT or `shutdown()`; `onListening` gets the bound port (again after each
+    /// offline period, which closes the listener and reopens it on the same port).
     public func run(onListening: @escaping @Sendable (Int) async -> Void) async throws {
-        let router = Router()
-        router.add(middleware: FaultMiddleware(faults: faults))
-        AdminRoutes(state: state, faults: faults).register(on: router)
-        let oauth = OAuthRoutes(state: state, baseURL: { [address] in address.baseURL })
-        oauth.register(on: router)
-        let queries = QueryRoutes(state: state, auth: oauth)
-        let sobjects = SObjectRoutes(state: state, auth: oauth)
-        queries.register(on: router)
-        sobjects.register(on: router)
-        CompositeRoutes(state: state, auth: oauth, sobjects: sobjects, queries: queries).register(on: router)
-        var logger = Logger(label: "sf-simulator")
-        logger.logLevel = .warning
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: configuration.port), serverName: "sf-simulator"),
-            onServerRunning: { [address] channel in
-                let port = channel.localAddress?.port ?? 0
-                address.set(port: port)
-                await onListening(port)
-            },
-            logger: logger)
-        let serviceGroup = ServiceGroup(configuration: .init(
-            services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        group.set(serviceGroup)
-        try await serviceGroup.run()
+        var port = configuration.port
+        while true {
+            let router = Router()
+            router.add(middleware: FaultMiddleware(faults: faults))
+            AdminRoutes(state: state, faults: faults, goOffline: { [group] seconds in
+                group.requestOffline(seconds)
+                // After the answer is on its way: the graceful shutdown waits for open requests.
+                Task { await group.get()?.triggerGracefulShutdown() }
+            }).register(on: router)
+            let oauth = OAuthRoutes(state: state, baseURL: { [address] in address.baseURL })
+            oauth.register(on: router)
+            let queries = QueryRoutes(state: state, auth: oauth)
+            let sobjects = SObjectRoutes(state: state, auth: oauth)
+            queries.register(on: router)
+            sobjects.register(on: router)
+            CompositeRoutes(state: state, auth: oauth, sobjects: sobjects, queries: queries).register(on: router)
+            var logger = Logger(label: "sf-simulator")
+            logger.logLevel = .warning
+            let app = Application(
+                router: router,
+                configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "sf-simulator"),
+                onServerRunning: { [address] channel in
+                    let bound = channel.localAddress?.port ?? 0
+                    address.set(port: bound)
+                    await onListening(bound)
+                },
+                logger: logger)
+            let serviceGroup = ServiceGroup(configuration: .init(
+                services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            group.set(serviceGroup)
+            try await serviceGroup.run()
+            guard let seconds = group.takeOfflineRequest(), !group.isStopped else { return }
+            port = address.port
+            try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+            if group.isStopped { return }
+        }
     }
 
     /// Stops serving gracefully: open requests finish, then `run` returns.
     public func shutdown() async {
+        group.stop()
         await group.get()?.triggerGracefulShutdown()
     }
 }
@@ -76,15 +89,27 @@ public struct OrgSimulator: Sendable {
 final class GroupBox: @unchecked Sendable {
     private let lock = NSLock()
     private var group: ServiceGroup?
+    private var offline: Double?
+    private var stopped = false
+    func stop() { lock.withLock { stopped = true } }
+    var isStopped: Bool { lock.withLock { stopped } }
     func set(_ group: ServiceGroup) { lock.withLock { self.group = group } }
     func get() -> ServiceGroup? { lock.withLock { group } }
+    func requestOffline(_ seconds: Double) { lock.withLock { offline = seconds } }
+    func takeOfflineRequest() -> Double? {
+        lock.withLock {
+            defer { offline = nil }
+            return offline
+        }
+    }
 }
 
 /// The port is known only once the server is bound; token responses and URLs need it.
 final class BoundAddress: @unchecked Sendable {
     private let lock = NSLock()
-    private var port = 0
+    private var bound = 0
 
-    func set(port: Int) { lock.withLock { self.port = port } }
-    var baseURL: String { "http://127.0.0.1:\(lock.withLock { port })" }
+    func set(port: Int) { lock.withLock { bound = port } }
+    var port: Int { lock.withLock { bound } }
+    var baseURL: String { "http://127.0.0.1:\(port)" }
 }

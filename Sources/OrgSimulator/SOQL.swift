@@ -345,13 +345,16 @@ extension SOQLQuery {
     func run(on records: [[String: FieldValue]]) -> [[String: FieldValue]] {
         var rows = records.filter { record in condition.map { Self.evaluate($0, record) } ?? true }
         if !orderBy.isEmpty {
-            rows.sort { a, b in
-                for order in orderBy {
-                    let c = Self.compare(ContactSchema.value(a, order.field), ContactSchema.value(b, order.field), field: order.field, nullsFirst: order.nullsFirst)
+            // Sort keys are computed once per row: parsing datetimes inside the comparator made a
+            // 1,000-row ORDER BY cost ~10 ms.
+            let keyed = rows.map { row in (row, orderBy.map { SortKey(ContactSchema.value(row, $0.field), field: $0.field) }) }
+            rows = keyed.sorted { a, b in
+                for (k, order) in orderBy.enumerated() {
+                    let c = SortKey.compare(a.1[k], b.1[k], nullsFirst: order.nullsFirst)
                     if c != 0 { return order.ascending ? c < 0 : c > 0 }
                 }
                 return false
-            }
+            }.map(\.0)
         }
         if let offset { rows = Array(rows.dropFirst(offset)) }
         if let limit { rows = Array(rows.prefix(limit)) }
@@ -406,6 +409,38 @@ extension SOQLQuery {
             return a < b ? -1 : a > b ? 1 : 0
         default:
             return nil
+        }
+    }
+
+    /// A field value ready to compare: datetimes as instants, text lower-cased (SOQL sorts case-insensitively).
+    enum SortKey {
+        case null, number(Double), text(String), bool(Bool)
+
+        init(_ value: FieldValue, field: String) {
+            switch value {
+            case .null: self = .null
+            case .bool(let b): self = .bool(b)
+            case .int(let i): self = .number(Double(i))
+            case .double(let d): self = .number(d)
+            case .string(let s):
+                if ContactSchema.dateTimeFields.contains(field), let date = SalesforceDate.parse(s) {
+                    self = .number(date.timeIntervalSince1970)
+                } else {
+                    self = .text(s.lowercased())
+                }
+            }
+        }
+
+        static func compare(_ a: SortKey, _ b: SortKey, nullsFirst: Bool) -> Int {
+            switch (a, b) {
+            case (.null, .null): return 0
+            case (.null, _): return nullsFirst ? -1 : 1
+            case (_, .null): return nullsFirst ? 1 : -1
+            case (.number(let x), .number(let y)): return x < y ? -1 : x > y ? 1 : 0
+            case (.text(let x), .text(let y)): return x < y ? -1 : x > y ? 1 : 0
+            case (.bool(let x), .bool(let y)): return x == y ? 0 : (x ? 1 : -1)
+            default: return 0
+            }
         }
     }
 

@@ -106,3 +106,30 @@ final class FaultAndStateTests: XCTestCase {
         await org.stop()
     }
 }
+
+final class OfflineTests: XCTestCase {
+    func testGoingOfflineRefusesConnectionsUntilTheOrgComesBackOnTheSamePort() async throws {
+        let org = try await OrgHarness.start()
+        let client = try await org.login()
+        let answer = try await org.admin(["offlineForSeconds": 1.5])
+        XCTAssertEqual(answer["offlineForSeconds"] as? Double, 1.5)
+        // The listener closes right after the admin answer; poll until a request is refused.
+        var sawOffline = false
+        for _ in 0..<100 where !sawOffline {
+            if case .offline? = await restError({ _ = try await client.send(.query("SELECT Id FROM Contact LIMIT 1")) }) {
+                sawOffline = true
+            } else {
+                try await Task.sleep(nanoseconds: 10_000_000)
+            }
+        }
+        XCTAssertTrue(sawOffline, "requests were never refused")
+        // Then it comes back on the same port (a bounded wait, not a timing assertion).
+        var back = false
+        for _ in 0..<100 where !back {
+            back = await restError({ _ = try await client.send(.query("SELECT Id FROM Contact LIMIT 1")) }) == nil
+            if !back { try await Task.sleep(nanoseconds: 100_000_000) }
+        }
+        XCTAssertTrue(back, "the org did not come back")
+        await org.stop()
+    }
+}
