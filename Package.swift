@@ -76,9 +76,10 @@ let package = Package(
             "SmartStore", "RestClient", "Keychain", .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ], path: "Benchmarks/bench"),
 
-        .target(name: "AppGroupSimTestSupport", path: "Tests/Support"),
+        .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "RestClient", "Keychain"], path: "Tests/Support"),
         .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),
+        .testTarget(name: "MobileSyncTests", dependencies: ["MobileSync", "SmartStore", "RestClient", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "OrgSimulatorTests", dependencies: ["OrgSimulator", "RestClient", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "SmartStoreTests", dependencies: ["SmartStore", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKTests", dependencies: ["SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),

@@ -1,3 +1,4 @@
+import AppGroupSimTestSupport
 import Foundation
 import OrgSimulator
 import XCTest

@@ -1,4 +1,3 @@
-import AppGroupSimTestSupport
 import Foundation
 import Keychain
 import OrgSimulator
@@ -6,13 +5,13 @@ import RestClient
 import XCTest
 
 /// A real sf-simulator on an ephemeral port of 127.0.0.1, in this process.
-final class OrgHarness: @unchecked Sendable {
+public final class OrgHarness: @unchecked Sendable {
     let task: Task<Void, any Error>
-    let baseURL: URL
+    public let baseURL: URL
     let simulator: OrgSimulator
 
-    static var fixtureDirectory: URL { TestSupport.packageRoot.appendingPathComponent("Fixtures/org") }
-    static let app = OAuthLogin.App(
+    public static var fixtureDirectory: URL { TestSupport.packageRoot.appendingPathComponent("Fixtures/org") }
+    public static let app = OAuthLogin.App(
         clientId: "3MVG9AppGroupSim.MobileSyncExplorer.Sample", redirectURI: "testsfdc:///mobilesdk/detect/oauth/done",
         scopes: ["web", "api"])
 
@@ -22,11 +21,12 @@ final class OrgHarness: @unchecked Sendable {
         self.simulator = simulator
     }
 
-    static func start(stateFile: URL? = nil, faults: FaultSettings = FaultSettings(), tokenLifetime: TimeInterval = 3600) async throws
+    public static func start(stateFile: URL? = nil, faults: FaultSettings = FaultSettings(), tokenLifetime: TimeInterval = 3600, dataDirectory: URL? = nil
+    ) async throws
         -> OrgHarness
     {
         let simulator = try OrgSimulator(configuration: .init(
-            port: 0, dataDirectory: fixtureDirectory, stateFile: stateFile, tokenLifetime: tokenLifetime, faults: faults))
+            port: 0, dataDirectory: dataDirectory ?? fixtureDirectory, stateFile: stateFile, tokenLifetime: tokenLifetime, faults: faults))
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let task = Task { try await simulator.run { port in continuation.yield(port) } }
         var port = 0
@@ -37,17 +37,17 @@ final class OrgHarness: @unchecked Sendable {
         return OrgHarness(task: task, baseURL: URL(string: "http://127.0.0.1:\(port)")!, simulator: simulator)
     }
 
-    func stop() async {
+    public func stop() async {
         await simulator.shutdown()
         _ = try? await task.value
     }
 
     /// A keychain of its own per test (the in-memory double).
-    static func keychain() -> KeychainHelper {
+    public static func keychain() -> KeychainHelper {
         KeychainHelper(store: InMemorySecretStore(), deviceID: "test", accessGroups: ["SIMTEAM001.com.salesforce.mobilesdk.MobileSyncExplorer"])
     }
 
-    func login(_ username: String = "alice@acme.test", _ password: String = "alice-pass", keychain: KeychainHelper? = nil) async throws
+    public func login(_ username: String = "alice@acme.test", _ password: String = "alice-pass", keychain: KeychainHelper? = nil) async throws
         -> RestClient
     {
         let keychain = keychain ?? Self.keychain()
@@ -56,7 +56,7 @@ final class OrgHarness: @unchecked Sendable {
     }
 
     /// POST /__admin/faults.
-    func admin(_ body: [String: Any]) async throws -> [String: Any] {
+    public func admin(_ body: [String: Any]) async throws -> [String: Any] {
         var request = URLRequest(url: baseURL.appendingPathComponent("__admin/faults"))
         request.httpMethod = "POST"
         request.httpBody = try JSONSerialization.data(withJSONObject: body)
@@ -65,7 +65,7 @@ final class OrgHarness: @unchecked Sendable {
     }
 
     /// A plain request, redirects not followed.
-    func raw(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    public func raw(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         try await withCheckedThrowingContinuation { continuation in
             let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
             session.dataTask(with: request) { data, response, error in
@@ -90,7 +90,7 @@ final class NoRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
 #endif
 
 /// The `RestError` a body throws, or nil when it succeeds (or throws something else).
-func restError(_ body: () async throws -> Void) async -> RestError? {
+public func restError(_ body: () async throws -> Void) async -> RestError? {
     do {
         try await body()
         return nil

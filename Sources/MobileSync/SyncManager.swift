@@ -1,0 +1,335 @@
+import Foundation
+import RestClient
+import SmartStore
+
+/// The fields a sync up sends.
+public struct SyncUpTarget: Sendable {
+    public var sobjectType: String
+    public var createFieldlist: [String]?
+    public var updateFieldlist: [String]?
+
+    public init(sobjectType: String = "Contact", createFieldlist: [String]? = nil, updateFieldlist: [String]? = nil) {
+        self.sobjectType = sobjectType
+        self.createFieldlist = createFieldlist
+        self.updateFieldlist = updateFieldlist
+    }
+
+    public var json: JSON {
+        var o: [String: JSON] = ["sobjectType": .string(sobjectType)]
+        if let createFieldlist { o["createFieldlist"] = .array(createFieldlist.map(JSON.string)) }
+        if let updateFieldlist { o["updateFieldlist"] = .array(updateFieldlist.map(JSON.string)) }
+        return .object(o)
+    }
+
+    init(json: JSON) {
+        sobjectType = json["sobjectType"]?.stringValue ?? "Contact"
+        createFieldlist = json["createFieldlist"]?.arrayValue?.compactMap(\.stringValue)
+        updateFieldlist = json["updateFieldlist"]?.arrayValue?.compactMap(\.stringValue)
+    }
+}
+
+/// The SDK's `SyncManager`: one per store, runs sync downs and sync ups against the org and keeps
+/// every sync's state in the store's `syncs_soup`, so a sync can be resumed after a stop or a crash.
+public final class SyncManager: @unchecked Sendable {
+    public enum State: String, Sendable { case acceptingSyncs = "accepting_syncs", stopRequested = "stop_requested", stopped }
+    public typealias Progress = @Sendable (SyncState) -> Void
+    public typealias CustomTargetFactory = @Sendable (JSON) throws -> any SyncDownTarget
+
+    public let store: SmartStore
+    public let client: RestClient
+    private let lock = NSLock()
+    private var managerState: State = .acceptingSyncs
+    private var running: Set<Int64> = []
+
+    private static let registryLock = NSLock()
+    nonisolated(unsafe) private static var instances: [String: SyncManager] = [:]
+    nonisolated(unsafe) private static var customTargets: [String: CustomTargetFactory] = [:]
+
+    /// The manager of this store (created on first use); `client` talks to the store's user's org.
+    public static func sharedInstance(for store: SmartStore, client: RestClient) throws -> SyncManager {
+        try registryLock.withLock {
+            if let existing = instances[store.url.path] { return existing }
+            let manager = try SyncManager(store: store, client: client)
+            instances[store.url.path] = manager
+            return manager
+        }
+    }
+
+    public static func removeSharedInstance(for store: SmartStore) {
+        _ = registryLock.withLock { instances.removeValue(forKey: store.url.path) }
+    }
+
+    /// Custom sync down targets: their state JSON carries `"type": "custom", "customType": name`.
+    public static func register(customTarget name: String, factory: @escaping CustomTargetFactory) {
+        registryLock.withLock { customTargets[name] = factory }
+    }
+
+    /// Opens the syncs soup; a sync left RUNNING by a process that died is marked STOPPED.
+    init(store: SmartStore, client: RestClient) throws {
+        self.store = store
+        self.client = client
+        try store.registerSoup(SyncState.soupName, indexSpecs: SyncState.indexSpecs)
+        for var sync in try allSyncs() where sync.status == .running {
+            sync.status = .stopped
+            try save(sync)
+        }
+    }
+
+    public var state: State { lock.withLock { managerState } }
+
+    /// Asks running syncs to stop after their current page; new syncs are refused until `restart`.
+    public func stop() {
+        lock.withLock {
+            managerState = running.isEmpty ? .stopped : .stopRequested
+        }
+    }
+
+    /// Accepts syncs again; with `restartStoppedSyncs`, re-runs every STOPPED sync.
+    public func restart(restartStoppedSyncs: Bool, progress: Progress? = nil) async throws {
+        try lock.withLock {
+            guard managerState != .acceptingSyncs else { throw MobileSyncError.cannotRestart(state: managerState.rawValue) }
+            managerState = .acceptingSyncs
+        }
+        guard restartStoppedSyncs else { return }
+        for sync in try allSyncs() where sync.status == .stopped {
+            _ = try await run(sync, progress: progress)
+        }
+    }
+
+    // MARK: Sync states
+
+    public func createSyncDown(target: any SyncDownTarget, options: SyncOptions = SyncOptions(), soupName: String, name: String? = nil) throws
+        -> SyncState
+    {
+        try create(SyncState(type: .syncDown, name: name, target: target.json, soupName: soupName, options: options))
+    }
+
+    public func createSyncUp(target: SyncUpTarget, options: SyncOptions = SyncOptions(), soupName: String, name: String? = nil) throws
+        -> SyncState
+    {
+        try create(SyncState(type: .syncUp, name: name, target: target.json, soupName: soupName, options: options))
+    }
+
+    public func syncStatus(id: Int64) throws -> SyncState? {
+        try store.retrieve(ids: [id], from: SyncState.soupName).first.flatMap(SyncState.init(entry:))
+    }
+
+    public func syncStatus(name: String) throws -> SyncState? {
+        try store.query(.exact(soup: SyncState.soupName, path: "name", value: .string(name))).first?.objectValue.flatMap(SyncState.init(entry:))
+    }
+
+    public func deleteSync(id: Int64) throws { try store.remove(ids: [id], from: SyncState.soupName) }
+
+    public func deleteSync(name: String) throws {
+        guard let sync = try syncStatus(name: name) else { throw MobileSyncError.noSuchSync("named \(name)") }
+        try deleteSync(id: sync.id)
+    }
+
+    public func allSyncs() throws -> [SyncState] {
+        try store.query(.all(soup: SyncState.soupName, pageSize: 100_000)).compactMap { $0.objectValue.flatMap(SyncState.init(entry:)) }
+    }
+
+    /// Creates the named syncs of a bundle's `usersyncs.json` that do not exist yet.
+    public func createSyncs(fromConfig url: URL) throws {
+        guard let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8),
+            let syncs = JSON(text: text)?["syncs"]?.arrayValue
+        else { return }
+        for sync in syncs {
+            guard let name = sync["syncName"]?.stringValue, let soup = sync["soupName"]?.stringValue,
+                let type = sync["syncType"]?.stringValue.flatMap(SyncType.init(rawValue:)), let target = sync["target"]
+            else { throw MobileSyncError.invalidTarget("\(url.path): each sync needs syncName, syncType, soupName and target") }
+            if try syncStatus(name: name) != nil { continue }
+            _ = try create(SyncState(type: type, name: name, target: target, soupName: soup, options: SyncOptions(json: sync["options"])))
+        }
+    }
+
+    // MARK: Running syncs
+
+    /// Creates a sync down and runs it.
+    public func syncDown(
+        target: any SyncDownTarget, options: SyncOptions = SyncOptions(), soupName: String, name: String? = nil, progress: Progress? = nil
+    ) async throws -> SyncState {
+        try await run(try createSyncDown(target: target, options: options, soupName: soupName, name: name), progress: progress)
+    }
+
+    /// Creates a sync up and runs it.
+    public func syncUp(
+        target: SyncUpTarget = SyncUpTarget(), options: SyncOptions = SyncOptions(), soupName: String, name: String? = nil,
+        progress: Progress? = nil
+    ) async throws -> SyncState {
+        try await run(try createSyncUp(target: target, options: options, soupName: soupName, name: name), progress: progress)
+    }
+
+    /// Runs a sync again: a sync down fetches what changed since its newest record (a STOPPED one
+    /// from 1 ms before, so the boundary record comes again); a sync up pushes the current local edits.
+    public func reSync(id: Int64, progress: Progress? = nil) async throws -> SyncState {
+        guard let sync = try syncStatus(id: id) else { throw MobileSyncError.noSuchSync("with id \(id)") }
+        return try await run(sync, progress: progress)
+    }
+
+    public func reSync(name: String, progress: Progress? = nil) async throws -> SyncState {
+        guard let sync = try syncStatus(name: name) else { throw MobileSyncError.noSuchSync("named \(name)") }
+        return try await run(sync, progress: progress)
+    }
+
+    func run(_ initial: SyncState, progress: Progress?) async throws -> SyncState {
+        try lock.withLock {
+            guard managerState == .acceptingSyncs else { throw MobileSyncError.managerStopped }
+            guard !running.contains(initial.id) else { throw MobileSyncError.alreadyRunning(syncId: initial.id) }
+            running.insert(initial.id)
+        }
+        defer {
+            lock.withLock {
+                running.remove(initial.id)
+                if managerState == .stopRequested && running.isEmpty { managerState = .stopped }
+            }
+        }
+        var sync = initial
+        let resumeFrom = sync.status == .stopped && sync.maxTimeStamp > 0 ? sync.maxTimeStamp - 1 : sync.maxTimeStamp
+        sync.status = .running
+        sync.progress = 0
+        sync.startTime = SalesforceTime.now()
+        sync.error = nil
+        try save(sync)
+        progress?(sync)
+        do {
+            switch sync.type {
+            case .syncDown: try await runSyncDown(&sync, from: resumeFrom, progress: progress)
+            case .syncUp: try await runSyncUp(&sync, progress: progress)
+            }
+        } catch {
+            sync.status = .failed
+            sync.error = "\(error)"
+            sync.endTime = SalesforceTime.now()
+            try? save(sync)
+            progress?(sync)
+            throw error
+        }
+        return sync
+    }
+
+    private var stopRequested: Bool { lock.withLock { managerState != .acceptingSyncs } }
+
+    private func finish(_ sync: inout SyncState, _ progress: Progress?) throws {
+        sync.status = .done
+        sync.progress = 100
+        sync.endTime = SalesforceTime.now()
+        try save(sync)
+        progress?(sync)
+    }
+
+    private func runSyncDown(_ sync: inout SyncState, from maxTimeStamp: Int64, progress: Progress?) async throws {
+        let target = try makeTarget(sync.target)
+        var page = try await target.startFetch(client: client, maxTimeStamp: maxTimeStamp, store: store, soupName: sync.soupName)
+        sync.totalSize = page.totalSize
+        var saved = 0
+        while true {
+            try saveFromServer(page.records, sync: sync)
+            saved += page.records.count
+            for record in page.records {
+                if let ms = record[SyncField.lastModifiedDate]?.stringValue.flatMap(SalesforceTime.milliseconds) {
+                    sync.maxTimeStamp = max(sync.maxTimeStamp, ms)
+                }
+            }
+            sync.progress = sync.totalSize <= 0 ? 100 : min(100, saved * 100 / sync.totalSize)
+            try save(sync)
+            progress?(sync)
+            if stopRequested {
+                sync.status = .stopped
+                sync.endTime = SalesforceTime.now()
+                try save(sync)
+                progress?(sync)
+                return
+            }
+            guard let next = try await target.continueFetch(client: client, after: page) else { break }
+            page = next
+        }
+        try finish(&sync, progress)
+    }
+
+    /// Saves server records with local flags cleared; LEAVE_IF_CHANGED skips records edited locally.
+    private func saveFromServer(_ records: [SoupEntry], sync: SyncState) throws {
+        guard !records.isEmpty else { return }
+        var skip = Set<String>()
+        if sync.options.mergeMode == .leaveIfChanged {
+            skip = Set(try dirtyRecords(sync.soupName).compactMap { $0[SyncField.id]?.stringValue })
+        }
+        let entries: [SoupEntry] = records.compactMap { record in
+            guard let id = record[SyncField.id]?.stringValue, !skip.contains(id) else { return nil }
+            var entry = record
+            entry[SyncField.local] = .bool(false)
+            entry[SyncField.locallyCreated] = .bool(false)
+            entry[SyncField.locallyUpdated] = .bool(false)
+            entry[SyncField.locallyDeleted] = .bool(false)
+            entry[SyncField.syncId] = .int(sync.id)
+            entry[SyncField.lastError] = nil
+            return entry
+        }
+        try store.upsertReturningIds(entries, into: sync.soupName, externalIdPath: SyncField.id)
+    }
+
+    public func dirtyRecords(_ soupName: String) throws -> [SoupEntry] {
+        let spec = QuerySpec.smart(
+            "SELECT {\(soupName):_soup} FROM {\(soupName)} WHERE {\(soupName):\(SyncField.local)} = '1' ORDER BY {\(soupName):_soupEntryId}",
+            pageSize: 1_000_000)
+        return try store.query(spec).compactMap { $0.arrayValue?.first?.objectValue }
+    }
+
+    func makeTarget(_ json: JSON) throws -> any SyncDownTarget {
+        switch json["type"]?.stringValue {
+        case "soql":
+            guard let query = json["query"]?.stringValue else { throw MobileSyncError.invalidTarget("a soql target needs a query") }
+            return SoqlSyncDownTarget(query: query, maxBatchSize: Int(json["maxBatchSize"]?.intValue ?? 2000))
+        case "mru":
+            return MruSyncDownTarget(
+                sobjectType: json["sobjectType"]?.stringValue ?? "Contact", fieldlist: json["fieldlist"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        case "refresh":
+            return RefreshSyncDownTarget(
+                sobjectType: json["sobjectType"]?.stringValue ?? "Contact", fieldlist: json["fieldlist"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                countIdsPerSoql: Int(json["countIdsPerSoql"]?.intValue ?? 500))
+        case "custom":
+            let name = json["customType"]?.stringValue ?? ""
+            guard let factory = Self.registryLock.withLock({ Self.customTargets[name] }) else {
+                throw MobileSyncError.invalidTarget("no custom target registered as \(name)")
+            }
+            return try factory(json)
+        default:
+            throw MobileSyncError.invalidTarget("unknown target type \(json["type"]?.stringValue ?? "(none)")")
+        }
+    }
+
+    // MARK: Ghosts
+
+    /// Removes this sync's local records (not dirty) that the server no longer returns; returns how many.
+    @discardableResult
+    public func cleanResyncGhosts(syncId: Int64) async throws -> Int {
+        guard let sync = try syncStatus(id: syncId) else { throw MobileSyncError.noSuchSync("with id \(syncId)") }
+        guard sync.type == .syncDown else { throw MobileSyncError.ghostsOnlyOnSyncDown(syncId: syncId) }
+        let remote = try await makeTarget(sync.target).remoteIds(client: client, store: store, soupName: sync.soupName)
+        let soup = sync.soupName
+        let spec = QuerySpec.smart(
+            "SELECT {\(soup):_soupEntryId}, {\(soup):Id} FROM {\(soup)} WHERE {\(soup):\(SyncField.syncId)} = ? AND ({\(soup):\(SyncField.local)} IS NULL OR {\(soup):\(SyncField.local)} != '1')",
+            pageSize: 1_000_000, whereArgs: [.int(syncId)])
+        let ghosts = try store.query(spec).compactMap { row -> Int64? in
+            guard let cols = row.arrayValue, cols.count == 2, let entryId = cols[0].intValue, let id = cols[1].stringValue else { return nil }
+            return remote.contains(id) ? nil : entryId
+        }
+        try store.remove(ids: ghosts, from: soup)
+        return ghosts.count
+    }
+
+    // MARK: Internals
+
+    private func create(_ state: SyncState) throws -> SyncState {
+        if let name = state.name, try syncStatus(name: name) != nil { throw MobileSyncError.duplicateName(name) }
+        var entry = state.entry
+        entry[SoupField.entryId] = nil
+        let saved = try store.upsert([entry], into: SyncState.soupName)
+        guard let created = saved.first.flatMap(SyncState.init(entry:)) else { throw MobileSyncError.syncFailed("cannot save the sync state") }
+        return created
+    }
+
+    func save(_ sync: SyncState) throws {
+        try store.upsert([sync.entry], into: SyncState.soupName)
+    }
+}

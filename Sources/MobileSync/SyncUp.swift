@@ -1,0 +1,244 @@
+import Foundation
+import RestClient
+import SmartStore
+
+extension SyncManager {
+    static let collectionLimit = 200
+    static let retrieveLimit = 2000
+    /// Fields a sync up never sends.
+    static let neverSent: Set<String> = ["Id", "LastModifiedDate", "attributes", "CreatedDate", "SystemModstamp", "IsDeleted", "Name"]
+
+    /// Pushes local edits through the `composite/sobjects` collections, 200 records per request.
+    func runSyncUp(_ sync: inout SyncState, progress: Progress?) async throws {
+        let target = SyncUpTarget(json: sync.target)
+        let soup = sync.soupName
+        let dirty = try dirtyRecords(soup)
+        sync.totalSize = dirty.count
+        var done = 0
+        func advance(_ n: Int, _ sync: inout SyncState) throws {
+            done += n
+            sync.progress = sync.totalSize == 0 ? 100 : min(100, done * 100 / sync.totalSize)
+            try save(sync)
+            progress?(sync)
+        }
+
+        // Created and then deleted locally: the server never hears of it.
+        let createdAndDeleted = dirty.filter { flag($0, SyncField.locallyCreated) && flag($0, SyncField.locallyDeleted) }
+        try store.remove(ids: createdAndDeleted.compactMap { $0[SoupField.entryId]?.intValue }, from: soup)
+        try advance(createdAndDeleted.count, &sync)
+
+        var creates = dirty.filter { flag($0, SyncField.locallyCreated) && !flag($0, SyncField.locallyDeleted) }
+        var updates = dirty.filter { flag($0, SyncField.locallyUpdated) && !flag($0, SyncField.locallyCreated) && !flag($0, SyncField.locallyDeleted) }
+        var deletes = dirty.filter { flag($0, SyncField.locallyDeleted) && !flag($0, SyncField.locallyCreated) }
+
+        if sync.options.mergeMode == .leaveIfChanged {
+            // Skip records changed on the server since this copy was fetched; they stay dirty.
+            let server = try await serverModificationDates(target.sobjectType, ids: (updates + deletes).compactMap { $0[SyncField.id]?.stringValue })
+            func newerOnServer(_ record: SoupEntry) -> Bool {
+                guard let id = record[SyncField.id]?.stringValue, let serverDate = server[id] else { return false }
+                let local = record[SyncField.lastModifiedDate]?.stringValue.flatMap(SalesforceTime.milliseconds) ?? Int64.min
+                return serverDate > local
+            }
+            let skipped = (updates + deletes).filter(newerOnServer)
+            updates.removeAll(where: newerOnServer)
+            deletes.removeAll(where: newerOnServer)
+            try advance(skipped.count, &sync)
+        }
+
+        for chunk in chunks(deletes) {
+            let ids = chunk.compactMap { $0[SyncField.id]?.stringValue }
+            let results = try await client.send(RestRequest(
+                method: "DELETE", path: "/services/data/\(RestClient.apiVersion)/composite/sobjects",
+                queryItems: [URLQueryItem(name: "ids", value: ids.joined(separator: ",")), URLQueryItem(name: "allOrNone", value: "false")]))
+            let answers = try collectionResults(results, count: chunk.count)
+            var removed: [Int64] = []
+            var failed: [SoupEntry] = []
+            for (record, answer) in zip(chunk, answers) {
+                // Already gone on the server counts as done.
+                if answer.success || answer.isNotFound {
+                    if let entryId = record[SoupField.entryId]?.intValue { removed.append(entryId) }
+                } else {
+                    failed.append(withError(record, answer.message))
+                }
+            }
+            try store.remove(ids: removed, from: soup)
+            if !failed.isEmpty { try store.upsert(failed, into: soup) }
+            try advance(chunk.count, &sync)
+        }
+
+        var recreate: [SoupEntry] = []
+        for chunk in chunks(updates) {
+            let records: [[String: Any]] = chunk.map { record in
+                var fields = body(record, fieldlist: target.updateFieldlist ?? sync.options.fieldlist, type: target.sobjectType)
+                fields["Id"] = record[SyncField.id]?.stringValue ?? ""
+                return fields
+            }
+            let results = try await client.send(try .json("PATCH", "/services/data/\(RestClient.apiVersion)/composite/sobjects", ["allOrNone": false, "records": records]))
+            let answers = try collectionResults(results, count: chunk.count)
+            var saved: [SoupEntry] = []
+            for (record, answer) in zip(chunk, answers) {
+                if answer.success {
+                    saved.append(clean(record))
+                } else if answer.isNotFound && sync.options.mergeMode == .overwrite {
+                    recreate.append(record)
+                } else {
+                    saved.append(withError(record, answer.message))
+                }
+            }
+            if !saved.isEmpty { try store.upsert(saved, into: soup) }
+            try advance(chunk.count - recreate.count, &sync)
+        }
+
+        // OVERWRITE: a record deleted on the server is created again from the local copy.
+        creates += recreate
+        for chunk in chunks(creates) {
+            let records: [[String: Any]] = chunk.map { record in
+                body(record, fieldlist: target.createFieldlist ?? sync.options.fieldlist, type: target.sobjectType)
+            }
+            let results = try await client.send(try .json("POST", "/services/data/\(RestClient.apiVersion)/composite/sobjects", ["allOrNone": false, "records": records]))
+            let answers = try collectionResults(results, count: chunk.count)
+            var saved: [SoupEntry] = []
+            for (record, answer) in zip(chunk, answers) {
+                if answer.success, let id = answer.id {
+                    var entry = clean(record)
+                    entry[SyncField.id] = .string(id)
+                    saved.append(entry)
+                } else {
+                    saved.append(withError(record, answer.message))
+                }
+            }
+            try store.upsert(saved, into: soup)
+            try advance(chunk.count, &sync)
+        }
+        _ = sync
+        try finishSyncUp(&sync, progress)
+    }
+
+    private func finishSyncUp(_ sync: inout SyncState, _ progress: Progress?) throws {
+        sync.status = .done
+        sync.progress = 100
+        sync.endTime = SalesforceTime.now()
+        try save(sync)
+        progress?(sync)
+    }
+
+    private func flag(_ record: SoupEntry, _ name: String) -> Bool { record[name]?.boolValue == true }
+
+    private func chunks(_ records: [SoupEntry]) -> [[SoupEntry]] {
+        stride(from: 0, to: records.count, by: Self.collectionLimit).map { Array(records[$0..<min($0 + Self.collectionLimit, records.count)]) }
+    }
+
+    /// The record's fields for the server: the field list if given, else every field that is not Mobile Sync's or read-only.
+    private func body(_ record: SoupEntry, fieldlist: [String]?, type: String) -> [String: Any] {
+        var out: [String: Any] = ["attributes": ["type": type]]
+        let names = fieldlist ?? Array(record.keys)
+        for name in names where !Self.neverSent.contains(name) && !SyncField.all.contains(name) && !name.hasPrefix("_soup") {
+            if let value = record[name] { out[name] = foundation(value) }
+        }
+        return out
+    }
+
+    private func foundation(_ value: JSON) -> Any {
+        switch value {
+        case .null: return NSNull()
+        case .bool(let b): return b
+        case .int(let i): return i
+        case .double(let d): return d
+        case .string(let s): return s
+        case .array(let a): return a.map(foundation)
+        case .object(let o): return o.mapValues(foundation)
+        }
+    }
+
+    private func clean(_ record: SoupEntry) -> SoupEntry {
+        var entry = record
+        for name in [SyncField.local, SyncField.locallyCreated, SyncField.locallyUpdated, SyncField.locallyDeleted] { entry[name] = .bool(false) }
+        entry[SyncField.lastError] = nil
+        return entry
+    }
+
+    private func withError(_ record: SoupEntry, _ message: String) -> SoupEntry {
+        var entry = record
+        entry[SyncField.lastError] = .string(message)
+        return entry
+    }
+
+    struct CollectionAnswer {
+        var success: Bool
+        var id: String?
+        var statusCode: String?
+        var message: String
+        var isNotFound: Bool { ["ENTITY_IS_DELETED", "INVALID_CROSS_REFERENCE_KEY", "NOT_FOUND"].contains(statusCode ?? "") }
+    }
+
+    private func collectionResults(_ response: RestResponse, count: Int) throws -> [CollectionAnswer] {
+        guard let list = try response.json() as? [[String: Any]], list.count == count else {
+            throw RestError.malformedResponse("a collection answer with the wrong number of results")
+        }
+        return list.map { item in
+            let error = (item["errors"] as? [[String: Any]])?.first
+            return CollectionAnswer(
+                success: item["success"] as? Bool ?? false, id: item["id"] as? String, statusCode: error?["statusCode"] as? String,
+                message: (error?["message"] as? String).map { m in (error?["statusCode"] as? String).map { "\($0): \(m)" } ?? m } ?? "")
+        }
+    }
+
+    /// `LastModifiedDate` on the server (epoch ms) for these ids, by collection retrieve (2,000 per request).
+    private func serverModificationDates(_ type: String, ids: [String]) async throws -> [String: Int64] {
+        var out: [String: Int64] = [:]
+        for start in stride(from: 0, to: ids.count, by: Self.retrieveLimit) {
+            let chunk = Array(ids[start..<min(start + Self.retrieveLimit, ids.count)])
+            let response = try await client.send(try .json(
+                "POST", "/services/data/\(RestClient.apiVersion)/composite/sobjects/\(type)", ["ids": chunk, "fields": ["Id", "LastModifiedDate"]]))
+            for item in (try response.json() as? [Any]) ?? [] {
+                guard let record = item as? [String: Any], let id = record["Id"] as? String,
+                    let date = (record["LastModifiedDate"] as? String).flatMap(SalesforceTime.milliseconds)
+                else { continue }
+                out[id] = date
+            }
+        }
+        return out
+    }
+
+    // MARK: Local edits
+
+    /// Saves a record created on the device: a local id (`local_000000001`) and the local flags.
+    @discardableResult
+    public func createLocally(_ fields: SoupEntry, soupName: String) throws -> SoupEntry {
+        var entry = fields
+        entry[SyncField.local] = .bool(true)
+        entry[SyncField.locallyCreated] = .bool(true)
+        entry[SyncField.locallyUpdated] = .bool(false)
+        entry[SyncField.locallyDeleted] = .bool(false)
+        var saved = try store.upsert([entry], into: soupName)[0]
+        let entryId = saved[SoupField.entryId]?.intValue ?? 0
+        saved[SyncField.id] = .string(String(format: "local_%09lld", entryId))
+        return try store.upsert([saved], into: soupName)[0]
+    }
+
+    /// Applies local changes to a record (by `Id`) and marks it updated.
+    @discardableResult
+    public func updateLocally(id: String, changes: SoupEntry, soupName: String) throws -> SoupEntry {
+        var entry = try record(id: id, soupName: soupName)
+        for (k, v) in changes where k != SyncField.id { entry[k] = v }
+        entry[SyncField.local] = .bool(true)
+        if entry[SyncField.locallyCreated]?.boolValue != true { entry[SyncField.locallyUpdated] = .bool(true) }
+        return try store.upsert([entry], into: soupName)[0]
+    }
+
+    /// Marks a record (by `Id`) deleted; it goes at the next sync up.
+    @discardableResult
+    public func deleteLocally(id: String, soupName: String) throws -> SoupEntry {
+        var entry = try record(id: id, soupName: soupName)
+        entry[SyncField.local] = .bool(true)
+        entry[SyncField.locallyDeleted] = .bool(true)
+        return try store.upsert([entry], into: soupName)[0]
+    }
+
+    private func record(id: String, soupName: String) throws -> SoupEntry {
+        guard let entry = try store.query(.exact(soup: soupName, path: SyncField.id, value: .string(id))).first?.objectValue else {
+            throw MobileSyncError.syncFailed("no record \(id) in soup \(soupName)")
+        }
+        return entry
+    }
+}
