@@ -67,13 +67,13 @@ let package = Package(
         ]),
         // Test and benchmark support: drives the platform layer from separate processes.
         .executableTarget(name: "appgroupsim-probe", dependencies: [
-            "AppGroup", "Keychain", "SmartStore",
+            "AppGroup", "Keychain", "SmartStore", "MobileSync", "RestClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // Cross-process benchmark with named baselines (Benchmarks/run).
         .executableTarget(name: "bench", dependencies: [
-            "SmartStore", "RestClient", "Keychain", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            "SmartStore", "RestClient", "Keychain", "MobileSync", .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ], path: "Benchmarks/bench"),
 
         .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "RestClient", "Keychain"], path: "Tests/Support"),

@@ -26,27 +26,38 @@ private func get(_ session: URLSession, _ request: URLRequest) async -> Bool {
     }
 }
 
-func runSimulatorBenchmark() async throws {
-    let simulator = binDir.appendingPathComponent("sf-simulator")
-    let data = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/org")
+let fixtureOrgDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures/org")
+
+/// The release sf-simulator on an ephemeral port, stopped when the returned process is terminated.
+func startSimulator(data: URL) throws -> (Process, URL) {
     let process = Process()
-    process.executableURL = simulator
+    process.executableURL = binDir.appendingPathComponent("sf-simulator")
     process.arguments = ["--port", "0", "--data", data.path]
     let out = Pipe()
     process.standardOutput = out
     try process.run()
-    defer { process.terminate(); process.waitUntilExit() }
     let firstLine = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
     guard let base = firstLine.split(separator: " ").last.map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }),
         let url = URL(string: base)
     else { throw CocoaError(.fileReadCorruptFile) }
+    return (process, url)
+}
 
+/// Logs alice in; the tokens stay in an in-memory keychain.
+func benchLogin(_ url: URL) async throws -> RestClient {
     let keychain = KeychainHelper(store: InMemorySecretStore(), deviceID: "bench", accessGroups: ["bench"])
     let credentials = try await OAuthLogin.login(
         loginHost: url, app: .init(clientId: "3MVG9AppGroupSim.MobileSyncExplorer.Sample", redirectURI: "testsfdc:///mobilesdk/detect/oauth/done", scopes: ["api"]),
         username: "alice@acme.test", password: "alice-pass", keychain: keychain)
-    guard let token = try await TokenStore(keychain: keychain, account: credentials.keychainAccount).accessToken() else { return }
+    return RestClient(credentials: credentials, tokens: TokenStore(keychain: keychain, account: credentials.keychainAccount))
+}
+
+func runSimulatorBenchmark() async throws {
+    let (process, url) = try startSimulator(data: fixtureOrgDirectory)
+    defer { process.terminate(); process.waitUntilExit() }
+    let client = try await benchLogin(url)
+    guard let token = try await client.tokens.accessToken() else { return }
 
     var components = URLComponents(url: url.appendingPathComponent("services/data/v66.0/query"), resolvingAgainstBaseURL: false)!
     components.queryItems = [URLQueryItem(name: "q", value: "SELECT Id, FirstName, LastName, LastModifiedDate FROM Contact ORDER BY LastModifiedDate DESC LIMIT 200")]

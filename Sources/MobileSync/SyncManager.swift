@@ -59,6 +59,18 @@ public final class SyncManager: @unchecked Sendable {
         _ = registryLock.withLock { instances.removeValue(forKey: store.url.path) }
     }
 
+    /// The manager of a user's store (the default store unless named); refused for a user who is not logged in.
+    public static func sharedInstance(
+        forUser user: StoreUser, storeName: String = StoreManager.defaultStoreName, stores: StoreManager, client: RestClient
+    ) throws -> SyncManager {
+        try sharedInstance(for: try stores.store(named: storeName, for: user), client: client)
+    }
+
+    public static func removeSharedInstance(forUser user: StoreUser, storeName: String = StoreManager.defaultStoreName, stores: StoreManager) {
+        let path = stores.userDirectory(for: user).appendingPathComponent("stores/\(storeName)/store.sqlite").path
+        _ = registryLock.withLock { instances.removeValue(forKey: path) }
+    }
+
     /// Custom sync down targets: their state JSON carries `"type": "custom", "customType": name`.
     public static func register(customTarget name: String, factory: @escaping CustomTargetFactory) {
         registryLock.withLock { customTargets[name] = factory }

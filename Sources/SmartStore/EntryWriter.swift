@@ -97,7 +97,7 @@ struct EntryWriter {
             throw SmartStoreError.externalIdValueMissing(soup: info.name, path: path)
         }
         let ids = try Int64.fetchAll(
-            db, sql: "SELECT id FROM \(info.table) WHERE \(expression) = ? LIMIT 2", arguments: [Self.databaseValue(value)])
+            db.cachedStatement(sql: "SELECT id FROM \(info.table) WHERE \(expression) = ? LIMIT 2"), arguments: [Self.databaseValue(value)])
         if ids.count > 1 {
             throw SmartStoreError.externalIdNotUnique(soup: info.name, path: path, value: value.stringValue ?? value.text)
         }

@@ -3,6 +3,8 @@ import ArgumentParser
 import Foundation
 import Keychain
 import SmartStore
+import MobileSync
+import RestClient
 
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +17,7 @@ struct Probe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "appgroupsim-probe",
         abstract: "Test and benchmark support: exercises SharedDefaults and the keychain from a separate process.",
-        subcommands: [WriteKeys.self, Increment.self, WriteForever.self, Watch.self, SetSequence.self, KeychainCheck.self, StoreReadMRU.self])
+        subcommands: [WriteKeys.self, Increment.self, WriteForever.self, Watch.self, SetSequence.self, KeychainCheck.self, StoreReadMRU.self, SyncDown.self])
 }
 
 func line(_ s: String) {
@@ -211,5 +213,37 @@ struct StoreReadMRU: ParsableCommand {
             usleep(500)
         }
         line("reads=\(reads) errors=\(errors) partial=\(partial) distinctCounts=\(counts.count)")
+    }
+}
+
+struct SyncDown: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync-down",
+        abstract: "Log in and run (or resume) the named contacts sync down into STORE; print each progress step.")
+    @Option(help: "The org's URL.") var org: String
+    @Option(help: "The store.sqlite file.") var store: String
+    @Option(help: "The sync's name.") var name: String = "syncDownContacts"
+    @Option(help: "Records per page (200-2,000).") var batchSize: Int = 200
+
+    func run() async throws {
+        guard let url = URL(string: org) else { throw ValidationError("bad --org") }
+        let keychain = KeychainHelper(store: InMemorySecretStore(), deviceID: "probe", accessGroups: ["probe"])
+        let credentials = try await OAuthLogin.login(
+            loginHost: url, app: .init(clientId: "3MVG9AppGroupSim.MobileSyncExplorer.Sample", redirectURI: "testsfdc:///mobilesdk/detect/oauth/done", scopes: ["api"]),
+            username: "alice@acme.test", password: "alice-pass", keychain: keychain)
+        let client = RestClient(credentials: credentials, tokens: TokenStore(keychain: keychain, account: credentials.keychainAccount))
+        let smartStore = try SmartStore(url: URL(fileURLWithPath: store), name: "probe")
+        try smartStore.registerSoup("contacts", indexSpecs: [IndexSpec(path: "Id", type: .string), IndexSpec(path: "__local__", type: .string)])
+        let manager = try SyncManager.sharedInstance(for: smartStore, client: client)
+        let report: SyncManager.Progress = { line("\($0.status.rawValue) \($0.progress)") }
+        let result: SyncState
+        if try manager.syncStatus(name: name) != nil {
+            result = try await manager.reSync(name: name, progress: report)
+        } else {
+            result = try await manager.syncDown(
+                target: SoqlSyncDownTarget(query: "SELECT FirstName, LastName FROM Contact", maxBatchSize: batchSize), soupName: "contacts",
+                name: name, progress: report)
+        }
+        line("final \(result.status.rawValue)")
     }
 }
