@@ -50,7 +50,7 @@ let package = Package(
 
         // Executables are thin: argument parsing and output.
         .executableTarget(name: "main-app", dependencies: [
-            "AppGroup", "Keychain", "SalesforceSDK",
+            "AppGroup", "Keychain", "SalesforceSDK", "MobileSync", "RestClient", "SmartStore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "extension-widget", dependencies: [

@@ -40,15 +40,9 @@ public enum RecentContactsWidget {
         public var message: String
     }
 
-    /// The widget needs the SDK facade and SmartStore to list contacts; until they exist this is what it reports.
-    public struct BootstrapUnavailable: Error, CustomStringConvertible {
-        public var description: String {
-            "the user is logged in, but listing contacts needs SmartStore and the SDK facade, which this build does not have yet"
-        }
-    }
-
-    /// Runs the widget's launch checks in the order the sample does them.
-    public static func evaluate(_ launch: ProcessLaunch) async throws -> Report {
+    /// Runs the widget's launch checks in the order the sample does them, then lists the `count`
+    /// most recently modified contacts from the shared store. It never talks to the org.
+    public static func evaluate(_ launch: ProcessLaunch, count: Int = 3, events: SDKEvents = SDKEvents()) async throws -> Report {
         let sandbox = launch.sandbox
         guard let config = launch.config else {
             return misconfigured("\(sandbox.bundle.url.lastPathComponent) has no \(AppGroupConfig.fileName), so it cannot know the app group; add one with appGroupName and appGroupsEnabled")
@@ -76,10 +70,28 @@ public enum RecentContactsWidget {
         if let error = keychain.error {
             return Report(state: .keychainUnavailable, user: nil, contacts: [], message: error.message)
         }
-        guard try defaults.string(forKey: "LastUserIdentity") != nil else {
+        events.step("userLoggedIn")
+        let sdk = SmartStoreSDKManager.initializeSDK(launch: launch, events: events)
+        guard let account = try sdk.userAccountManager.currentUser() else {
             return Report(state: .notLoggedIn, user: nil, contacts: [], message: "\(launch.userLogInStatusKey) is set but there is no current user (a stale flag, e.g. after the last logout); the widget shows nothing")
         }
-        throw BootstrapUnavailable()
+        let user = User(orgId: account.orgId, userId: account.userId, username: account.username)
+        guard await sdk.userAccountManager.isLoggedIn(account) else {
+            return Report(state: .notLoggedIn, user: user, contacts: [], message: "the current user has no refresh token in the shared keychain group; log in again with main-app")
+        }
+        let store = try await sdk.userStore(for: account)
+        let soup = "contacts"
+        let rows = try store.query(.smart(
+            "SELECT {\(soup):_soup} FROM {\(soup)} ORDER BY {\(soup):_soupLastModifiedDate} DESC, {\(soup):_soupEntryId} DESC",
+            pageSize: max(1, count)))
+        let contacts = rows.compactMap { row -> Contact? in
+            guard let entry = row.arrayValue?.first, let id = entry["Id"]?.stringValue else { return nil }
+            return Contact(
+                Id: id, FirstName: entry["FirstName"]?.stringValue, LastName: entry["LastName"]?.stringValue,
+                LastModifiedDate: entry["LastModifiedDate"]?.stringValue)
+        }
+        events.step("listed", ["count": String(contacts.count)])
+        return Report(state: .listed, user: user, contacts: contacts, message: contacts.isEmpty ? "no contacts synced yet" : "\(contacts.count) most recent contacts")
     }
 
     /// The `.app` that carries an `.appex` under `PlugIns/`.

@@ -71,6 +71,8 @@ public final class StoreManager: @unchecked Sendable {
     func storesDirectory(for user: StoreUser) -> URL { userDirectory(for: user).appendingPathComponent("stores") }
 
     /// The SDK's path rule: `/\?%*|"<>:@` become `_`.
+    public static func safePathComponent(_ component: String) -> String { safe(component) }
+
     static func safe(_ component: String) -> String {
         String(component.map { "/\\?%*|\"<>:@".contains($0) ? "_" : $0 })
     }

@@ -1,24 +1,238 @@
 import AppGroup
 import ArgumentParser
 import Foundation
+import MobileSync
+import RestClient
 import SalesforceSDK
+import SmartStore
 
-/// The MobileSyncExplorer app. Every launch applies the bundle's app-group settings before anything
-/// else, as the sample's AppDelegate does before `initializeSDK`.
+/// The MobileSyncExplorer app. Every launch applies the bundle's app-group settings before
+/// `initializeSDK`, as the sample's AppDelegate does, and keeps `userLoggedIn` equal to
+/// "there is a current user" on every current-user change.
 @main
 struct MainApp: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "main-app",
         abstract: "The simulated Mobile SDK app (MobileSyncExplorer).",
-        discussion: "Login, sync and contacts arrive with the SDK facade; this build has the platform commands.",
-        subcommands: [AppGroupCommand.self, Status.self])
+        subcommands: [Login.self, Logout.self, SwitchUser.self, Sync.self, Contacts.self, Status.self, AppGroupCommand.self])
 
     @Option(help: "The app bundle (.app directory).") var bundle: String
     @Option(help: "The device directory (default: $APPGROUPSIM_DEVICE).") var device: String?
+    @Option(help: "The org's URL for login (the sf-simulator's 'listening on' address).") var org: String?
+    @Option(help: "Write the launch steps and SDK notifications as JSON lines to this file.") var trace: String?
 
-    func launch() throws -> ProcessLaunch {
-        try ProcessLaunch(bundlePath: bundle, devicePath: device)
+    func start() throws -> AppContext { try AppContext(self) }
+}
+
+/// One launch of the app: app group applied, SDK initialized, the sample's userLoggedIn handler registered.
+struct AppContext {
+    let launch: ProcessLaunch
+    let events: SDKEvents
+    let sdk: MobileSyncSDKManager
+    let org: URL?
+
+    init(_ app: MainApp) throws {
+        events = SDKEvents(traceFile: app.trace)
+        launch = try ProcessLaunch(bundlePath: app.bundle, devicePath: app.device)
+        events.step("appGroupConfigApplied", ["enabled": String(try launch.dataSharing.appGroupEnabled())])
+        sdk = MobileSyncSDKManager.initializeSDK(launch: launch, events: events)
+        org = app.org.flatMap(URL.init(string:))
+        let accounts = sdk.userAccountManager
+        let launch = self.launch
+        events.observe(.didChangeCurrentUser) { _, _ in
+            let loggedIn = (try? accounts.currentUser()) != nil
+            try? launch.dataSharing.msdkUserDefaults().set(.bool(loggedIn), forKey: launch.userLogInStatusKey)
+        }
     }
+
+    var accounts: UserAccountManager { sdk.userAccountManager }
+
+    func currentAccount() throws -> UserAccount {
+        guard let account = try accounts.currentUser() else { throw SDKError.notLoggedIn }
+        return account
+    }
+
+    /// Runs `body`; a session revoked at the org logs the user out (SDK order) and says so.
+    func withSession<T>(_ account: UserAccount, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch RestError.sessionRevoked {
+            try await accounts.logout(account, reason: "refreshTokenRevoked")
+            try handleLogout()
+            throw SDKError.sessionRevoked(username: account.username)
+        }
+    }
+
+    /// `AuthHelper.handleLogout`: several accounts left → the user picks; one → switch to it; none → log in.
+    @discardableResult
+    func handleLogout() throws -> String {
+        let left = try accounts.allAccounts()
+        switch left.count {
+        case 0: return "no account left; log in with main-app login"
+        case 1:
+            try accounts.switchToUser(left[0])
+            return "switched to \(left[0].username)"
+        default:
+            return "accounts left: \(left.map(\.username).joined(separator: ", ")); choose one with main-app switch-user"
+        }
+    }
+}
+
+struct Login: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Log in through the org's login page (code flow with PKCE).")
+    @ParentCommand var app: MainApp
+    @Option(help: "Username.") var username: String
+    @Option(help: "Password.") var password: String
+    @Option(help: "Screen-lock passcode, for orgs whose connected app requires one.") var passcode: String?
+
+    func run() async throws {
+        let context = try app.start()
+        guard let org = context.org else { throw SDKError.noLoginHost }
+        let account = try await context.accounts.login(org: org, username: username, password: password, passcode: passcode)
+        print("logged in as \(account.username) (\(account.displayName)), org \(account.orgId)")
+    }
+}
+
+struct Logout: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Log the current user out (revokes the session at the org).")
+    @ParentCommand var app: MainApp
+
+    func run() async throws {
+        let context = try app.start()
+        let account = try context.currentAccount()
+        try await context.accounts.logout(account)
+        print("logged out \(account.username); \(try context.handleLogout())")
+    }
+}
+
+struct SwitchUser: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "switch-user", abstract: "Make another logged-in account the current user.")
+    @ParentCommand var app: MainApp
+    @Option(help: "Username of an account on this device.") var username: String
+
+    func run() async throws {
+        let context = try app.start()
+        guard let account = try context.accounts.account(username: username) else { throw SDKError.noSuchAccount(username) }
+        try context.accounts.switchToUser(account)
+        print("current user: \(account.username)")
+    }
+}
+
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Sync up local edits, then sync down contacts, as the sample app does.")
+    @ParentCommand var app: MainApp
+
+    func run() async throws {
+        let context = try app.start()
+        let account = try context.currentAccount()
+        let manager = try await context.sdk.syncManager(for: account)
+        let bar = ProgressBar()
+        let up = try await context.withSession(account) { try await manager.reSync(name: "syncUpContacts") { bar.show("up  ", $0) } }
+        let down = try await context.withSession(account) { try await manager.reSync(name: "syncDownContacts") { bar.show("down", $0) } }
+        bar.finish()
+        let left = try manager.dirtyRecords("contacts").count
+        print("sync up: \(up.status.rawValue), \(up.totalSize) local change(s)\(left > 0 ? ", \(left) still dirty (see contacts list)" : "")")
+        print("sync down: \(down.status.rawValue), \(max(down.totalSize, 0)) record(s) fetched")
+    }
+}
+
+/// A progress bar on a terminal, one line per step otherwise.
+final class ProgressBar: @unchecked Sendable {
+    private let tty = isatty(1) == 1
+    private let lock = NSLock()
+    private var last = ""
+
+    func show(_ label: String, _ state: SyncState) {
+        let filled = state.progress / 5
+        let line = "\(label) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 20 - filled))] \(String(format: "%3d", state.progress))% \(state.status.rawValue)"
+        lock.withLock {
+            guard line != last else { return }
+            last = line
+            if tty { FileHandle.standardOutput.write(Data("\r\(line)".utf8)) } else { print(line) }
+        }
+    }
+
+    func finish() { if tty { print("") } }
+}
+
+struct Contacts: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Edit contacts locally (sent at the next sync) and list them.", subcommands: [Add.self, Edit.self, Delete.self, List.self])
+
+    struct Fields: ParsableArguments {
+        @Option(help: "First name.") var first: String?
+        @Option(help: "Last name.") var last: String?
+        @Option(help: "Title.") var title: String?
+        @Option(help: "Email.") var email: String?
+        @Option(help: "Mobile phone.") var phone: String?
+
+        var entry: SoupEntry {
+            var e: SoupEntry = [:]
+            if let first { e["FirstName"] = .string(first) }
+            if let last { e["LastName"] = .string(last) }
+            if let title { e["Title"] = .string(title) }
+            if let email { e["Email"] = .string(email) }
+            if let phone { e["MobilePhone"] = .string(phone) }
+            return e
+        }
+    }
+
+    static func manager(_ app: MainApp) async throws -> SyncManager {
+        let context = try app.start()
+        return try await context.sdk.syncManager(for: try context.currentAccount())
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a contact locally; prints its local id.")
+        @ParentCommand var contacts: Contacts
+        @OptionGroup var fields: Fields
+        func run() async throws {
+            let saved = try await Contacts.manager(contacts.app).createLocally(fields.entry, soupName: "contacts")
+            print(saved["Id"]?.stringValue ?? "")
+        }
+    }
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a contact locally.")
+        @ParentCommand var contacts: Contacts
+        @Argument(help: "The contact's Id (or local id).") var id: String
+        @OptionGroup var fields: Fields
+        func run() async throws {
+            try await Contacts.manager(contacts.app).updateLocally(id: id, changes: fields.entry, soupName: "contacts")
+            print("edited \(id)")
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a contact locally.")
+        @ParentCommand var contacts: Contacts
+        @Argument(help: "The contact's Id (or local id).") var id: String
+        func run() async throws {
+            try await Contacts.manager(contacts.app).deleteLocally(id: id, soupName: "contacts")
+            print("deleted \(id)")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the contacts in the store, local flags included.")
+        @ParentCommand var contacts: Contacts
+        @Flag(help: "Print a JSON array of entries.") var json = false
+        func run() async throws {
+            let store = try await Contacts.manager(contacts.app).store
+            let entries = try store.query(.all(soup: "contacts", orderPath: "LastName", pageSize: 1_000_000)).compactMap(\.objectValue)
+            if json {
+                print(JSON.array(entries.map(JSON.object)).text)
+                return
+            }
+            for e in entries {
+                let flag = e["__local__"]?.boolValue == true ? "*" : " "
+                let name = [e["FirstName"]?.stringValue, e["LastName"]?.stringValue].compactMap { $0 }.joined(separator: " ")
+                print("\(flag) \(e["Id"]?.stringValue ?? "")  \(name)\(e["__last_error__"]?.stringValue.map { "  (\($0))" } ?? "")")
+            }
+        }
+    }
+
+    @ParentCommand var app: MainApp
 }
 
 struct AppGroupCommand: ParsableCommand {
@@ -32,7 +246,7 @@ struct AppGroupCommand: ParsableCommand {
     @Argument(help: "enable or disable.") var action: Action
 
     func run() throws {
-        let launch = try app.launch()
+        let launch = try app.start().launch
         let enabled = action == .enable
         guard try launch.dataSharing.appGroupName() != nil else {
             throw Failure("the bundle has no AppGroupConfig.plist with an appGroupName; add one to \(app.bundle)")
@@ -43,8 +257,8 @@ struct AppGroupCommand: ParsableCommand {
     }
 }
 
-struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "The app's app-group state and login flag.")
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "The app's app-group state, login flag, accounts and current user.")
 
     @ParentCommand var app: MainApp
     @Flag(help: "Print JSON.") var json = false
@@ -57,21 +271,21 @@ struct Status: ParsableCommand {
         var msdkUserDefaults: String
         var userLoggedIn: Bool
         var currentUser: String?
+        var accounts: [String]
         var keychainAccessGroups: [String]
+        var sdkFeatures: [String]
     }
 
-    func run() throws {
-        let launch = try app.launch()
+    func run() async throws {
+        let context = try app.start()
+        let launch = context.launch
         let msdk = try launch.dataSharing.msdkUserDefaults()
         let report = Report(
-            bundleIdentifier: launch.sandbox.bundleIdentifier,
-            device: launch.sandbox.device.root.path,
-            appGroupName: try launch.dataSharing.appGroupName(),
-            appGroupEnabled: try launch.dataSharing.appGroupEnabled(),
-            msdkUserDefaults: msdk.url.path,
-            userLoggedIn: try msdk.bool(forKey: launch.userLogInStatusKey),
-            currentUser: try msdk.string(forKey: "LastUserIdentity"),
-            keychainAccessGroups: launch.sandbox.keychainAccessGroups)
+            bundleIdentifier: launch.sandbox.bundleIdentifier, device: launch.sandbox.device.root.path,
+            appGroupName: try launch.dataSharing.appGroupName(), appGroupEnabled: try launch.dataSharing.appGroupEnabled(),
+            msdkUserDefaults: msdk.url.path, userLoggedIn: try msdk.bool(forKey: launch.userLogInStatusKey),
+            currentUser: try context.accounts.currentUser()?.username, accounts: try context.accounts.allAccounts().map(\.username),
+            keychainAccessGroups: launch.sandbox.keychainAccessGroups, sdkFeatures: context.sdk.features)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -83,6 +297,7 @@ struct Status: ParsableCommand {
             print("msdkUserDefaults:  \(report.msdkUserDefaults)")
             print("userLoggedIn:      \(report.userLoggedIn)")
             print("current user:      \(report.currentUser ?? "(none)")")
+            print("accounts:          \(report.accounts.isEmpty ? "(none)" : report.accounts.joined(separator: ", "))")
             print("keychain groups:   \(report.keychainAccessGroups.joined(separator: ", "))")
         }
     }

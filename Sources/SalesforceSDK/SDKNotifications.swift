@@ -1,0 +1,60 @@
+import Foundation
+
+/// The SDK's notification names, so a trace reads like the SDK's own life cycle.
+public enum SDKNotification: String, Sendable, Codable {
+    case userWillLogIn = "SFNotificationUserWillLogIn"
+    case userDidLogIn = "SFNotificationUserDidLogIn"
+    case userWillLogout = "SFNotificationUserWillLogout"
+    case userDidLogout = "SFNotificationUserDidLogout"
+    case orgDidLogout = "SFNotificationOrgDidLogout"
+    case userWillSwitch = "SFNotificationUserWillSwitch"
+    case userDidSwitch = "SFNotificationUserDidSwitch"
+    case didChangeCurrentUser = "SFUserAccountManagerDidChangeUserNotification"
+    case didRefreshToken = "SFNotificationOAuthUserDidRefreshToken"
+}
+
+/// Observers of SDK notifications, and the `--trace` file: JSON lines of launch steps and notifications.
+public final class SDKEvents: @unchecked Sendable {
+    public typealias Observer = @Sendable (SDKNotification, [String: String]) -> Void
+
+    private let lock = NSLock()
+    private var observers: [(SDKNotification?, Observer)] = []
+    private let trace: FileHandle?
+
+    public init(traceFile: String? = nil) {
+        if let traceFile {
+            FileManager.default.createFile(atPath: traceFile, contents: nil, attributes: [.posixPermissions: 0o600])
+            trace = FileHandle(forWritingAtPath: traceFile)
+        } else {
+            trace = nil
+        }
+    }
+
+    /// Calls `observer` for `name` (or every notification when nil).
+    public func observe(_ name: SDKNotification?, _ observer: @escaping Observer) {
+        lock.withLock { observers.append((name, observer)) }
+    }
+
+    public func post(_ name: SDKNotification, _ info: [String: String] = [:]) {
+        record(["notification": name.rawValue], info)
+        let matching = lock.withLock { observers.filter { $0.0 == nil || $0.0 == name }.map(\.1) }
+        for observer in matching { observer(name, info) }
+    }
+
+    /// A launch-flow step, for the trace only.
+    public func step(_ name: String, _ info: [String: String] = [:]) {
+        record(["step": name], info)
+    }
+
+    private func record(_ head: [String: String], _ info: [String: String]) {
+        guard let trace else { return }
+        var object: [String: Any] = head
+        object["time"] = ISO8601DateFormatter().string(from: Date())
+        if !info.isEmpty { object["info"] = info }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        lock.withLock {
+            trace.write(data)
+            trace.write(Data("\n".utf8))
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import AppGroup
+import Foundation
+import RestClient
+import SmartStore
+
+/// A logged-in (or once logged-in) user, as the SDK keeps it in `UserAccount.plist`. No token is in
+/// here: tokens live in the keychain under `credentials.keychainAccount`.
+public struct UserAccount: Sendable, Codable, Equatable {
+    public var credentials: OAuthCredentials
+    public var username: String
+    public var displayName: String
+    public var email: String
+    /// The connected app's screen-lock policy from the identity service (`nil` when none).
+    public var screenLockPinLength: Int?
+
+    public var orgId: String { credentials.orgId }
+    public var userId: String { credentials.userId }
+    public var identity: UserIdentity { UserIdentity(orgId: orgId, userId: userId) }
+    public var storeUser: StoreUser { StoreUser(orgId: orgId, userId: userId) }
+}
+
+/// Which user: the SDK's `LastUserIdentity`.
+public struct UserIdentity: Sendable, Codable, Hashable, CustomStringConvertible {
+    public var orgId: String
+    public var userId: String
+
+    public init(orgId: String, userId: String) {
+        self.orgId = orgId
+        self.userId = userId
+    }
+
+    public var description: String { "\(orgId)/\(userId)" }
+
+    var plist: PlistValue { .dictionary(["orgId": .string(orgId), "userId": .string(userId)]) }
+
+    init?(plist: PlistValue?) {
+        guard let d = plist?.dictionaryValue, let org = d["orgId"]?.stringValue, let user = d["userId"]?.stringValue else { return nil }
+        self.init(orgId: org, userId: user)
+    }
+}
+
+/// Reads and writes `Library/<orgId>/<userId>/UserAccount.plist` under the SDK root (atomically, 0600).
+struct AccountFiles {
+    let sdkRoot: URL
+
+    var library: URL { sdkRoot.appendingPathComponent("Library") }
+
+    func directory(for identity: UserIdentity) -> URL {
+        library.appendingPathComponent(StoreManager.safePathComponent(identity.orgId))
+            .appendingPathComponent(StoreManager.safePathComponent(identity.userId))
+    }
+
+    func save(_ account: UserAccount) throws {
+        let encoder = PropertyListEncoder()
+        encoder.outputFormat = .xml
+        try SecureFiles.writeAtomically(try encoder.encode(account), to: directory(for: account.identity).appendingPathComponent("UserAccount.plist"))
+    }
+
+    func load(_ identity: UserIdentity) throws -> UserAccount? {
+        let url = directory(for: identity).appendingPathComponent("UserAccount.plist")
+        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        do { return try PropertyListDecoder().decode(UserAccount.self, from: data) } catch {
+            throw SDKError.corruptAccount(path: url.path)
+        }
+    }
+
+    func all() throws -> [UserAccount] {
+        var out: [UserAccount] = []
+        let orgs = (try? FileManager.default.contentsOfDirectory(atPath: library.path)) ?? []
+        for org in orgs.sorted() {
+            let users = (try? FileManager.default.contentsOfDirectory(atPath: library.appendingPathComponent(org).path)) ?? []
+            for user in users.sorted() {
+                let url = library.appendingPathComponent(org).appendingPathComponent(user).appendingPathComponent("UserAccount.plist")
+                guard let data = FileManager.default.contents(atPath: url.path) else { continue }
+                guard let account = try? PropertyListDecoder().decode(UserAccount.self, from: data) else {
+                    throw SDKError.corruptAccount(path: url.path)
+                }
+                out.append(account)
+            }
+        }
+        return out
+    }
+
+    func delete(_ identity: UserIdentity) throws {
+        let dir = directory(for: identity)
+        if FileManager.default.fileExists(atPath: dir.path) { try FileManager.default.removeItem(at: dir) }
+    }
+}
+
+public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError {
+    case notLoggedIn
+    case noSuchAccount(String)
+    case passcodeRequired(pinLength: Int)
+    case passcodeInvalid(pinLength: Int)
+    case corruptAccount(path: String)
+    case sessionRevoked(username: String)
+    case noLoginHost
+    case missingBootConfig(String)
+
+    public var description: String {
+        switch self {
+        case .notLoggedIn: return "no user is logged in; run main-app login --username U --password P"
+        case .noSuchAccount(let who): return "no account for \(who) on this device; log in with main-app login first"
+        case .passcodeRequired(let n):
+            return "this org's connected app requires a screen-lock passcode; pass --passcode with \(n) digits (login cancelled, nothing kept)"
+        case .passcodeInvalid(let n): return "the passcode must be \(n) digits (login cancelled, nothing kept)"
+        case .corruptAccount(let path): return "\(path) is not a valid UserAccount.plist; it was left as it is: move it aside and log in again"
+        case .sessionRevoked(let who): return "the session of \(who) was revoked at the org; the user was logged out, log in again"
+        case .noLoginHost: return "no org URL: pass --org URL (for example the sf-simulator's 'listening on' address)"
+        case .missingBootConfig(let path): return "\(path) is missing or invalid; it needs remoteAccessConsumerKey, oauthRedirectURI and oauthScopes"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}
