@@ -38,6 +38,15 @@ public enum RecentContactsWidget {
         public var user: User?
         public var contacts: [Contact]
         public var message: String
+
+        /// Always writes `user`, as `null` when there is none: the contract is `"user": {…} | null`.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(state, forKey: .state)
+            if let user { try c.encode(user, forKey: .user) } else { try c.encodeNil(forKey: .user) }
+            try c.encode(contacts, forKey: .contacts)
+            try c.encode(message, forKey: .message)
+        }
     }
 
     /// Runs the widget's launch checks in the order the sample does them, then lists the `count`
@@ -81,6 +90,10 @@ public enum RecentContactsWidget {
         }
         let store = try await sdk.userStore(for: account)
         let soup = "contacts"
+        // A user who logged in but never synced has no contacts soup yet: nothing to list, not an error.
+        guard try store.soupExists(soup) else {
+            return Report(state: .listed, user: user, contacts: [], message: "no contacts synced yet")
+        }
         let rows = try store.query(.smart(
             "SELECT {\(soup):_soup} FROM {\(soup)} ORDER BY {\(soup):_soupLastModifiedDate} DESC, {\(soup):_soupEntryId} DESC",
             pageSize: max(1, count)))

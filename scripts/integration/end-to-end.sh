@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The mission, with the real binaries, a real org on loopback and a real keyring: login, sync, the
+# widget's list, an edit moving a contact to the top, two accounts and a switch, Globex's passcode,
+# a session revoked at the org, the org going away, and logout.
+if [ -z "${APPGROUPSIM_IN_KEYRING:-}" ]; then
+  APPGROUPSIM_IN_KEYRING=1 exec "$(dirname "$0")/../with-keyring" bash "$0" "$@"
+fi
+source "$(dirname "$0")/../lib/integration.sh"
+DEV="$WORK/device"
+
+"$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" > "$WORK/org.out" 2> "$WORK/org.err" &
+ORG_PID=$!
+trap 'kill $ORG_PID 2>/dev/null; rm -rf "$WORK"' EXIT
+for _ in $(seq 1 100); do [ -s "$WORK/org.out" ] && break; sleep 0.05; done
+ORG=$(head -1 "$WORK/org.out" | awk '{print $3}')
+app() { "$BIN/main-app" --bundle "$APP" --device "$DEV" --org "$ORG" "$@"; }
+widget() { "$BIN/extension-widget" --bundle "$WIDGET" --device "$DEV" --json "$@"; }
+field() { printf %s "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1], {"d": d}))' "$2"; }
+
+expect_status 0 app login --username alice@acme.test --password alice-pass
+expect_status 0 app sync
+contains "$OUT" "sync down: DONE, 1000 record(s) fetched"
+expect_status 0 widget
+[ "$(field "$OUT" 'd["state"]')" = listed ] || fail "$OUT"
+[ "$(field "$OUT" 'd["user"]["username"]')" = alice@acme.test ] || fail "$OUT"
+WIDGET_IDS=$(field "$OUT" '",".join(c["Id"] for c in d["contacts"])')
+expect_status 0 app contacts list --json
+NEWEST=$(field "$OUT" '",".join(c["Id"] for c in sorted(d, key=lambda c: c["LastModifiedDate"], reverse=True)[:3])')
+[ "$WIDGET_IDS" = "$NEWEST" ] || fail "widget shows $WIDGET_IDS, the newest are $NEWEST"
+ok "login -> sync -> the widget lists alice's 3 newest contacts"
+
+OLD=$(field "$OUT" 'sorted(d, key=lambda c: c["LastModifiedDate"])[0]["Id"]')
+expect_status 0 app contacts edit "$OLD" --title "Promoted"
+expect_status 0 widget
+[ "$(field "$OUT" 'd["contacts"][0]["Id"]')" = "$OLD" ] || fail "the edited contact is not on top: $OUT"
+expect_status 0 app sync
+contains "$OUT" "sync up: DONE, 1 local change(s)"
+ok "an edit in the app moves that contact to the top of the widget, and sync sends it"
+
+expect_status 0 app login --username bob@acme.test --password bob-pass
+expect_status 0 widget
+[ "$(field "$OUT" 'd["user"]["username"]')" = bob@acme.test ] || fail "$OUT"
+expect_status 0 app switch-user --username alice@acme.test
+expect_status 0 widget
+[ "$(field "$OUT" 'd["user"]["username"]')" = alice@acme.test ] || fail "$OUT"
+ok "two accounts and a switch: the widget follows the current user"
+
+expect_status 1 app login --username carol@globex.test --password carol-pass
+contains "$ERR" "passcode"
+expect_status 0 app status --json
+[ "$(field "$OUT" 'd["currentUser"]')" = alice@acme.test ] || fail "a refused Globex login changed the current user"
+expect_status 0 app login --username carol@globex.test --password carol-pass --passcode 2468
+ok "Globex needs the screen-lock passcode; without it nothing is kept"
+expect_status 0 app switch-user --username alice@acme.test
+
+curl -s "$ORG/__admin/faults" -d '{"revokeUser": "alice@acme.test"}' > /dev/null
+expect_status 1 app sync
+contains "$ERR" "revoked"
+expect_status 0 app status --json
+[ "$(field "$OUT" '"alice@acme.test" in d["accounts"]')" = False ] || fail "alice is still there: $OUT"
+[ "$(field "$OUT" 'd.get("currentUser")')" = None ] || fail "a current user after the revocation: $OUT"
+ok "a refresh token revoked at the org logs the user out at the next app command"
+# Two accounts are left, so handleLogout leaves the choice to the user (the SDK's user picker): no current user.
+expect_status 10 widget
+[ "$(field "$OUT" 'd["user"]')" = None ] || fail "the widget still shows a user: $OUT"
+ok "and the widget follows: notLoggedIn until a user is picked"
+expect_status 0 app switch-user --username bob@acme.test
+
+kill $ORG_PID; wait $ORG_PID 2>/dev/null || true
+expect_status 0 widget
+[ "$(field "$OUT" 'd["state"]')" = listed ] || fail "$OUT"
+ok "with the org gone, a logged-in widget still lists from the store"
+
+while app status --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin).get("currentUser") else 1)'; do
+  app logout > /dev/null 2>&1 || break
+done
+expect_status 10 widget
+contains "$(field "$OUT" 'd["message"]')" "no current user"
+ok "after the last logout the widget is notLoggedIn (the sample's stale userLoggedIn stays set)"
+
+left=$( (secret-tool search --all creator com.appgroupsim.sdk 2>&1 || true) | grep -c '^secret = .' || true)
+[ "$left" = 0 ] || fail "$left token items still hold a value after every logout"
+ok "every token item is empty after logout"
