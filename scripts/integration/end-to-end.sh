@@ -10,7 +10,7 @@ DEV="$WORK/device"
 
 "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" > "$WORK/org.out" 2> "$WORK/org.err" &
 ORG_PID=$!
-trap 'kill $ORG_PID 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'kill $ORG_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
 for _ in $(seq 1 100); do [ -s "$WORK/org.out" ] && break; sleep 0.05; done
 ORG=$(head -1 "$WORK/org.out" | awk '{print $3}')
 app() { "$BIN/main-app" --bundle "$APP" --device "$DEV" --org "$ORG" "$@"; }
