@@ -72,6 +72,7 @@ let package = Package(
         ]),
 
         // Cross-process benchmark with named baselines (Benchmarks/run).
+        .executableTarget(name: "hello", path: "Benchmarks/hello"),
         .executableTarget(name: "bench", dependencies: [
             "SmartStore", "RestClient", "Keychain", "MobileSync", .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ], path: "Benchmarks/bench"),

@@ -5,8 +5,8 @@ import Foundation
 //   swift build -c release --product bench --product appgroupsim-probe && .build/release/bench
 
 let which = CommandLine.arguments.dropFirst().first ?? "all"
-guard ["all", "platform", "smartstore", "simulator", "sync"].contains(which) else {
-    FileHandle.standardError.write(Data("usage: bench [all|platform|smartstore|simulator|sync]\n".utf8))
+guard ["all", "platform", "smartstore", "simulator", "sync", "widget"].contains(which) else {
+    FileHandle.standardError.write(Data("usage: bench [all|platform|smartstore|simulator|sync|widget]\n".utf8))
     exit(2)
 }
 if which == "all" || which == "platform" {
@@ -27,4 +27,8 @@ if which == "all" || which == "simulator" {
 }
 if which == "all" || which == "sync" {
     try await runSyncBenchmark()
+    print("")
+}
+if which == "widget" {
+    try runWidgetBenchmark()
 }
