@@ -44,6 +44,18 @@ func startSimulator(data: URL) throws -> (Process, URL) {
     return (process, url)
 }
 
+/// A copy of the org fixture with Acme grown to `contacts` contacts, for the benchmarks that need a big org.
+func grownFixture(in work: URL, contacts: Int) throws -> URL {
+    var fixture = try JSONSerialization.jsonObject(with: Data(contentsOf: fixtureOrgDirectory.appendingPathComponent("orgs.json"))) as! [String: Any]
+    var orgs = fixture["orgs"] as! [[String: Any]]
+    orgs[0]["contactCount"] = contacts
+    fixture["orgs"] = orgs
+    let data = work.appendingPathComponent("org")
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    try JSONSerialization.data(withJSONObject: fixture).write(to: data.appendingPathComponent("orgs.json"))
+    return data
+}
+
 /// Logs alice in; the tokens stay in an in-memory keychain.
 func benchLogin(_ url: URL) async throws -> RestClient {
     let keychain = KeychainHelper(store: InMemorySecretStore(), deviceID: "bench", accessGroups: ["bench"])

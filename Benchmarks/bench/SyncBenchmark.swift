@@ -10,14 +10,7 @@ func runSyncBenchmark() async throws {
     let work = FileManager.default.temporaryDirectory.appendingPathComponent("appgroupsim-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: work) }
-    // The fixture with Acme grown to 10,000 contacts.
-    var fixture = try JSONSerialization.jsonObject(with: Data(contentsOf: fixtureOrgDirectory.appendingPathComponent("orgs.json"))) as! [String: Any]
-    var orgs = fixture["orgs"] as! [[String: Any]]
-    orgs[0]["contactCount"] = 10_000
-    fixture["orgs"] = orgs
-    let data = work.appendingPathComponent("org")
-    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-    try JSONSerialization.data(withJSONObject: fixture).write(to: data.appendingPathComponent("orgs.json"))
+    let data = try grownFixture(in: work, contacts: 10_000)
 
     let (process, url) = try startSimulator(data: data)
     defer { process.terminate(); process.waitUntilExit() }

@@ -28,13 +28,7 @@ func runWidgetBenchmark() throws {
     let work = FileManager.default.temporaryDirectory.appendingPathComponent("appgroupsim-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: work) }
-    var fixture = try JSONSerialization.jsonObject(with: Data(contentsOf: fixtureOrgDirectory.appendingPathComponent("orgs.json"))) as! [String: Any]
-    var orgs = fixture["orgs"] as! [[String: Any]]
-    orgs[0]["contactCount"] = 10_000
-    fixture["orgs"] = orgs
-    let data = work.appendingPathComponent("org")
-    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-    try JSONSerialization.data(withJSONObject: fixture).write(to: data.appendingPathComponent("orgs.json"))
+    let data = try grownFixture(in: work, contacts: 10_000)
     let (org, url) = try startSimulator(data: data)
     defer { org.terminate(); org.waitUntilExit() }
 

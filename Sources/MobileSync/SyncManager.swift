@@ -222,7 +222,8 @@ public final class SyncManager: @unchecked Sendable {
 
     private var stopRequested: Bool { lock.withLock { managerState != .acceptingSyncs } }
 
-    private func finish(_ sync: inout SyncState, _ progress: Progress?) throws {
+    /// DONE at 100%, saved and reported.
+    func finish(_ sync: inout SyncState, _ progress: Progress?) throws {
         sync.status = .done
         sync.progress = 100
         sync.endTime = SalesforceTime.now()

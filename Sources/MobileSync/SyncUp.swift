@@ -110,16 +110,7 @@ extension SyncManager {
             try store.upsert(saved, into: soup)
             try advance(chunk.count, &sync)
         }
-        _ = sync
-        try finishSyncUp(&sync, progress)
-    }
-
-    private func finishSyncUp(_ sync: inout SyncState, _ progress: Progress?) throws {
-        sync.status = .done
-        sync.progress = 100
-        sync.endTime = SalesforceTime.now()
-        try save(sync)
-        progress?(sync)
+        try finish(&sync, progress)
     }
 
     private func flag(_ record: SoupEntry, _ name: String) -> Bool { record[name]?.boolValue == true }
