@@ -14,12 +14,36 @@ struct ExtensionWidget: AsyncParsableCommand {
     @Option(help: "How many contacts to list.") var count: Int = 3
     @Flag(help: "Print one JSON object.") var json = false
     @Option(help: "Write the launch steps and SDK notifications as JSON lines to this file.") var trace: String?
+    @Flag(help: "Stay up and show the widget again whenever msdkUserDefaults or the store changes (JSON: one object per line).")
+    var watch = false
 
     func run() async throws {
         let events = SDKEvents(traceFile: trace)
         let launch = try ProcessLaunch(bundlePath: bundle, devicePath: device)
         events.step("appGroupConfigApplied", ["enabled": String(try launch.dataSharing.appGroupEnabled())])
-        let report = try await RecentContactsWidget.evaluate(launch, count: count, events: events)
+        var report = try await RecentContactsWidget.evaluate(launch, count: count, events: events)
+        try show(report)
+        guard watch else {
+            if report.state.exitCode != 0 { throw ExitCode(report.state.exitCode) }
+            return
+        }
+        // Polling the files' identities costs a few stat calls every 200 ms and sees every writer,
+        // whichever process it is; a store write shows in its -wal file.
+        var signature = try Self.signature(launch)
+        while true {
+            try await Task.sleep(nanoseconds: 200_000_000)
+            let now = try Self.signature(launch)
+            guard now != signature else { continue }
+            signature = now
+            let next = try await RecentContactsWidget.evaluate(launch, count: count, events: events)
+            if next != report {
+                report = next
+                try show(report)
+            }
+        }
+    }
+
+    private func show(_ report: RecentContactsWidget.Report) throws {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -27,7 +51,22 @@ struct ExtensionWidget: AsyncParsableCommand {
         } else {
             print(Self.card(report))
         }
-        if report.state.exitCode != 0 { throw ExitCode(report.state.exitCode) }
+        fflush(nil)
+    }
+
+    /// Size and modification time of msdkUserDefaults and of every store file under the SDK root.
+    static func signature(_ launch: ProcessLaunch) throws -> [String] {
+        var files = [try launch.dataSharing.msdkUserDefaults().url.path]
+        let documents = try launch.dataSharing.sdkRootDirectory().appendingPathComponent("Documents")
+        if let walker = FileManager.default.enumerator(atPath: documents.path) {
+            for case let path as String in walker where path.contains("store.sqlite") {
+                files.append(documents.appendingPathComponent(path).path)
+            }
+        }
+        return files.sorted().map { path in
+            let a = try? FileManager.default.attributesOfItem(atPath: path)
+            return "\(path) \((a?[.size] as? Int) ?? -1) \((a?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+        }
     }
 
     /// The small card a person reads.

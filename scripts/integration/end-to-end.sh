@@ -37,6 +37,17 @@ expect_status 0 app sync
 contains "$OUT" "sync up: DONE, 1 local change(s)"
 ok "an edit in the app moves that contact to the top of the widget, and sync sends it"
 
+"$BIN/extension-widget" --bundle "$WIDGET" --device "$DEV" --json --watch > "$WORK/watch.out" 2>&1 &
+WATCH_PID=$!
+for _ in $(seq 1 100); do [ -s "$WORK/watch.out" ] && break; sleep 0.05; done
+NEXT=$(printf %s "$NEWEST" | cut -d, -f2)
+expect_status 0 app contacts edit "$NEXT" --title "Watched"
+for _ in $(seq 1 100); do [ "$(wc -l < "$WORK/watch.out")" -ge 2 ] && break; sleep 0.1; done
+kill $WATCH_PID 2>/dev/null || true
+[ "$(wc -l < "$WORK/watch.out")" -ge 2 ] || fail "--watch did not show the change: $(cat "$WORK/watch.out")"
+[ "$(field "$(tail -1 "$WORK/watch.out")" 'd["contacts"][0]["Id"]')" = "$NEXT" ] || fail "--watch shows: $(tail -1 "$WORK/watch.out")"
+ok "extension-widget --watch shows the app's edit from the other process"
+
 expect_status 0 app login --username bob@acme.test --password bob-pass
 expect_status 0 widget
 [ "$(field "$OUT" 'd["user"]["username"]')" = bob@acme.test ] || fail "$OUT"
