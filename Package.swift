@@ -41,7 +41,9 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         .target(name: "MobileSync", dependencies: ["SmartStore", "RestClient"]),
-        .target(name: "SalesforceSDK", dependencies: ["AppGroup", "Keychain", "RestClient", "SmartStore", "MobileSync"]),
+        .target(name: "SalesforceSDK", dependencies: ["AppGroup", "Keychain", "RestClient", "SmartStore", "MobileSync",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .target(name: "OrgSimulator", dependencies: [
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),

@@ -81,11 +81,13 @@ public struct AppGroupConfig: Sendable, Equatable {
     public static let fileName = "AppGroupConfig.plist"
 
     public var appGroupName: String
-    public var appGroupsEnabled: Bool
+    /// The flag this target sets at launch; nil means the target only sets the name and follows the flag
+    /// the app keeps in the group suite (what an extension should do: see `msdk-sim doctor`).
+    public var appGroupsEnabled: Bool?
     /// The key the app writes its login state under (`userLoggedIn` in the sample).
     public var userLogInStatusKey: String
 
-    public init(appGroupName: String, appGroupsEnabled: Bool, userLogInStatusKey: String = "userLoggedIn") {
+    public init(appGroupName: String, appGroupsEnabled: Bool?, userLogInStatusKey: String = "userLoggedIn") {
         self.appGroupName = appGroupName
         self.appGroupsEnabled = appGroupsEnabled
         self.userLogInStatusKey = userLogInStatusKey
@@ -98,7 +100,8 @@ public struct AppGroupConfig: Sendable, Equatable {
         guard let name = plist["appGroupName"]?.stringValue else {
             throw BundleError.invalidValue(path: path, key: "appGroupName", expected: "a string")
         }
-        guard let enabled = plist["appGroupsEnabled"]?.boolValue else {
+        let enabled = plist["appGroupsEnabled"]?.boolValue
+        if plist["appGroupsEnabled"] != nil, enabled == nil {
             throw BundleError.invalidValue(path: path, key: "appGroupsEnabled", expected: "a bool")
         }
         return AppGroupConfig(
@@ -106,9 +109,9 @@ public struct AppGroupConfig: Sendable, Equatable {
             userLogInStatusKey: plist["userLogInStatusKey"]?.stringValue ?? "userLoggedIn")
     }
 
-    /// What the sample's AppDelegate does first: name, then flag.
+    /// What the sample's AppDelegate does first: name, then flag (when this target sets one).
     public func apply(to helper: DataSharingHelper) throws {
         try helper.setAppGroupName(appGroupName)
-        try helper.setAppGroupEnabled(appGroupsEnabled)
+        if let appGroupsEnabled { try helper.setAppGroupEnabled(appGroupsEnabled) }
     }
 }

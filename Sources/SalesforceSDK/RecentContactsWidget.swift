@@ -54,7 +54,7 @@ public enum RecentContactsWidget {
     public static func evaluate(_ launch: ProcessLaunch, count: Int = 3, events: SDKEvents = SDKEvents()) async throws -> Report {
         let sandbox = launch.sandbox
         guard let config = launch.config else {
-            return misconfigured("\(sandbox.bundle.url.lastPathComponent) has no \(AppGroupConfig.fileName), so it cannot know the app group; add one with appGroupName and appGroupsEnabled")
+            return misconfigured("\(sandbox.bundle.url.lastPathComponent) has no \(AppGroupConfig.fileName), so it cannot know the app group; add one with the app's appGroupName")
         }
         if let host = try hostApp(of: sandbox.bundle) {
             if let hostConfig = try AppGroupConfig.load(from: host), hostConfig.appGroupName != config.appGroupName {

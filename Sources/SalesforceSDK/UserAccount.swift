@@ -12,6 +12,8 @@ public struct UserAccount: Sendable, Codable, Equatable {
     public var email: String
     /// The connected app's screen-lock policy from the identity service (`nil` when none).
     public var screenLockPinLength: Int?
+    /// The policy's lock timeout in minutes (`screen_lock`), when there is a policy.
+    public var screenLockTimeoutMinutes: Int?
 
     public var orgId: String { credentials.orgId }
     public var userId: String { credentials.userId }
@@ -96,6 +98,12 @@ public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError 
     case sessionRevoked(username: String)
     case noLoginHost
     case missingBootConfig(String)
+    case screenLocked(pinLength: Int)
+    case passcodeWrong(attemptsLeft: Int)
+    case screenLockExhausted(loggedOut: [String])
+    case keychain(String)
+    case orgUnreachable(String)
+    case loginCancelled
 
     public var description: String {
         switch self {
@@ -108,6 +116,15 @@ public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError 
         case .sessionRevoked(let who): return "the session of \(who) was revoked at the org; the user was logged out, log in again"
         case .noLoginHost: return "no org URL: pass --org URL (for example the sf-simulator's 'listening on' address)"
         case .missingBootConfig(let path): return "\(path) is missing or invalid; it needs remoteAccessConsumerKey, oauthRedirectURI and oauthScopes"
+        case .screenLocked(let n):
+            return "the app is locked (the org's screen-lock policy); pass --passcode with your \(n)-digit passcode"
+        case .passcodeWrong(let left): return "wrong passcode; \(left) attempt(s) left before every user under the policy is logged out"
+        case .screenLockExhausted(let users):
+            return "too many wrong passcodes: logged out \(users.joined(separator: ", ")) as the SDK does; log in again"
+        case .keychain(let detail): return detail
+        case .orgUnreachable(let detail):
+            return "cannot log in: \(detail). Nothing changed on this device; back at the login screen"
+        case .loginCancelled: return "login cancelled; nothing changed on this device"
         }
     }
 

@@ -10,6 +10,8 @@ public struct BootConfig: Sendable, Equatable {
     public var redirectURI: String
     public var scopes: [String]
     public var shouldAuthenticate: Bool
+    /// The login host from the bundle's Info.plist (`SFDCOAuthLoginHost`, as in the SDK), when set.
+    public var loginHost: URL?
 
     public static func load(from bundle: AppBundle) throws -> BootConfig {
         let path = bundle.resourceURL("bootconfig.plist").path
@@ -18,7 +20,10 @@ public struct BootConfig: Sendable, Equatable {
         else { throw SDKError.missingBootConfig(path) }
         return BootConfig(
             consumerKey: key, redirectURI: redirect, scopes: plist["oauthScopes"]?.arrayValue?.compactMap(\.stringValue) ?? ["api"],
-            shouldAuthenticate: plist["shouldAuthenticate"]?.boolValue ?? true)
+            shouldAuthenticate: plist["shouldAuthenticate"]?.boolValue ?? true,
+            loginHost: bundle.info["SFDCOAuthLoginHost"]?.stringValue.flatMap { host in
+                URL(string: host.contains("://") ? host : "https://\(host)")
+            })
     }
 
     var app: OAuthLogin.App { OAuthLogin.App(clientId: consumerKey, redirectURI: redirectURI, scopes: scopes) }
@@ -74,32 +79,58 @@ public final class UserAccountManager: Sendable {
         RestClient(credentials: account.credentials, tokens: tokens(account))
     }
 
-    /// The web-view login: code + PKCE, then the identity service; a screen-lock policy must be met with a passcode.
+    /// The web-view login: code + PKCE, then the identity service; a screen-lock policy must be met with a
+    /// passcode (set now, or the app's existing one) before the account is kept. The org unreachable is an
+    /// error that returns to login: no account, no current-user change, no notification but the will-log-in.
     public func login(org: URL, username: String, password: String, passcode: String?) async throws -> UserAccount {
         let boot = try BootConfig.load(from: launch.sandbox.bundle)
         events.post(.userWillLogIn, ["username": username])
         events.step("authenticate", ["org": org.absoluteString])
-        let credentials = try await OAuthLogin.login(loginHost: org, app: boot.app, username: username, password: password, keychain: launch.keychain)
+        let credentials: OAuthCredentials
+        do {
+            credentials = try await OAuthLogin.login(loginHost: org, app: boot.app, username: username, password: password, keychain: launch.keychain)
+        } catch .offline(let detail) {
+            events.step("authenticationFailed", ["reason": "orgUnreachable"])
+            throw SDKError.orgUnreachable("the org at \(org.absoluteString) cannot be reached (\(detail)); check --org and that sf-simulator is running")
+        } catch {
+            events.step("authenticationFailed", ["reason": "\(error)"])
+            throw error
+        }
         let client = RestClient(credentials: credentials, tokens: TokenStore(keychain: launch.keychain, account: credentials.keychainAccount))
         let identity = try await client.identity().object()
-        let pinLength = ((identity["mobile_policy"] as? [String: Any])?["pin_length"] as? Int)
-            .flatMap { ((identity["mobile_policy"] as? [String: Any])?["screen_lock"] as? Int ?? 0) > 0 ? $0 : nil }
+        let policy = identity["mobile_policy"] as? [String: Any]
+        let pinLength = (policy?["pin_length"] as? Int).flatMap { (policy?["screen_lock"] as? Int ?? 0) > 0 ? $0 : nil }
+        let lock = ScreenLock(accounts: self)
+        // Another account already brought a policy and its passcode: this login must give that passcode.
+        var existing = false
         if let pinLength {
             events.step("screenLockPolicy", ["pinLength": String(pinLength)])
-            guard let passcode, passcode.count == pinLength, passcode.allSatisfy(\.isNumber) else {
-                // Cancelled or failed: nothing of the session is kept.
-                try? await revoke(credentials)
-                try? await TokenStore(keychain: launch.keychain, account: credentials.keychainAccount).reset()
-                events.step("passcodeFailed")
-                throw passcode == nil ? SDKError.passcodeRequired(pinLength: pinLength) : SDKError.passcodeInvalid(pinLength: pinLength)
+            existing = try lock.policy() != nil ? await lock.hasPasscode() : false
+            let valid = passcode.map { $0.count == pinLength && $0.allSatisfy(\.isNumber) } ?? false
+            if !valid || existing {
+                do {
+                    guard valid, let passcode else {
+                        throw passcode == nil ? SDKError.passcodeRequired(pinLength: pinLength) : SDKError.passcodeInvalid(pinLength: pinLength)
+                    }
+                    try await lock.unlock(passcode, events: events)
+                } catch {
+                    // Cancelled or failed: nothing of the session is kept, and control returns to the app.
+                    try? await revoke(credentials)
+                    try? await TokenStore(keychain: launch.keychain, account: credentials.keychainAccount).reset()
+                    events.step("passcodeFailed")
+                    throw error
+                }
             }
-            events.step("passcodeSet")
         }
         let account = UserAccount(
             credentials: credentials, username: identity["username"] as? String ?? username,
             displayName: identity["display_name"] as? String ?? username, email: identity["email"] as? String ?? "",
-            screenLockPinLength: pinLength)
+            screenLockPinLength: pinLength, screenLockTimeoutMinutes: pinLength == nil ? nil : (policy?["screen_lock"] as? Int))
         try files.save(account)
+        if pinLength != nil, let passcode, !existing {
+            try await lock.setPasscode(passcode)
+            events.step("passcodeSet")
+        }
         try setCurrentUser(account)
         events.post(.userDidLogIn, ["user": account.identity.description, "username": account.username])
         return account
@@ -126,6 +157,7 @@ public final class UserAccountManager: Sendable {
         if try currentUser()?.identity == account.identity || currentUser() == nil {
             try launch.dataSharing.msdkUserDefaults().set(nil, forKey: Self.lastUserIdentityKey)
         }
+        try await ScreenLock(accounts: self).reset()
         events.post(.userDidLogout, ["user": account.identity.description])
         if try allAccounts().allSatisfy({ $0.orgId != account.orgId }) {
             events.post(.orgDidLogout, ["org": account.orgId])

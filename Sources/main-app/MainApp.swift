@@ -14,14 +14,23 @@ struct MainApp: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "main-app",
         abstract: "The simulated Mobile SDK app (MobileSyncExplorer).",
-        subcommands: [Login.self, Logout.self, SwitchUser.self, Sync.self, Contacts.self, Status.self, AppGroupCommand.self])
+        subcommands: [
+            Login.self, Logout.self, SwitchUser.self, Sync.self, Contacts.self, Status.self, AppGroupCommand.self, Shell.self,
+        ])
 
     @Option(help: "The app bundle (.app directory).") var bundle: String
     @Option(help: "The device directory (default: $APPGROUPSIM_DEVICE).") var device: String?
     @Option(help: "The org's URL for login (the sf-simulator's 'listening on' address).") var org: String?
     @Option(help: "Write the launch steps and SDK notifications as JSON lines to this file.") var trace: String?
+    @Option(help: "The screen-lock passcode: set at the login of an org whose connected app requires one, asked for again at later launches once the app has been idle longer than the policy's timeout.")
+    var passcode: String?
 
-    func start() throws -> AppContext { try AppContext(self) }
+    /// One launch. `unlock`: the screen lock is shown (and must be passed with --passcode) when a policy applies.
+    func start(unlock: Bool = true) async throws -> AppContext {
+        let context = try AppContext(self)
+        if unlock { try await context.unlockIfNeeded(passcode) }
+        return context
+    }
 }
 
 /// One launch of the app: app group applied, SDK initialized, the sample's userLoggedIn handler registered.
@@ -29,6 +38,7 @@ struct AppContext {
     let launch: ProcessLaunch
     let events: SDKEvents
     let sdk: MobileSyncSDKManager
+    let auth: AuthHelper
     let org: URL?
 
     init(_ app: MainApp) throws {
@@ -36,7 +46,8 @@ struct AppContext {
         launch = try ProcessLaunch(bundlePath: app.bundle, devicePath: app.device)
         events.step("appGroupConfigApplied", ["enabled": String(try launch.dataSharing.appGroupEnabled())])
         sdk = MobileSyncSDKManager.initializeSDK(launch: launch, events: events)
-        org = app.org.flatMap(URL.init(string:))
+        org = app.org.flatMap(URL.init(string:)) ?? (try? BootConfig.load(from: launch.sandbox.bundle))?.loginHost
+        auth = AuthHelper(sdk: sdk)
         let accounts = sdk.userAccountManager
         let launch = self.launch
         events.observe(.didChangeCurrentUser) { _, _ in
@@ -52,43 +63,104 @@ struct AppContext {
         return account
     }
 
-    /// Runs `body`; a session revoked at the org logs the user out (SDK order) and says so.
+    var screenLock: ScreenLock { ScreenLock(accounts: accounts) }
+
+    /// The screen lock at launch: when a policy applies and the app has been idle past its timeout.
+    func unlockIfNeeded(_ passcode: String?) async throws {
+        if try screenLock.isLocked() { try await screenLock.unlock(passcode, events: events) } else { try screenLock.touch() }
+    }
+
+    /// Runs `body`; a session revoked at the org logs the user out (SDK order; AuthHelper's handleLogout
+    /// then runs on did-logout) and says so.
     func withSession<T>(_ account: UserAccount, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch RestError.sessionRevoked {
             try await accounts.logout(account, reason: "refreshTokenRevoked")
-            try handleLogout()
-            throw SDKError.sessionRevoked(username: account.username)
+            throw Failure("\(SDKError.sessionRevoked(username: account.username)); \(describe(auth.lastLogout))")
         }
     }
 
-    /// `AuthHelper.handleLogout`: several accounts left → the user picks; one → switch to it; none → log in.
-    @discardableResult
-    func handleLogout() throws -> String {
-        let left = try accounts.allAccounts()
-        switch left.count {
-        case 0: return "no account left; log in with main-app login"
-        case 1:
-            try accounts.switchToUser(left[0])
-            return "switched to \(left[0].username)"
-        default:
-            return "accounts left: \(left.map(\.username).joined(separator: ", ")); choose one with main-app switch-user"
+    /// What `AuthHelper.handleLogout` decided, in words.
+    func describe(_ outcome: AuthHelper.LogoutOutcome?) -> String {
+        switch outcome {
+        case .switched(let who): return "switched to \(who)"
+        case .userPicker(let left): return "accounts left: \(left.joined(separator: ", ")); choose one with main-app switch-user"
+        case .loginRequired, nil: return "no account left; log in with main-app login"
         }
+    }
+}
+
+/// The login screen on a terminal: the configured bar, then username and password read from stdin.
+/// Typing `settings` as the username (when the settings icon is shown) changes the login host.
+struct LoginPrompt {
+    let config: LoginViewConfig
+    var loginHost: URL
+
+    mutating func ask(username given: String?, passcode: String?) throws -> AuthHelper.LoginEntry? {
+        print(config.renderBar(loginHost: loginHost, ansi: isatty(1) == 1))
+        var username = given
+        while username == nil {
+            print("  username: ", terminator: "")
+            fflush(nil)
+            guard let line = readLine(), !line.isEmpty else { return nil }
+            if isatty(0) != 1 { print("") }
+            if line == "settings" && config.showsSettingsIcon {
+                print("  login host: ", terminator: "")
+                fflush(nil)
+                guard let host = readLine().flatMap(URL.init(string:)), host.scheme != nil else {
+                    throw Failure("that is not a login host URL; give one like http://127.0.0.1:8080")
+                }
+                loginHost = host
+                print("  login host is now \(host.absoluteString)")
+                continue
+            }
+            username = line
+        }
+        print("  password: ", terminator: "")
+        fflush(nil)
+        guard let password = Terminal.readSecretLine(), !password.isEmpty else { return nil }
+        if isatty(0) != 1 { print("") }
+        return AuthHelper.LoginEntry(loginHost: loginHost, username: username!, password: password, passcode: passcode)
+    }
+}
+
+enum Terminal {
+    /// A line from stdin without echo when stdin is a terminal.
+    static func readSecretLine() -> String? {
+        guard isatty(0) == 1 else { return readLine() }
+        var old = termios()
+        tcgetattr(0, &old)
+        var silent = old
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(0, TCSANOW, &silent)
+        defer {
+            tcsetattr(0, TCSANOW, &old)
+            print("")
+        }
+        return readLine()
     }
 }
 
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Log in through the org's login page (code flow with PKCE).")
     @ParentCommand var app: MainApp
-    @Option(help: "Username.") var username: String
-    @Option(help: "Password.") var password: String
-    @Option(help: "Screen-lock passcode, for orgs whose connected app requires one.") var passcode: String?
+    @Option(help: "Username (asked on the login screen when missing).") var username: String?
+    @Option(help: "Password (asked on the login screen, without echo, when missing).") var password: String?
 
     func run() async throws {
-        let context = try app.start()
+        let context = try await app.start()
         guard let org = context.org else { throw SDKError.noLoginHost }
-        let account = try await context.accounts.login(org: org, username: username, password: password, passcode: passcode)
+        var entry = AuthHelper.LoginEntry(loginHost: org, username: username ?? "", password: password ?? "", passcode: app.passcode)
+        if username == nil || password == nil {
+            var prompt = LoginPrompt(config: try LoginViewConfig.load(from: context.launch.sandbox.bundle), loginHost: org)
+            guard let typed = try prompt.ask(username: username, passcode: app.passcode) else {
+                context.events.step("loginCancelled")
+                throw SDKError.loginCancelled
+            }
+            entry = typed
+        }
+        let account = try await context.accounts.login(org: entry.loginHost, username: entry.username, password: entry.password, passcode: entry.passcode)
         print("logged in as \(account.username) (\(account.displayName)), org \(account.orgId)")
     }
 }
@@ -98,10 +170,10 @@ struct Logout: AsyncParsableCommand {
     @ParentCommand var app: MainApp
 
     func run() async throws {
-        let context = try app.start()
+        let context = try await app.start()
         let account = try context.currentAccount()
         try await context.accounts.logout(account)
-        print("logged out \(account.username); \(try context.handleLogout())")
+        print("logged out \(account.username); \(context.describe(context.auth.lastLogout))")
     }
 }
 
@@ -111,7 +183,7 @@ struct SwitchUser: AsyncParsableCommand {
     @Option(help: "Username of an account on this device.") var username: String
 
     func run() async throws {
-        let context = try app.start()
+        let context = try await app.start()
         guard let account = try context.accounts.account(username: username) else { throw SDKError.noSuchAccount(username) }
         try context.accounts.switchToUser(account)
         print("current user: \(account.username)")
@@ -123,7 +195,7 @@ struct Sync: AsyncParsableCommand {
     @ParentCommand var app: MainApp
 
     func run() async throws {
-        let context = try app.start()
+        let context = try await app.start()
         let account = try context.currentAccount()
         let manager = try await context.sdk.syncManager(for: account)
         let bar = ProgressBar()
@@ -178,7 +250,7 @@ struct Contacts: AsyncParsableCommand {
     }
 
     static func manager(_ app: MainApp) async throws -> SyncManager {
-        let context = try app.start()
+        let context = try await app.start()
         return try await context.sdk.syncManager(for: try context.currentAccount())
     }
 
@@ -235,7 +307,7 @@ struct Contacts: AsyncParsableCommand {
     @ParentCommand var app: MainApp
 }
 
-struct AppGroupCommand: ParsableCommand {
+struct AppGroupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "app-group",
         abstract: "Turn app groups on or off for this app (runs DataSharingHelper's migration; kept for later launches).")
@@ -245,8 +317,8 @@ struct AppGroupCommand: ParsableCommand {
     @ParentCommand var app: MainApp
     @Argument(help: "enable or disable.") var action: Action
 
-    func run() throws {
-        let launch = try app.start().launch
+    func run() async throws {
+        let launch = try await app.start().launch
         let enabled = action == .enable
         guard try launch.dataSharing.appGroupName() != nil else {
             throw Failure("the bundle has no AppGroupConfig.plist with an appGroupName; add one to \(app.bundle)")
@@ -274,10 +346,11 @@ struct Status: AsyncParsableCommand {
         var accounts: [String]
         var keychainAccessGroups: [String]
         var sdkFeatures: [String]
+        var screenLocked: Bool
     }
 
     func run() async throws {
-        let context = try app.start()
+        let context = try await app.start(unlock: false)
         let launch = context.launch
         let msdk = try launch.dataSharing.msdkUserDefaults()
         let report = Report(
@@ -285,7 +358,8 @@ struct Status: AsyncParsableCommand {
             appGroupName: try launch.dataSharing.appGroupName(), appGroupEnabled: try launch.dataSharing.appGroupEnabled(),
             msdkUserDefaults: msdk.url.path, userLoggedIn: try msdk.bool(forKey: launch.userLogInStatusKey),
             currentUser: try context.accounts.currentUser()?.username, accounts: try context.accounts.allAccounts().map(\.username),
-            keychainAccessGroups: launch.sandbox.keychainAccessGroups, sdkFeatures: context.sdk.features)
+            keychainAccessGroups: launch.sandbox.keychainAccessGroups, sdkFeatures: context.sdk.features,
+            screenLocked: try context.screenLock.isLocked())
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -299,6 +373,7 @@ struct Status: AsyncParsableCommand {
             print("current user:      \(report.currentUser ?? "(none)")")
             print("accounts:          \(report.accounts.isEmpty ? "(none)" : report.accounts.joined(separator: ", "))")
             print("keychain groups:   \(report.keychainAccessGroups.joined(separator: ", "))")
+            if report.screenLocked { print("screen lock:       locked (the next command needs --passcode)") }
         }
     }
 }
