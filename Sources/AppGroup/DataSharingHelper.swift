@@ -13,8 +13,11 @@ public struct DataSharingHelper: Sendable {
     public static let appGroupNameKey = "KAppGroupName"
     public static let appGroupEnabledKey = "kAccessGroupEnabled"
     public static let migratedKey = "kAppDefaultsMigratedToAppGroups"
+    /// The group suite's one-time marker of the SDK file migration: whichever process turns the flag on
+    /// first moves *its own* SDK files into the group container and sets it.
+    public static let filesSharedKey = "filesShared"
     /// Bookkeeping keys that the migration does not copy between suites.
-    static let bookkeepingKeys: Set<String> = [appGroupNameKey, appGroupEnabledKey, migratedKey]
+    static let bookkeepingKeys: Set<String> = [appGroupNameKey, appGroupEnabledKey, migratedKey, filesSharedKey]
 
     public let sandbox: AppSandbox
 
@@ -48,11 +51,35 @@ public struct DataSharingHelper: Sendable {
             let values = try standard.dictionaryRepresentation().filter { !Self.bookkeepingKeys.contains($0.key) }
             try suite.updateAll { $0.merge(values) { _, fromStandard in fromStandard } }
             try standard.set(.bool(true), forKey: Self.migratedKey)
-        } else if !enabled && migrated {
+        }
+        if enabled, try !suite.bool(forKey: Self.filesSharedKey) {
+            try moveOwnFilesToGroup(name)
+            try suite.set(.bool(true), forKey: Self.filesSharedKey)
+        }
+        if !enabled && migrated {
             let values = try suite.dictionaryRepresentation().filter { !Self.bookkeepingKeys.contains($0.key) }
             try standard.updateAll { dict in
                 dict.merge(values) { _, fromSuite in fromSuite }
                 dict[Self.migratedKey] = nil
+            }
+        }
+    }
+
+    /// The SDK's file migration: this process's `Library/<org>/…` (accounts) and `Documents/…` (stores)
+    /// move to `<group container>/<group name>/`. Nothing is overwritten: an entry that already exists in
+    /// the group stays where it was. Run by the first process that enables app groups; if that is the
+    /// extension, the app's files stay behind in the app's container (`msdk-sim scenario extension-migrates-first`).
+    func moveOwnFilesToGroup(_ name: String) throws {
+        let root = try sandbox.groupContainer(name).appendingPathComponent(name)
+        let fm = FileManager.default
+        for folder in ["Library", "Documents"] {
+            let from = sandbox.dataContainer.appendingPathComponent(folder)
+            guard let entries = try? fm.contentsOfDirectory(atPath: from.path) else { continue }
+            for entry in entries.sorted() where !(folder == "Library" && ["Preferences", "Caches"].contains(entry)) {
+                let to = root.appendingPathComponent(folder).appendingPathComponent(entry)
+                guard !fm.fileExists(atPath: to.path) else { continue }
+                try SecureFiles.makeDirectory(to.deletingLastPathComponent())
+                try fm.moveItem(at: from.appendingPathComponent(entry), to: to)
             }
         }
     }

@@ -104,6 +104,7 @@ public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError 
     case keychain(String)
     case orgUnreachable(String)
     case loginCancelled
+    case keychainLockedAtLaunch(accounts: Int)
 
     public var description: String {
         switch self {
@@ -125,6 +126,8 @@ public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError 
         case .orgUnreachable(let detail):
             return "cannot log in: \(detail). Nothing changed on this device; back at the login screen"
         case .loginCancelled: return "login cancelled; nothing changed on this device"
+        case .keychainLockedAtLaunch(let n):
+            return "the keychain is locked (-25308, interaction not allowed: a launch before the first unlock), so \(n) account(s) cannot be read; nothing was deleted, the account files are kept as they are: unlock the keyring and launch again (--sdk-recovery would delete them, as the SDK does)"
         }
     }
 

@@ -136,6 +136,40 @@ public final class UserAccountManager: Sendable {
         return account
     }
 
+    /// What a launch does with accounts it cannot read because the keychain is locked (a background
+    /// launch before the first unlock). The SDK deletes them, which logged users out in the field;
+    /// AppGroupSim's default keeps every file and says so.
+    public enum Recovery: Sendable {
+        case keepFiles
+        case sdkDestructive
+    }
+
+    /// The launch's check of the stored accounts against the keychain. Returns the usernames the SDK's
+    /// destructive recovery deleted (empty otherwise).
+    @discardableResult
+    public func verifyAtLaunch(recovery: Recovery) async throws -> [String] {
+        let stored = try allAccounts()
+        guard !stored.isEmpty else { return [] }
+        let status = await launch.keychain.status()
+        guard status.status == .interactionNotAllowed else { return [] }
+        events.step("keychainLockedAtLaunch", ["accounts": String(stored.count)])
+        switch recovery {
+        case .keepFiles:
+            throw SDKError.keychainLockedAtLaunch(accounts: stored.count)
+        case .sdkDestructive:
+            let root = try launch.dataSharing.sdkRootDirectory()
+            for account in stored {
+                try StoreManager(sdkRoot: root, isLoggedIn: { _ in true }).removeAllStores(for: account.storeUser)
+                try files.delete(account.identity)
+                events.step("deletedUnreadableAccount", ["user": account.identity.description])
+            }
+            if try launch.dataSharing.msdkUserDefaults().value(forKey: Self.lastUserIdentityKey) != nil {
+                try setCurrentUser(nil)
+            }
+            return stored.map(\.username)
+        }
+    }
+
     public func switchToUser(_ account: UserAccount) throws {
         let current = try currentUser()
         guard current?.identity != account.identity else { return }

@@ -24,10 +24,16 @@ struct MainApp: AsyncParsableCommand {
     @Option(help: "Write the launch steps and SDK notifications as JSON lines to this file.") var trace: String?
     @Option(help: "The screen-lock passcode: set at the login of an org whose connected app requires one, asked for again at later launches once the app has been idle longer than the policy's timeout.")
     var passcode: String?
+    @Flag(help: "Recover as the real SDK does: delete accounts that cannot be read at launch (keychain locked) instead of keeping them.")
+    var sdkRecovery = false
 
     /// One launch. `unlock`: the screen lock is shown (and must be passed with --passcode) when a policy applies.
     func start(unlock: Bool = true) async throws -> AppContext {
         let context = try AppContext(self)
+        let deleted = try await context.accounts.verifyAtLaunch(recovery: sdkRecovery ? .sdkDestructive : .keepFiles)
+        if !deleted.isEmpty {
+            FileHandle.standardError.write(Data("the SDK's recovery deleted the accounts it could not read (keychain locked): \(deleted.joined(separator: ", "))\n".utf8))
+        }
         if unlock { try await context.unlockIfNeeded(passcode) }
         return context
     }

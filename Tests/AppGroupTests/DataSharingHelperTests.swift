@@ -108,6 +108,43 @@ final class DataSharingHelperTests: XCTestCase {
         XCTAssertEqual(try helper.sdkRootDirectory(), device.sharedContainer(groupID: group).appendingPathComponent(group))
     }
 
+    /// Writes an account file and a store file under a process's own container, as with app groups off.
+    private func ownFiles(_ sandbox: AppSandbox) throws -> [URL] {
+        let account = sandbox.dataContainer.appendingPathComponent("Library/00DORG/005USER/UserAccount.plist")
+        let store = sandbox.dataContainer.appendingPathComponent("Documents/00DORG/005USER/internal/stores/defaultStore/store.sqlite")
+        for file in [account, store] {
+            try SecureFiles.makeDirectory(file.deletingLastPathComponent())
+            try Data("x".utf8).write(to: file)
+        }
+        return [account, store]
+    }
+
+    func testTheFirstProcessToEnableMovesItsOwnFilesIntoTheGroupOnce() throws {
+        let files = try ownFiles(app)
+        let helper = DataSharingHelper(sandbox: app)
+        try helper.setAppGroupName(group)
+        try helper.setAppGroupEnabled(true)
+        let root = device.sharedContainer(groupID: group).appendingPathComponent(group)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("Library/00DORG/005USER/UserAccount.plist").path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("Documents/00DORG/005USER/internal/stores/defaultStore/store.sqlite").path))
+        XCTAssertFalse(files.contains { FileManager.default.fileExists(atPath: $0.path) })
+        XCTAssertTrue(FileManager.default.fileExists(atPath: app.dataContainer.appendingPathComponent("Library/Preferences").path), "preferences stay")
+        XCTAssertTrue(try app.suite(named: group).bool(forKey: DataSharingHelper.filesSharedKey))
+    }
+
+    func testWhenTheExtensionEnablesFirstTheAppsFilesAreStranded() throws {
+        let files = try ownFiles(app)
+        let widgetHelper = DataSharingHelper(sandbox: widget)
+        try widgetHelper.setAppGroupName(group)
+        try widgetHelper.setAppGroupEnabled(true)
+        let appHelper = DataSharingHelper(sandbox: app)
+        try appHelper.setAppGroupName(group)
+        try appHelper.setAppGroupEnabled(true)
+        XCTAssertTrue(files.allSatisfy { FileManager.default.fileExists(atPath: $0.path) }, "the app's files stay in its own container")
+        let root = try appHelper.sdkRootDirectory()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("Library/00DORG").path))
+    }
+
     func testAGroupThatIsNotEntitledHasNoContainerAndOnlyAPrivateSuite() throws {
         let unentitled = try bundle(copying: TestSupport.fixtureWidget, applicationGroups: [])
         let sandbox = AppSandbox(device: device, bundle: unentitled)
