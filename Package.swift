@@ -63,8 +63,10 @@ let package = Package(
             "OrgSimulator",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Diagnosis and field-failure reproductions for msdk-sim: reads bundles and devices through the facade.
+        .target(name: "Diagnostics", dependencies: ["AppGroup", "Keychain", "RestClient", "SmartStore", "SalesforceSDK"]),
         .executableTarget(name: "msdk-sim", dependencies: [
-            "AppGroup", "Keychain", "SalesforceSDK",
+            "AppGroup", "Keychain", "SalesforceSDK", "Diagnostics",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Test and benchmark support: drives the platform layer from separate processes.
@@ -85,6 +87,7 @@ let package = Package(
         .testTarget(name: "MobileSyncTests", dependencies: ["MobileSync", "SmartStore", "RestClient", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "OrgSimulatorTests", dependencies: ["OrgSimulator", "RestClient", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "SmartStoreTests", dependencies: ["SmartStore", "AppGroupSimTestSupport"]),
+        .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKTests", dependencies: ["SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
     ]
 )

@@ -169,7 +169,7 @@ public final class KeychainHelper: Sendable {
 
     // MARK: Internals
 
-    static func error(for availability: SecretStoreAvailability) -> KeychainError {
+    public static func error(for availability: SecretStoreAvailability) -> KeychainError {
         switch availability {
         case .ready:
             return KeychainError(status: .success, message: "ready")

@@ -9,8 +9,12 @@ struct MsdkSim: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "msdk-sim",
         abstract: "Look into and change a simulated device as one of its processes would.",
-        discussion: "`defaults` and `keychain` act as the process of --bundle on --device: they see what it may see.",
-        subcommands: [Defaults.self, KeychainCommand.self])
+        discussion: """
+            doctor finds misconfigured app-extension setups; inspect shows a device at a glance; scenario reproduces \
+            failures Mobile SDK users reported. `defaults` and `keychain` act as the process of --bundle on --device: \
+            they see what it may see.
+            """,
+        subcommands: [Doctor.self, Inspect.self, Scenario.self, Defaults.self, KeychainCommand.self])
 }
 
 /// `--bundle` and `--device`: which process, on which device.

@@ -1,0 +1,241 @@
+import AppGroup
+import Foundation
+import Keychain
+import RestClient
+import SalesforceSDK
+
+/// One problem in an app-extension setup: what, how bad, and the exact fix.
+public struct Finding: Codable, Equatable, Sendable {
+    public enum Severity: String, Codable, Sendable { case error, warning }
+
+    public var id: String
+    public var severity: Severity
+    public var message: String
+    public var fix: String
+
+    public init(_ id: String, _ severity: Severity, _ message: String, fix: String) {
+        self.id = id
+        self.severity = severity
+        self.message = message
+        self.fix = fix
+    }
+}
+
+/// `msdk-sim doctor`: reads the app bundle, every extension under `PlugIns/`, and (when given) the
+/// device, and reports each misconfiguration of the Mobile SDK's app-extension setup once. Checks are
+/// ordered so that one mistake gives one finding (a typo in the extension's group name is "the names
+/// differ", not also "not entitled").
+public enum Doctor {
+    public static let teamIdentifierKey = "com.apple.developer.team-identifier"
+    /// Resources only the app reads; an extension that carries them was packaged by mistake.
+    public static let appOnlyResources = ["bootconfig.plist", "userstore.json", "usersyncs.json", "LoginViewConfig.plist"]
+
+    public static func examine(app appPath: String, device devicePath: String? = nil, secretStore: (any SecretStore)? = nil) async -> [Finding] {
+        var findings: [Finding] = []
+        let app: AppBundle
+        do { app = try AppBundle(at: URL(fileURLWithPath: appPath)) } catch {
+            return [Finding("bundle-invalid", .error, "the app bundle cannot be read: \(error)", fix: "fix the file named above; the doctor needs Info.plist and one .entitlements file")]
+        }
+        var extensions: [AppBundle] = []
+        let plugIns = app.url.appendingPathComponent("PlugIns")
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: plugIns.path)) ?? []).sorted() where name.hasSuffix(".appex") {
+            do { extensions.append(try AppBundle(at: plugIns.appendingPathComponent(name))) } catch {
+                findings.append(Finding("bundle-invalid", .error, "the extension \(name) cannot be read: \(error)", fix: "fix the file named above"))
+            }
+        }
+        findings += bundleFindings(app: app, extensions: extensions)
+        if let devicePath {
+            findings += await deviceFindings(app: app, extensions: extensions, devicePath: devicePath, secretStore: secretStore)
+        }
+        return findings
+    }
+
+    static func name(_ bundle: AppBundle) -> String { bundle.url.lastPathComponent }
+
+    static func config(_ bundle: AppBundle) -> Result<AppGroupConfig?, any Error> { Result { try AppGroupConfig.load(from: bundle) } }
+
+    // MARK: bundles
+
+    static func bundleFindings(app: AppBundle, extensions: [AppBundle]) -> [Finding] {
+        var out: [Finding] = []
+        let all = [app] + extensions
+        var seen: [String: String] = [:]
+        for bundle in all {
+            if let first = seen[bundle.bundleIdentifier] {
+                out.append(Finding("duplicate-bundle-id", .error,
+                    "\(first) and \(name(bundle)) have the same CFBundleIdentifier \(bundle.bundleIdentifier)",
+                    fix: "give \(name(bundle)) its own id under the app's, e.g. \(app.bundleIdentifier).\(bundle.url.deletingPathExtension().lastPathComponent) (Info.plist CFBundleIdentifier)"))
+            }
+            seen[bundle.bundleIdentifier] = seen[bundle.bundleIdentifier] ?? name(bundle)
+        }
+        let appTeam = app.entitlements.raw[teamIdentifierKey]?.stringValue
+        for ext in extensions {
+            let team = ext.entitlements.raw[teamIdentifierKey]?.stringValue
+            if let appTeam, let team, team != appTeam {
+                out.append(Finding("team-mismatch", .error,
+                    "\(name(app)) is signed by team \(appTeam) and \(name(ext)) by team \(team): app groups and keychain groups are shared only within one team",
+                    fix: "sign both targets with team \(appTeam) (\(teamIdentifierKey) in \(ext.entitlementsURL.lastPathComponent))"))
+            }
+        }
+
+        let appConfig: AppGroupConfig?
+        switch config(app) {
+        case .failure(let error):
+            return out + [Finding("config-invalid", .error, "\(error)", fix: "fix \(AppGroupConfig.fileName) in \(name(app))")]
+        case .success(let c): appConfig = c
+        }
+        guard !extensions.isEmpty else { return out }
+        guard let appConfig else {
+            return out + [Finding("config-missing", .error, "\(name(app)) has no \(AppGroupConfig.fileName), so it never sets an app group name and its extensions can never see its login",
+                fix: "add \(AppGroupConfig.fileName) to \(name(app)) with appGroupName (one of its com.apple.security.application-groups) and appGroupsEnabled true")]
+        }
+        let teamForExpansion = appTeam ?? Device.defaultTeamID
+        let appWriteGroup = app.entitlements.effectiveKeychainAccessGroups(teamID: teamForExpansion, bundleID: app.bundleIdentifier).first!
+
+        if appConfig.appGroupsEnabled == false {
+            out.append(Finding("app-groups-disabled", .warning,
+                "\(name(app)) turns app groups off (appGroupsEnabled false) but carries \(extensions.map(name).joined(separator: ", ")): the extension will never see the login (the SDK's sample ships this way)",
+                fix: "set appGroupsEnabled to true in \(name(app))/\(AppGroupConfig.fileName)"))
+        }
+        if app.entitlements.applicationGroups.isEmpty {
+            out.append(Finding("app-group-entitlement-missing", .error,
+                "\(name(app)) has no com.apple.security.application-groups entitlement, so it has no group container",
+                fix: "add \(appConfig.appGroupName) to com.apple.security.application-groups in \(app.entitlementsURL.lastPathComponent)"))
+        } else if !app.entitlements.applicationGroups.contains(appConfig.appGroupName) {
+            out.append(Finding("app-group-name-not-entitled", .error,
+                "\(name(app)) sets app group \(appConfig.appGroupName) in \(AppGroupConfig.fileName), but its entitlements list \(app.entitlements.applicationGroups.joined(separator: ", "))",
+                fix: "use one name: put \(appConfig.appGroupName) in com.apple.security.application-groups, or set appGroupName to \(app.entitlements.applicationGroups[0])"))
+        }
+
+        for ext in extensions {
+            let extConfig: AppGroupConfig?
+            switch config(ext) {
+            case .failure(let error):
+                out.append(Finding("config-invalid", .error, "\(error)", fix: "fix \(AppGroupConfig.fileName) in \(name(ext))"))
+                continue
+            case .success(let c): extConfig = c
+            }
+            let groups = ext.entitlements.applicationGroups
+            if groups.isEmpty {
+                out.append(Finding("app-group-entitlement-missing", .error,
+                    "\(name(ext)) has no com.apple.security.application-groups entitlement, so it cannot open the app's group container or suite",
+                    fix: "add \(appConfig.appGroupName) to com.apple.security.application-groups in \(ext.entitlementsURL.lastPathComponent)"))
+            } else if Set(groups) != Set(app.entitlements.applicationGroups), !app.entitlements.applicationGroups.isEmpty {
+                out.append(Finding("app-group-entitlements-differ", .error,
+                    "the app is entitled to \(app.entitlements.applicationGroups.joined(separator: ", ")) and \(name(ext)) to \(groups.joined(separator: ", "))",
+                    fix: "list the same app groups in \(ext.entitlementsURL.lastPathComponent) as in \(app.entitlementsURL.lastPathComponent)"))
+            }
+            if let extConfig {
+                if extConfig.appGroupName != appConfig.appGroupName {
+                    out.append(Finding("app-group-names-differ", .error,
+                        "the app sets app group \(appConfig.appGroupName) and \(name(ext)) sets \(extConfig.appGroupName)",
+                        fix: "set appGroupName to \(appConfig.appGroupName) in \(name(ext))/\(AppGroupConfig.fileName)"))
+                }
+                if let flag = extConfig.appGroupsEnabled {
+                    if let appFlag = appConfig.appGroupsEnabled, flag != appFlag {
+                        out.append(Finding("app-group-flag-differs", .error,
+                            "the app sets appGroupsEnabled \(appFlag) and \(name(ext)) sets \(flag); the flag lives in the group suite, so each launch flips it for both",
+                            fix: "remove appGroupsEnabled from \(name(ext))/\(AppGroupConfig.fileName) so the extension follows the app's flag"))
+                    } else {
+                        out.append(Finding("extension-sets-app-group-flag", .warning,
+                            "\(name(ext)) sets appGroupsEnabled \(flag) at every launch: when the app turns app groups off, the extension turns them back on and reads stale data",
+                            fix: "remove appGroupsEnabled from \(name(ext))/\(AppGroupConfig.fileName); set only appGroupName and read the flag the app keeps in the group suite"))
+                    }
+                }
+            } else {
+                out.append(Finding("config-missing", .error,
+                    "\(name(ext)) has no \(AppGroupConfig.fileName), so it never sets the app group name and cannot read msdkUserDefaults",
+                    fix: "add \(AppGroupConfig.fileName) to \(name(ext)) with appGroupName \(appConfig.appGroupName)"))
+            }
+
+            // Expanded with the app's team: a different team is its own finding (team-mismatch), not also this one.
+            let extTeam = teamForExpansion
+            let extGroups = ext.entitlements.effectiveKeychainAccessGroups(teamID: extTeam, bundleID: ext.bundleIdentifier)
+            if ext.entitlements.keychainAccessGroups.isEmpty {
+                out.append(Finding("keychain-group-missing", .error,
+                    "\(name(ext)) has no keychain-access-groups entitlement, so it cannot read the tokens the app writes to \(appWriteGroup)",
+                    fix: "add $(AppIdentifierPrefix)\(appWriteGroup.split(separator: ".", maxSplits: 1).last ?? "") to keychain-access-groups in \(ext.entitlementsURL.lastPathComponent)"))
+            } else if !extGroups.contains(appWriteGroup) {
+                out.append(Finding("keychain-group-differs", .error,
+                    "the app writes its tokens to keychain group \(appWriteGroup) (the first of its keychain-access-groups, expanded), but \(name(ext)) may only use \(extGroups.joined(separator: ", "))",
+                    fix: "make the first entry of keychain-access-groups the same in both targets, e.g. $(AppIdentifierPrefix)\(appWriteGroup.split(separator: ".", maxSplits: 1).last ?? "")"))
+            }
+
+            let extra = appOnlyResources.filter { FileManager.default.fileExists(atPath: ext.resourceURL($0).path) }
+            if !extra.isEmpty {
+                out.append(Finding("extension-unused-files", .warning,
+                    "\(name(ext)) carries \(extra.joined(separator: ", ")), which an extension never reads (it never logs in and never creates stores or syncs)",
+                    fix: "remove \(extra.joined(separator: ", ")) from the extension target's Copy Bundle Resources"))
+            }
+        }
+        return out
+    }
+
+    // MARK: device
+
+    static func deviceFindings(app: AppBundle, extensions: [AppBundle], devicePath: String, secretStore: (any SecretStore)?) async -> [Finding] {
+        var out: [Finding] = []
+        let launch: ProcessLaunch
+        do { launch = try ProcessLaunch(bundlePath: app.url.path, devicePath: devicePath, applyConfig: false, secretStore: secretStore) } catch {
+            return [Finding("device-invalid", .error, "\(error)", fix: "pass --device with a device directory made by main-app (or omit it)")]
+        }
+        guard let name = (try? launch.dataSharing.appGroupName()) ?? nil ?? launch.config?.appGroupName else { return out }
+        let sandbox = launch.sandbox
+        let groupDir = sandbox.device.sharedContainer(groupID: name)
+        let appLaunched = FileManager.default.fileExists(atPath: sandbox.dataContainer.path)
+        guard appLaunched else { return out }
+        guard FileManager.default.fileExists(atPath: groupDir.path) else {
+            if sandbox.isEntitled(toAppGroup: name) {
+                out.append(Finding("group-container-missing", .error,
+                    "the app has run on this device but the app group container \(groupDir.path) does not exist: the extension has nothing to read",
+                    fix: "launch the app with app groups on (main-app app-group enable); if the container was deleted, restore it from a backup rather than starting over"))
+            }
+            return out
+        }
+        let enabled = (try? sandbox.suite(named: name).bool(forKey: DataSharingHelper.appGroupEnabledKey)) ?? false
+        if !enabled && !extensions.isEmpty {
+            out.append(Finding("device-app-groups-off", .warning,
+                "kAccessGroupEnabled is off in the \(name) suite while the app has \(extensions.map(self.name).joined(separator: ", ")): the extension reads only its own defaults and shows nothing",
+                fix: "turn app groups on: main-app app-group enable (or appGroupsEnabled true in the app's \(AppGroupConfig.fileName))"))
+        }
+        let accounts = UserAccountManager(launch: launch, events: SDKEvents())
+        do {
+            let msdk = try launch.dataSharing.msdkUserDefaults()
+            let flag = try msdk.bool(forKey: launch.userLogInStatusKey)
+            if flag, try accounts.currentUser() == nil {
+                out.append(Finding("stale-login-flag", .warning,
+                    "\(launch.userLogInStatusKey) is true in msdkUserDefaults but there is no current user (the last logout does not reset it): an extension that checks only the flag shows a logged-in state with no user",
+                    fix: "write \(launch.userLogInStatusKey) = false on logout too (register for the logout notification), and check the current user in the extension"))
+            }
+            let stored = try accounts.allAccounts()
+            if !stored.isEmpty {
+                let status = await launch.keychain.status()
+                if let error = status.error {
+                    out.append(Finding("keychain-unavailable", .warning,
+                        "the keychain cannot be read, so the \(stored.count) account(s) were not checked for tokens: \(error.message)",
+                        fix: "run the doctor inside scripts/with-keyring with the keyring unlocked"))
+                } else {
+                    for account in stored where !(await accounts.isLoggedIn(account)) {
+                        out.append(Finding("account-without-tokens", .error,
+                            "\(account.username) has an account file but no refresh token in the keychain: the SDK treats it as logged out",
+                            fix: "log \(account.username) in again (main-app login); the keychain items may have been reset or the device restored without its keychain"))
+                    }
+                }
+            }
+            // Accounts left in the app's own container while app groups are on: stranded by a migration
+            // another process ran first.
+            if enabled {
+                let own = sandbox.dataContainer.appendingPathComponent("Library")
+                let orgs = ((try? FileManager.default.contentsOfDirectory(atPath: own.path)) ?? []).filter { $0.hasPrefix("00D") }
+                if !orgs.isEmpty {
+                    out.append(Finding("stranded-account-files", .error,
+                        "app groups are on, but account files are still in the app's own container (\(own.path)/\(orgs.joined(separator: ", "))): another process ran the one-time migration first",
+                        fix: "move them into \(groupDir.path)/\(name)/Library/ and relaunch; keep the extension from setting the flag so only the app migrates"))
+                }
+            }
+        } catch {
+            out.append(Finding("device-unreadable", .error, "\(error)", fix: "fix or move aside the file named above"))
+        }
+        return out
+    }
+}

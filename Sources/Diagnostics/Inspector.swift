@@ -1,0 +1,178 @@
+import AppGroup
+import Foundation
+import Keychain
+import SmartStore
+
+/// `msdk-sim inspect`: a device at a glance, read from the outside (as Xcode's container view
+/// would), so it changes nothing: each process's resolved msdkUserDefaults, the accounts and the
+/// current user, keychain items by group with values redacted, stores with soups and entry counts,
+/// and syncs with their status.
+public struct InspectReport: Codable, Sendable {
+    public struct Target: Codable, Sendable {
+        public var bundleIdentifier: String
+        public var appGroupName: String?
+        public var appGroupEnabled: Bool
+        /// "group <name>" or "standard".
+        public var msdkUserDefaults: String
+        public var path: String
+        /// Key → a short rendering of the value.
+        public var keys: [String: String]
+        public var currentUser: String?
+    }
+
+    public struct Account: Codable, Sendable {
+        public var username: String
+        public var orgId: String
+        public var userId: String
+        public var file: String
+    }
+
+    public struct KeychainItem: Codable, Sendable {
+        public var service: String
+        public var account: String
+        public var value: String
+    }
+
+    public struct Soup: Codable, Sendable {
+        public var name: String
+        public var entries: Int
+    }
+
+    public struct Store: Codable, Sendable {
+        public var path: String
+        public var soups: [Soup]
+    }
+
+    public struct Sync: Codable, Sendable {
+        public var store: String
+        public var id: Int64
+        public var name: String?
+        public var type: String
+        public var soup: String
+        public var status: String
+        public var progress: Int
+    }
+
+    public var device: String
+    public var deviceID: String
+    public var targets: [Target]
+    public var accounts: [Account]
+    /// "ready" or what is wrong with the Secret Service.
+    public var keychainStatus: String
+    /// Access group → items.
+    public var keychain: [String: [KeychainItem]]
+    public var stores: [Store]
+    public var syncs: [Sync]
+}
+
+public enum Inspector {
+    public static func inspect(devicePath: String, secretStore: (any SecretStore)? = nil) throws -> InspectReport {
+        let device = try Device.resolve(path: devicePath)
+        let fm = FileManager.default
+        let dataRoot = device.root.appendingPathComponent("Containers/Data")
+        var targets: [InspectReport.Target] = []
+        var sdkRoots: [URL] = []
+        for id in ((try? fm.contentsOfDirectory(atPath: dataRoot.path)) ?? []).sorted() {
+            let container = dataRoot.appendingPathComponent(id)
+            let standard = SharedDefaults(url: container.appendingPathComponent("Library/Preferences/\(id).plist"))
+            let name = try standard.string(forKey: DataSharingHelper.appGroupNameKey)
+            var suite: SharedDefaults?
+            if let name {
+                suite = SharedDefaults(url: device.sharedContainer(groupID: name).appendingPathComponent("Library/Preferences/\(name).plist"))
+            }
+            let enabled = try suite?.bool(forKey: DataSharingHelper.appGroupEnabledKey) ?? false
+            let msdk = enabled ? suite! : standard
+            let values = try msdk.dictionaryRepresentation()
+            var current: String?
+            if let identity = values["LastUserIdentity"]?.dictionaryValue {
+                current = "\(identity["orgId"]?.stringValue ?? "?")/\(identity["userId"]?.stringValue ?? "?")"
+            }
+            targets.append(InspectReport.Target(
+                bundleIdentifier: id, appGroupName: name, appGroupEnabled: enabled,
+                msdkUserDefaults: enabled ? "group \(name!)" : "standard", path: msdk.url.path,
+                keys: values.mapValues(render), currentUser: current))
+            sdkRoots.append(container)
+            if let name, enabled { sdkRoots.append(device.sharedContainer(groupID: name).appendingPathComponent(name)) }
+        }
+        sdkRoots = Array(Set(sdkRoots)).sorted { $0.path < $1.path }
+
+        var accounts: [InspectReport.Account] = []
+        var stores: [InspectReport.Store] = []
+        var syncs: [InspectReport.Sync] = []
+        for root in sdkRoots {
+            let library = root.appendingPathComponent("Library")
+            for org in ((try? fm.contentsOfDirectory(atPath: library.path)) ?? []).sorted() where org.hasPrefix("00D") {
+                for user in ((try? fm.contentsOfDirectory(atPath: library.appendingPathComponent(org).path)) ?? []).sorted() {
+                    let file = library.appendingPathComponent("\(org)/\(user)/UserAccount.plist")
+                    guard let data = fm.contents(atPath: file.path) else { continue }
+                    let plist = (try? PropertyListSerialization.propertyList(from: data, format: nil)) as? [String: Any]
+                    accounts.append(InspectReport.Account(
+                        username: plist?["username"] as? String ?? "(unreadable account file)", orgId: org, userId: user, file: file.path))
+                }
+            }
+            let documents = root.appendingPathComponent("Documents")
+            guard let walker = fm.enumerator(atPath: documents.path) else { continue }
+            for case let path as String in walker where path.hasSuffix("/store.sqlite") || path == "store.sqlite" {
+                let url = documents.appendingPathComponent(path)
+                do {
+                    let store = try SmartStore(url: url, name: url.deletingLastPathComponent().lastPathComponent)
+                    var soups: [InspectReport.Soup] = []
+                    for soup in try store.allSoupNames().sorted() {
+                        let n = try store.query(.smart("SELECT count(*) FROM {\(soup)}", pageSize: 1)).first?.arrayValue?.first?.intValue ?? 0
+                        soups.append(InspectReport.Soup(name: soup, entries: Int(n)))
+                    }
+                    stores.append(InspectReport.Store(path: url.path, soups: soups))
+                    if soups.contains(where: { $0.name == "syncs_soup" }) {
+                        for row in try store.query(.all(soup: "syncs_soup", orderPath: "_soupEntryId", pageSize: 1000)) {
+                            guard let e = row.objectValue else { continue }
+                            syncs.append(InspectReport.Sync(
+                                store: url.path, id: e["_soupEntryId"]?.intValue ?? 0, name: e["name"]?.stringValue,
+                                type: e["type"]?.stringValue ?? "?", soup: e["soupName"]?.stringValue ?? "?",
+                                status: e["status"]?.stringValue ?? "?", progress: Int(e["progress"]?.intValue ?? 0)))
+                        }
+                    }
+                } catch {
+                    stores.append(InspectReport.Store(path: "\(url.path) (cannot be opened: \(error))", soups: []))
+                }
+            }
+        }
+
+        let secrets = secretStore ?? LibsecretStore()
+        var keychain: [String: [InspectReport.KeychainItem]] = [:]
+        var status = "ready"
+        switch secrets.availability() {
+        case .ready:
+            do {
+                for item in try secrets.search(["device": device.id.uuidString, "creator": KeychainHelper.creator]) {
+                    let a = item.attributes
+                    keychain[a["accessGroup"] ?? "?", default: []].append(InspectReport.KeychainItem(
+                        service: a["service"] ?? "", account: a["account"] ?? "",
+                        value: item.secret.isEmpty ? "(empty)" : "(\(item.secret.count) bytes, redacted)"))
+                }
+                for key in keychain.keys { keychain[key]!.sort { ($0.service, $0.account) < ($1.service, $1.account) } }
+            } catch {
+                status = error.message
+            }
+        case let other:
+            status = KeychainHelper.error(for: other).message
+        }
+        return InspectReport(
+            device: device.root.path, deviceID: device.id.uuidString, targets: targets, accounts: accounts,
+            keychainStatus: status, keychain: keychain, stores: stores, syncs: syncs)
+    }
+
+    static func render(_ value: PlistValue) -> String {
+        switch value {
+        case .bool(let b): return String(b)
+        case .int(let i): return String(i)
+        case .double(let d): return String(d)
+        case .string(let s): return s.count > 60 ? String(s.prefix(57)) + "..." : s
+        case .data(let d): return "<\(d.count) bytes>"
+        case .date(let d): return ISO8601DateFormatter().string(from: d)
+        case .array(let a): return "[\(a.count) items]"
+        case .dictionary(let d):
+            if let org = d["orgId"]?.stringValue, let user = d["userId"]?.stringValue { return "\(org)/\(user)" }
+            return "{\(d.keys.sorted().joined(separator: ", "))}"
+        }
+    }
+}

@@ -1,0 +1,336 @@
+import AppGroup
+import Foundation
+import Keychain
+import RestClient
+import SalesforceSDK
+
+/// Scripted, deterministic reproductions of failures Mobile SDK users reported. Each one runs the
+/// real binaries (`main-app`, `extension-widget`, `sf-simulator`) against a fresh device and a
+/// real keyring, prints what happened, why, and the fix, and checks that it happened as described.
+public enum Scenarios {
+    public struct Info: Sendable {
+        public var name: String
+        public var title: String
+    }
+
+    public static let all: [Info] = [
+        Info(name: "keychain-locked-at-launch", title: "(a) the keychain is locked while the app starts in the background"),
+        Info(name: "extension-migrates-first", title: "(b) the extension starts first after app groups are enabled and strands the app's files"),
+        Info(name: "stale-login-flag", title: "(c) the last account logs out and userLoggedIn stays set"),
+        Info(name: "widget-forces-flag", title: "(d) the widget's bundle hard-codes the app-group flag while the app turned it off"),
+        Info(name: "extension-without-keychain-group", title: "(e) the extension lacks the keychain group and cannot read the tokens"),
+    ]
+
+    public enum Failure: Error, CustomStringConvertible {
+        case unknown(String)
+        case setup(String)
+        case notReproduced(String)
+
+        public var description: String {
+            switch self {
+            case .unknown(let name): return "no scenario \(name); msdk-sim scenario list names them"
+            case .setup(let detail): return "the scenario could not be set up: \(detail)"
+            case .notReproduced(let detail): return "the scenario did not go as described: \(detail)"
+            }
+        }
+    }
+
+    /// Runs one scenario. `print` receives the narrative line by line.
+    public static func run(
+        _ name: String, binDirectory: URL, fixtureApp: URL, sdkRecovery: Bool, print: @escaping @Sendable (String) -> Void
+    ) async throws {
+        guard let info = all.first(where: { $0.name == name }) else { throw Failure.unknown(name) }
+        let run = try Run(bin: binDirectory, fixtureApp: fixtureApp, print: print)
+        defer { run.finish() }
+        print("scenario \(info.name): \(info.title)")
+        print("  device: \(run.device.path)\(sdkRecovery ? "  (--sdk-recovery: the SDK's destructive recovery)" : "")")
+        try run.startOrg()
+        switch name {
+        case "keychain-locked-at-launch": try await keychainLocked(run, sdkRecovery: sdkRecovery)
+        case "extension-migrates-first": try extensionMigratesFirst(run)
+        case "stale-login-flag": try staleFlag(run)
+        case "widget-forces-flag": try widgetForcesFlag(run)
+        default: try await extensionWithoutKeychainGroup(run)
+        }
+    }
+
+    // MARK: (a)
+
+    static func keychainLocked(_ run: Run, sdkRecovery: Bool) async throws {
+        let app = try run.variant("MobileSyncExplorer") { _ in }
+        try run.step("alice logs in and syncs", run.app(app, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
+        try run.step("", run.app(app, ["sync"]), expect: 0)
+        let files = try run.accountFiles()
+        run.say("  the device has \(files.count) account file(s) and alice's store")
+        do { try LibsecretStore().lockDefaultCollection() } catch { throw Failure.setup("cannot lock the keyring: \(error)") }
+        run.say("  the phone locks; later iOS launches the app in the background (a push, a background fetch):")
+        run.say("  the keychain is locked, every read is -25308 (errSecInteractionNotAllowed)")
+        let launch = run.app(app, (sdkRecovery ? ["--sdk-recovery"] : []) + ["status", "--json"])
+        let left = try run.accountFiles()
+        if sdkRecovery {
+            try run.step("the app launches (SDK recovery)", launch, expect: 0)
+            guard left.isEmpty else { throw Failure.notReproduced("the account files are still there: \(left)") }
+            let widget = run.widget(run.widgetOf(app))
+            run.say("  what happened: the SDK could not read alice's account, treated it as corrupt and deleted it with her store;")
+            run.say("  the widget now says \(widget.state) -- users found themselves logged out after unlocking the phone")
+        } else {
+            try run.step("the app launches (AppGroupSim default)", launch, expect: 1)
+            guard left == files else { throw Failure.notReproduced("account files changed: \(files) -> \(left)") }
+            run.say("  what happened: the launch stops with one message; all \(left.count) account file(s) and the store are kept as they were,")
+            run.say("  so the next launch after the first unlock finds alice logged in (--sdk-recovery shows what the SDK does instead)")
+        }
+        run.say("  why: account files and keys are protected by the keychain, and a background launch can come before the first unlock")
+        run.say("  fix: never delete what cannot be read while the keychain is locked (errSecInteractionNotAllowed is not corruption);")
+        run.say("       retry after UIApplication.protectedDataDidBecomeAvailable, and use kSecAttrAccessibleAfterFirstUnlock for the SDK's items")
+    }
+
+    // MARK: (b)
+
+    static func extensionMigratesFirst(_ run: Run) throws {
+        let app = try run.variant("MobileSyncExplorer") { url in
+            try Run.editPlist(url.appendingPathComponent(AppGroupConfig.fileName)) { $0["appGroupsEnabled"] = false }
+            // Like the SDK's sample, the widget sets the flag itself.
+            try Run.editPlist(url.appendingPathComponent("PlugIns/RecentContacts.appex/\(AppGroupConfig.fileName)")) { $0["appGroupsEnabled"] = true }
+        }
+        try run.step("version 1 ships with app groups off; alice logs in and syncs", run.app(app, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
+        try run.step("", run.app(app, ["sync"]), expect: 0)
+        let own = run.device.appendingPathComponent("Containers/Data/com.salesforce.mobilesdk.MobileSyncExplorer/Library")
+        try Run.editPlist(app.appendingPathComponent(AppGroupConfig.fileName)) { $0["appGroupsEnabled"] = true }
+        run.say("  version 2 turns app groups on in both targets; after the update iOS refreshes the widget before the user opens the app")
+        let widget = run.widget(run.widgetOf(app))
+        run.say("  extension-widget -> \(widget.state): it turned the flag on first, so it ran the one-time file migration (of its own, empty, files) and set filesShared")
+        let status = run.app(app, ["status", "--json"])
+        try run.step("the user opens the app", status, expect: 0)
+        let report = try Run.json(status.stdout)
+        let accounts = report["accounts"] as? [String] ?? []
+        let stranded = ((try? FileManager.default.contentsOfDirectory(atPath: own.path)) ?? []).filter { $0.hasPrefix("00D") }
+        guard accounts.isEmpty, !stranded.isEmpty else {
+            throw Failure.notReproduced("accounts \(accounts), files in the app's container \(stranded)")
+        }
+        run.say("  what happened: filesShared was already set, so the app did not migrate; alice's account and store stay in")
+        run.say("  \(own.path)/\(stranded.joined(separator: ", ")), the app sees no account and asks to log in again")
+        let after = run.widget(run.widgetOf(app))
+        run.say("  the widget: \(after.state) (\(after.message))")
+        run.say("  msdk-sim doctor --device finds it: stranded-account-files")
+        run.say("  why: whichever process enables app groups first runs the migration, and it moves only its own files")
+        run.say("  fix: let only the app set the flag (the extension sets just appGroupName and reads the app's flag), or migrate the app's files at its next launch")
+    }
+
+    // MARK: (c)
+
+    static func staleFlag(_ run: Run) throws {
+        let app = try run.variant("MobileSyncExplorer") { _ in }
+        try run.step("alice logs in and syncs", run.app(app, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
+        try run.step("", run.app(app, ["sync"]), expect: 0)
+        try run.step("alice logs out: the last account on the device", run.app(app, ["logout"]), expect: 0)
+        let suite = run.groupSuite()
+        let flag = try suite.bool(forKey: "userLoggedIn")
+        let identity = try suite.value(forKey: UserAccountManager.lastUserIdentityKey)
+        run.say("  msdkUserDefaults now: userLoggedIn = \(flag), LastUserIdentity = \(identity == nil ? "(none)" : "set")")
+        guard flag, identity == nil else { throw Failure.notReproduced("userLoggedIn \(flag), LastUserIdentity \(String(describing: identity))") }
+        let widget = run.widget(run.widgetOf(app))
+        guard widget.status == 10 else { throw Failure.notReproduced("the widget said \(widget.state)") }
+        run.say("  extension-widget -> \(widget.state): \(widget.message)")
+        run.say("  what happened: logout clears the current user without a did-change-user notification, and the sample writes")
+        run.say("  userLoggedIn only on that notification, so the flag stays true; a widget that checks only the flag would")
+        run.say("  initialize the SDK and ask for the records of a user who is gone")
+        run.say("  why: the flag is a copy of the login state, written at one of the three moments it changes")
+        run.say("  fix: check UserAccountManager.shared.currentUserAccount in the extension (this widget does), and write the flag on logout too")
+    }
+
+    // MARK: (d)
+
+    static func widgetForcesFlag(_ run: Run) throws {
+        let app = try run.variant("MobileSyncExplorer") { url in
+            try Run.editPlist(url.appendingPathComponent("PlugIns/RecentContacts.appex/\(AppGroupConfig.fileName)")) { $0["appGroupsEnabled"] = true }
+        }
+        try run.step("alice logs in and syncs (app groups on)", run.app(app, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
+        try run.step("", run.app(app, ["sync"]), expect: 0)
+        try run.step("the app turns app groups off", run.app(app, ["app-group", "disable"]), expect: 0)
+        let suite = run.groupSuite()
+        let before = try suite.bool(forKey: DataSharingHelper.appGroupEnabledKey)
+        let widget = run.widget(run.widgetOf(app))
+        let afterWidget = try suite.bool(forKey: DataSharingHelper.appGroupEnabledKey)
+        run.say("  kAccessGroupEnabled in the group suite: \(before) after the app; \(afterWidget) after the widget's launch")
+        run.say("  extension-widget -> \(widget.state): \(widget.contacts) contact(s) from the group container the app no longer uses")
+        _ = run.app(app, ["status"])
+        let afterApp = try suite.bool(forKey: DataSharingHelper.appGroupEnabledKey)
+        run.say("  the app's next launch sets it back to \(afterApp): the flag flips with every launch of either process")
+        guard !before, afterWidget, !afterApp, widget.status == 0 else {
+            throw Failure.notReproduced("flag \(before) -> \(afterWidget) -> \(afterApp), widget \(widget.state)")
+        }
+        let good = run.widget(run.fixtureApp.appendingPathComponent("PlugIns/RecentContacts.appex"))
+        run.say("  the same device with AppGroupSim's widget, which only sets the name and follows the app's flag: \(good.state)")
+        run.say("  what happened: the flag is one value in the group suite, and each target writes its own opinion at launch;")
+        run.say("  the widget shows stale data and can run the one-time migration the app had undone")
+        run.say("  why: DataSharingHelper.appGroupEnabled is shared state, not a per-target setting")
+        run.say("  fix: set appGroupEnabled only in the app; the extension sets appGroupName and reads the flag (msdk-sim doctor: extension-sets-app-group-flag)")
+    }
+
+    // MARK: (e)
+
+    static func extensionWithoutKeychainGroup(_ run: Run) async throws {
+        let app = try run.variant("MobileSyncExplorer") { url in
+            try Run.editPlist(url.appendingPathComponent("PlugIns/RecentContacts.appex/RecentContacts.entitlements")) {
+                $0["keychain-access-groups"] = ["$(AppIdentifierPrefix)com.salesforce.mobilesdk.RecentContacts"]
+            }
+        }
+        try run.step("alice logs in and syncs", run.app(app, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
+        try run.step("", run.app(app, ["sync"]), expect: 0)
+        let widgetBundle = run.widgetOf(app)
+        let appLaunch = try ProcessLaunch(bundlePath: app.path, devicePath: run.device.path, applyConfig: false)
+        guard let account = try UserAccountManager(launch: appLaunch, events: SDKEvents()).allAccounts().first else {
+            throw Failure.setup("no account after login")
+        }
+        let group = appLaunch.sandbox.keychainAccessGroups[0]
+        let asWidget = try ProcessLaunch(bundlePath: widgetBundle.path, devicePath: run.device.path, applyConfig: false).keychain
+        let any = await asWidget.read(service: TokenStore.refreshService, account: account.credentials.keychainAccount)
+        let explicit = await asWidget.read(service: TokenStore.refreshService, account: account.credentials.keychainAccount, accessGroup: group)
+        run.say("  the widget reads the refresh token: with no group \(any.status) (it searches only its own groups);")
+        run.say("  naming the app's group \(group): \(explicit.status)")
+        let widget = run.widget(widgetBundle)
+        run.say("  extension-widget -> \(widget.state): \(widget.message)")
+        guard any.status == .itemNotFound, explicit.status == .missingEntitlement, widget.status == 11 else {
+            throw Failure.notReproduced("reads \(any.status) / \(explicit.status), widget \(widget.state)")
+        }
+        run.say("  what happened: the tokens are in the app's keychain group, which the extension is not entitled to; the SDK in the")
+        run.say("  extension finds no credentials and the widget shows nothing, with no error on a device")
+        run.say("  why: keychain-access-groups differ between the targets (after $(AppIdentifierPrefix) expansion)")
+        run.say("  fix: add $(AppIdentifierPrefix)com.salesforce.mobilesdk.MobileSyncExplorer to the extension's keychain-access-groups (msdk-sim doctor: keychain-group-differs)")
+    }
+}
+
+/// One scenario's fresh device, org and bundles, and the real binaries.
+final class Run: @unchecked Sendable {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    struct Widget {
+        var status: Int32
+        var state: String
+        var message: String
+        var contacts: Int
+    }
+
+    let bin: URL
+    let fixtureApp: URL
+    let work: URL
+    let device: URL
+    let say: @Sendable (String) -> Void
+    private var org: Process?
+    private(set) var orgURL = ""
+
+    init(bin: URL, fixtureApp: URL, print: @escaping @Sendable (String) -> Void) throws {
+        self.bin = bin
+        self.fixtureApp = fixtureApp
+        say = print
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("appgroupsim-scenario-\(UUID().uuidString.prefix(8))")
+        device = work.appendingPathComponent("device")
+        try SecureFiles.makeDirectory(work)
+        for tool in ["main-app", "extension-widget", "sf-simulator"] where !FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent(tool).path) {
+            throw Scenarios.Failure.setup("\(tool) is not in \(bin.path); build it with swift build")
+        }
+    }
+
+    func finish() {
+        org?.terminate()
+        org?.waitUntilExit()
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    /// sf-simulator on a free port of 127.0.0.1.
+    func startOrg() throws {
+        let process = Process()
+        process.executableURL = bin.appendingPathComponent("sf-simulator")
+        process.arguments = ["--port", "0", "--data", fixtureApp.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("org").path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        org = process
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = pipe.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw Scenarios.Failure.setup("sf-simulator exited before listening") }
+            line.append(chunk)
+        }
+        orgURL = String(decoding: line, as: UTF8.self).split(separator: "\n")[0].split(separator: " ").last.map(String.init) ?? ""
+    }
+
+    /// A copy of the fixture app under the scenario's folder, changed by `change`.
+    func variant(_ name: String, _ change: (URL) throws -> Void) throws -> URL {
+        let url = work.appendingPathComponent("\(name).app")
+        try FileManager.default.copyItem(at: fixtureApp, to: url)
+        try change(url)
+        return url
+    }
+
+    func widgetOf(_ app: URL) -> URL { app.appendingPathComponent("PlugIns/RecentContacts.appex") }
+
+    func exec(_ tool: String, _ args: [String]) -> Output {
+        let process = Process()
+        process.executableURL = bin.appendingPathComponent(tool)
+        process.arguments = args
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return Output(status: 127, stdout: "", stderr: "\(error)") }
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    func app(_ bundle: URL, _ args: [String]) -> Output {
+        exec("main-app", ["--bundle", bundle.path, "--device", device.path, "--org", orgURL] + args)
+    }
+
+    func widget(_ bundle: URL) -> Widget {
+        let out = exec("extension-widget", ["--bundle", bundle.path, "--device", device.path, "--json"])
+        let object = (try? Run.json(out.stdout)) ?? [:]
+        return Widget(
+            status: out.status, state: object["state"] as? String ?? "(no output: \(out.stderr))",
+            message: object["message"] as? String ?? "", contacts: (object["contacts"] as? [Any])?.count ?? 0)
+    }
+
+    /// Prints the step and its outcome; a different exit status stops the scenario.
+    func step(_ title: String, _ output: Output, expect: Int32) throws {
+        var first = (output.status == 0 ? output.stdout : output.stderr).split(separator: "\n").last.map(String.init) ?? ""
+        if output.status == 0, let object = try? Run.json(output.stdout) {
+            // main-app status --json: the part that matters here.
+            first = "status: accounts \((object["accounts"] as? [String]) ?? []), current user \(object["currentUser"] as? String ?? "(none)"), userLoggedIn \(object["userLoggedIn"] as? Bool ?? false)"
+        }
+        say(title.isEmpty ? "      \(first)" : "  \(title):\n      \(first)")
+        guard output.status == expect else {
+            throw Scenarios.Failure.notReproduced("exit status \(output.status), expected \(expect): \(output.stderr)")
+        }
+    }
+
+    func groupSuite() -> SharedDefaults {
+        let group = "group.com.salesforce.mobilesdk.MobileSyncExplorer"
+        return SharedDefaults(url: device.appendingPathComponent("Containers/Shared/AppGroup/\(group)/Library/Preferences/\(group).plist"))
+    }
+
+    /// Every UserAccount.plist on the device.
+    func accountFiles() throws -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: device.path) else { return [] }
+        return walker.compactMap { $0 as? String }.filter { $0.hasSuffix("UserAccount.plist") }.sorted()
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw Scenarios.Failure.setup("not a JSON object: \(text)")
+        }
+        return object
+    }
+
+    static func editPlist(_ url: URL, _ change: (inout [String: Any]) -> Void) throws {
+        var plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil) as? [String: Any] ?? [:]
+        change(&plist)
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: url)
+    }
+}

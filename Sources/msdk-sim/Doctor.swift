@@ -1,0 +1,31 @@
+import ArgumentParser
+import Diagnostics
+import Foundation
+
+struct Doctor: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find every misconfiguration of the app-extension setup, one finding each, with its fix.",
+        discussion: "Reads the app bundle, every extension under PlugIns/, and the device when given. Exit status 0 only when there is no finding, 1 otherwise.")
+
+    @Option(help: "The app bundle (.app directory).") var app: String
+    @Option(help: "A device directory to check as well (accounts, flags, keychain, containers).") var device: String?
+    @Flag(help: "Print a JSON array of findings (id, severity, message, fix).") var json = false
+
+    func run() async throws {
+        let findings = await Diagnostics.Doctor.examine(app: app, device: device)
+        if json {
+            try printJSON(findings)
+        } else {
+            print("doctor: \(URL(fileURLWithPath: app).lastPathComponent)\(device.map { " on device \($0)" } ?? "")")
+            for f in findings {
+                print("")
+                print("\(f.severity == .error ? "✗ error  " : "! warning") \(f.id)")
+                print("    \(f.message)")
+                print("    fix: \(f.fix)")
+            }
+            let errors = findings.filter { $0.severity == .error }.count
+            print(findings.isEmpty ? "no finding: the setup is consistent" : "\n\(findings.count) finding(s): \(errors) error(s), \(findings.count - errors) warning(s)")
+        }
+        if !findings.isEmpty { throw ExitCode(1) }
+    }
+}

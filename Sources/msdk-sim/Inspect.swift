@@ -1,0 +1,44 @@
+import ArgumentParser
+import Diagnostics
+import Foundation
+
+struct Inspect: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a device at a glance: msdkUserDefaults per process, accounts, keychain items (redacted), stores, syncs.",
+        discussion: "Reads the device from the outside and changes nothing.")
+
+    @Option(help: "The device directory (default: $APPGROUPSIM_DEVICE).") var device: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let report = try Inspector.inspect(devicePath: device ?? ProcessInfo.processInfo.environment["APPGROUPSIM_DEVICE"] ?? "")
+        if json { return try printJSON(report) }
+        print("device \(report.device) (id \(report.deviceID))")
+        print("\nprocesses and their msdkUserDefaults")
+        for t in report.targets {
+            print("  \(t.bundleIdentifier): app group \(t.appGroupName ?? "(none)") \(t.appGroupEnabled ? "on" : "off") -> \(t.msdkUserDefaults)")
+            for key in t.keys.keys.sorted() { print("      \(key) = \(t.keys[key]!)") }
+        }
+        print("\naccounts")
+        if report.accounts.isEmpty { print("  (none)") }
+        let current = Set(report.targets.compactMap(\.currentUser))
+        for a in report.accounts {
+            print("  \(current.contains("\(a.orgId)/\(a.userId)") ? "*" : " ") \(a.username)  \(a.orgId)/\(a.userId)  \(a.file)")
+        }
+        print("\nkeychain (\(report.keychainStatus))")
+        if report.keychain.isEmpty { print("  (no items)") }
+        for group in report.keychain.keys.sorted() {
+            print("  \(group)")
+            for item in report.keychain[group]! { print("      \(item.service)  account \(item.account.isEmpty ? "(none)" : item.account)  \(item.value)") }
+        }
+        print("\nstores")
+        if report.stores.isEmpty { print("  (none)") }
+        for s in report.stores {
+            print("  \(s.path)")
+            for soup in s.soups { print("      \(soup.name): \(soup.entries) entries") }
+        }
+        print("\nsyncs")
+        if report.syncs.isEmpty { print("  (none)") }
+        for s in report.syncs { print("  #\(s.id) \(s.name ?? "(unnamed)")  \(s.type) -> \(s.soup)  \(s.status) \(s.progress)%") }
+    }
+}

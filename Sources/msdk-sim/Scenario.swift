@@ -1,0 +1,98 @@
+import ArgumentParser
+import Diagnostics
+import Foundation
+
+struct Scenario: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Reproduce a failure Mobile SDK users reported, with the real binaries on a fresh device (msdk-sim scenario list).",
+        discussion: """
+            Each run gets a fresh device, its own sf-simulator and its own private keyring (a dbus-run-session with \
+            gnome-keyring, like scripts/with-keyring), so it never touches yours. Exit status 0 when the failure \
+            happened as described.
+            """)
+
+    static let innerKey = "APPGROUPSIM_SCENARIO_KEYRING"
+
+    @Argument(help: "A scenario name, or list.") var name: String
+    @Flag(help: "Recover the way the real SDK does (delete what cannot be read) instead of AppGroupSim's default (keep the files).")
+    var sdkRecovery = false
+    @Option(help: "The app bundle to start from (default: Fixtures/MobileSyncExplorer/MobileSyncExplorer.app of this checkout).")
+    var app: String?
+
+    func run() async throws {
+        if name == "list" {
+            for s in Scenarios.all { print("\(s.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(s.title)") }
+            return
+        }
+        guard Scenarios.all.contains(where: { $0.name == name }) else { throw Failure("no scenario \(name); msdk-sim scenario list names them") }
+        let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().standardizedFileURL
+        let executable = me.path.contains("/") ? me : URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        guard ProcessInfo.processInfo.environment[Self.innerKey] == "1" else {
+            return try reexecInPrivateKeyring(executable)
+        }
+        guard let fixture = app.map({ URL(fileURLWithPath: $0) }) ?? Self.findFixture(from: executable) else {
+            throw Failure("cannot find Fixtures/MobileSyncExplorer/MobileSyncExplorer.app; pass --app")
+        }
+        do {
+            try await Scenarios.run(
+                name, binDirectory: executable.deletingLastPathComponent(), fixtureApp: fixture, sdkRecovery: sdkRecovery,
+                print: { line in
+                    print(line)
+                    fflush(nil)
+                })
+        } catch let failure as Scenarios.Failure {
+            throw Failure("\(failure)")
+        }
+    }
+
+    /// The checkout's fixture: up from the binary (.build/<config>/msdk-sim), then the working directory.
+    static func findFixture(from executable: URL) -> URL? {
+        var dir = executable.deletingLastPathComponent()
+        var candidates: [URL] = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
+        for _ in 0..<6 {
+            candidates.append(dir)
+            dir = dir.deletingLastPathComponent()
+        }
+        return candidates.map { $0.appendingPathComponent("Fixtures/MobileSyncExplorer/MobileSyncExplorer.app") }
+            .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("Info.plist").path) }
+    }
+
+    /// Runs this same command again inside a private D-Bus session with a fresh, unlocked gnome-keyring.
+    func reexecInPrivateKeyring(_ executable: URL) throws {
+        for tool in ["dbus-run-session", "gnome-keyring-daemon"] {
+            let found = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+                .contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
+            guard found else { throw Failure("\(tool) is not installed; run scripts/test once or apt-get install gnome-keyring dbus-x11") }
+        }
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("appgroupsim-scenario-keyring-\(UUID().uuidString.prefix(8))")
+        for sub in ["home", "run"] {
+            try FileManager.default.createDirectory(at: tmp.appendingPathComponent(sub), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        setenv(Self.innerKey, "1", 1)
+        setenv("HOME", tmp.appendingPathComponent("home").path, 1)
+        setenv("XDG_RUNTIME_DIR", tmp.appendingPathComponent("run").path, 1)
+        setenv("APPGROUPSIM_SCENARIO_TMP", tmp.path, 1)
+        // The keyring's password only protects this throwaway keyring; it is never printed.
+        setenv("APPGROUPSIM_SCENARIO_PASSWORD", "scenario-\(UUID().uuidString)", 1)
+        for key in ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY", "GNOME_KEYRING_CONTROL"] { unsetenv(key) }
+        // exec, not a child process: this process becomes the session; bash removes the temporary home at the end and
+        // drops only dbus-daemon's complaint about its fd limit from stderr.
+        let script = """
+            # Files, not our pipes: here the session's dbus-daemon can outlive dbus-run-session and would keep a
+            # pipe open (and a caller's `| tail` waiting) forever.
+            dbus-run-session -- bash -c '
+              printf %s "$APPGROUPSIM_SCENARIO_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
+              "$@"' scenario "$@" > "$APPGROUPSIM_SCENARIO_TMP/stdout" 2> "$APPGROUPSIM_SCENARIO_TMP/stderr" < /dev/null
+            status=$?
+            cat "$APPGROUPSIM_SCENARIO_TMP/stdout"
+            grep -v "Failed to set fd limit" "$APPGROUPSIM_SCENARIO_TMP/stderr" >&2
+            rm -rf "$APPGROUPSIM_SCENARIO_TMP"
+            exit $status
+            """
+        let args = ["bash", "-c", script, "scenario", executable.path] + Array(CommandLine.arguments.dropFirst())
+        var cArgs = args.map { strdup($0) } + [nil]
+        execv("/bin/bash", &cArgs)
+        throw Failure("cannot run /bin/bash: \(String(cString: strerror(errno)))")
+    }
+
+}

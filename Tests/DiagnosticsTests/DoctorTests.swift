@@ -1,0 +1,121 @@
+import AppGroup
+import AppGroupSimTestSupport
+import Foundation
+import Keychain
+import RestClient
+import XCTest
+
+@testable import Diagnostics
+@testable import SalesforceSDK
+
+/// Every broken fixture gives exactly its own finding; the good fixture gives none; device states
+/// built with the SDK's own code give theirs.
+final class DoctorTests: XCTestCase {
+    static var broken: URL { TestSupport.packageRoot.appendingPathComponent("Fixtures/broken") }
+
+    func testTheGoodFixtureHasNoFinding() async throws {
+        let findings = await Doctor.examine(app: TestSupport.fixtureApp.path)
+        XCTAssertEqual(findings, [])
+    }
+
+    func testEachBrokenFixtureGivesExactlyItsFinding() async throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.broken.path).filter { !$0.hasSuffix(".md") }.sorted()
+        XCTAssertGreaterThanOrEqual(names.count, 15)
+        for name in names {
+            let app = Self.broken.appendingPathComponent(name).appendingPathComponent("MobileSyncExplorer.app")
+            let findings = await Doctor.examine(app: app.path)
+            XCTAssertEqual(findings.map(\.id), [name], "\(name): \(findings)")
+            for finding in findings {
+                XCTAssertFalse(finding.message.isEmpty || finding.fix.isEmpty, "\(finding)")
+            }
+        }
+    }
+
+    // MARK: device states
+
+    var root: URL!
+    let keychain = InMemorySecretStore()
+
+    override func setUpWithError() throws {
+        root = try TestSupport.temporaryDirectory(self)
+    }
+
+    var device: String { root.appendingPathComponent("device").path }
+
+    func launch(_ bundle: URL = TestSupport.fixtureApp) throws -> ProcessLaunch {
+        try ProcessLaunch(bundlePath: bundle.path, devicePath: device, secretStore: keychain)
+    }
+
+    func deviceFindings() async -> [String] {
+        await Doctor.examine(app: TestSupport.fixtureApp.path, device: device, secretStore: keychain).map(\.id)
+    }
+
+    /// An account file as a login writes it, with or without its tokens.
+    func storeAccount(_ launch: ProcessLaunch, tokens: Bool) async throws -> UserAccount {
+        let credentials = OAuthCredentials(
+            clientId: "3MVG9AppGroupSim.MobileSyncExplorer.Sample", redirectURI: "testsfdc:///mobilesdk/detect/oauth/done",
+            loginHost: URL(string: "http://127.0.0.1:1")!, instanceURL: URL(string: "http://127.0.0.1:1")!,
+            identityURL: URL(string: "http://127.0.0.1:1/id/00D5g00000AcmeeEAA/0055g00000AliceAAA")!,
+            orgId: "00D5g00000AcmeeEAA", userId: "0055g00000AliceAAA", keychainAccount: "test-alice")
+        let account = UserAccount(credentials: credentials, username: "alice@acme.test", displayName: "Alice", email: "alice@acme.test")
+        let manager = UserAccountManager(launch: launch, events: SDKEvents())
+        try manager.files.save(account)
+        try manager.setCurrentUser(account)
+        if tokens { try await manager.tokens(account).save(accessToken: "a", refreshToken: "r") }
+        return account
+    }
+
+    func testAFreshDeviceHasNoFinding() async throws {
+        let findings = await deviceFindings()
+        XCTAssertEqual(findings, [])
+    }
+
+    func testALoggedInDeviceHasNoFinding() async throws {
+        _ = try await storeAccount(try launch(), tokens: true)
+        let findings = await deviceFindings()
+        XCTAssertEqual(findings, [])
+    }
+
+    func testAStaleLoginFlag() async throws {
+        let app = try launch()
+        try app.dataSharing.msdkUserDefaults().set(true, forKey: "userLoggedIn")
+        let findings = await deviceFindings()
+        XCTAssertEqual(findings, ["stale-login-flag"])
+    }
+
+    func testAnAccountWithoutTokens() async throws {
+        _ = try await storeAccount(try launch(), tokens: false)
+        let findings = await deviceFindings()
+        XCTAssertEqual(findings, ["account-without-tokens"])
+    }
+
+    func testAppGroupsOffOnTheDevice() async throws {
+        let app = try launch()
+        try app.dataSharing.setAppGroupEnabled(false)
+        let findings = await deviceFindings()
+        XCTAssertEqual(findings, ["device-app-groups-off"])
+    }
+
+    func testAMissingGroupContainer() async throws {
+        let app = try launch()
+        try FileManager.default.removeItem(at: app.sandbox.device.sharedContainer(groupID: "group.com.salesforce.mobilesdk.MobileSyncExplorer"))
+        let findings = await deviceFindings()
+        XCTAssertEqual(findings, ["group-container-missing"])
+    }
+
+    func testAccountFilesStrandedInTheAppsContainer() async throws {
+        let app = try launch()
+        let stray = app.sandbox.dataContainer.appendingPathComponent("Library/00D5g00000AcmeeEAA/0055g00000AliceAAA/UserAccount.plist")
+        try SecureFiles.makeDirectory(stray.deletingLastPathComponent())
+        try Data("<plist/>".utf8).write(to: stray)
+        let findings = await deviceFindings()
+        XCTAssertEqual(findings, ["stranded-account-files"])
+    }
+
+    func testALockedKeychainIsSaidNotGuessed() async throws {
+        _ = try await storeAccount(try launch(), tokens: true)
+        keychain.setAvailability(.locked)
+        let findings = await deviceFindings()
+        XCTAssertEqual(findings, ["keychain-unavailable"])
+    }
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# msdk-sim doctor on the good fixture and on broken ones, doctor --device and inspect on a real device,
+# and every scenario (each one makes its own device, org and private keyring).
+if [ -z "${APPGROUPSIM_IN_KEYRING:-}" ]; then
+  APPGROUPSIM_IN_KEYRING=1 exec "$(dirname "$0")/../with-keyring" bash "$0" "$@"
+fi
+source "$(dirname "$0")/../lib/integration.sh"
+DEV="$WORK/device"
+sim() { "$BIN/msdk-sim" "$@"; }
+
+expect_status 0 sim doctor --app "$APP"
+contains "$OUT" "no finding"
+ok "doctor: the good fixture is clean (exit 0)"
+
+for broken in "$ROOT"/Fixtures/broken/*/; do
+  id=$(basename "$broken")
+  expect_status 1 sim doctor --app "$broken/MobileSyncExplorer.app" --json
+  got=$(printf %s "$OUT" | python3 -c 'import json,sys; print(",".join(f["id"] for f in json.load(sys.stdin)))')
+  [ "$got" = "$id" ] || fail "Fixtures/broken/$id gives: $got"
+done
+ok "doctor: each of $(ls -d "$ROOT"/Fixtures/broken/*/ | wc -l) broken fixtures gives exactly its finding (exit 1)"
+
+expect_status 1 sim doctor --app "$ROOT/Fixtures/broken/keychain-group-differs/MobileSyncExplorer.app"
+contains "$OUT" "✗ error   keychain-group-differs"
+contains "$OUT" "fix: make the first entry of keychain-access-groups the same in both targets"
+ok "doctor: the text report names the finding and its fix"
+
+# A device: the sample's stale flag after the last logout, seen by doctor and inspect.
+"$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" > "$WORK/org.out" 2> "$WORK/org.err" &
+ORG_PID=$!
+trap 'kill $ORG_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+for _ in $(seq 1 100); do [ -s "$WORK/org.out" ] && break; sleep 0.05; done
+ORG=$(head -1 "$WORK/org.out" | awk '{print $3}')
+app() { "$BIN/main-app" --bundle "$APP" --device "$DEV" --org "$ORG" "$@"; }
+expect_status 0 app login --username alice@acme.test --password alice-pass
+expect_status 0 app sync
+expect_status 0 sim doctor --app "$APP" --device "$DEV"
+expect_status 0 sim inspect --device "$DEV"
+contains "$OUT" "* alice@acme.test"
+contains "$OUT" "contacts: 1000 entries"
+contains "$OUT" "syncDownContacts  syncDown -> contacts  DONE 100%"
+contains "$OUT" "com.salesforce.mobilesdk.oauth.refresh"
+contains "$OUT" "bytes, redacted)"
+expect_status 0 sim inspect --device "$DEV" --json
+python3 - "$OUT" <<'PY' || fail "inspect --json: $OUT"
+import json, sys
+d = json.loads(sys.argv[1])
+app = [t for t in d["targets"] if t["bundleIdentifier"] == "com.salesforce.mobilesdk.MobileSyncExplorer"][0]
+assert app["appGroupEnabled"] and app["msdkUserDefaults"].startswith("group "), app
+assert app["keys"]["userLoggedIn"] == "true", app
+assert [a["username"] for a in d["accounts"]] == ["alice@acme.test"], d["accounts"]
+PY
+ok "inspect: msdkUserDefaults per process, the account, keychain items redacted, the store and its syncs"
+# No secret value in anything inspect prints.
+for item in $(secret-tool search --all creator com.appgroupsim.sdk 2>/dev/null | sed -n 's/^secret = //p'); do
+  [ -n "$item" ] && case "$OUT" in *"$item"*) fail "inspect printed a secret" ;; esac
+done
+expect_status 0 app logout
+expect_status 1 sim doctor --app "$APP" --device "$DEV" --json
+contains "$OUT" '"id" : "stale-login-flag"'
+ok "doctor --device: the stale userLoggedIn after the last logout"
+
+for s in keychain-locked-at-launch extension-migrates-first stale-login-flag widget-forces-flag extension-without-keychain-group; do
+  expect_status 0 sim scenario "$s"
+  contains "$OUT" "fix:"
+done
+contains "$(sim scenario keychain-locked-at-launch)" "account file(s) and the store are kept"
+expect_status 0 sim scenario keychain-locked-at-launch --sdk-recovery
+contains "$OUT" "status: accounts [], current user (none)"
+contains "$OUT" "deleted it with her store"
+ok "every scenario reproduces as described; --sdk-recovery shows the SDK's deletion, the default keeps the files"
