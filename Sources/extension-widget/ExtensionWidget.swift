@@ -13,6 +13,9 @@ struct ExtensionWidget: AsyncParsableCommand {
     @Option(help: "The device directory (default: $APPGROUPSIM_DEVICE).") var device: String?
     @Option(help: "How many contacts to list.") var count: Int = 3
     @Flag(help: "Print one JSON object.") var json = false
+    enum Render: String, ExpressibleByArgument, CaseIterable { case text, html }
+    @Option(help: "How to show the widget without --json: text (a card for the terminal) or html (a page to open in a browser).")
+    var render: Render = .text
     @Option(help: "Write the launch steps and SDK notifications as JSON lines to this file.") var trace: String?
     @Flag(help: "Stay up and show the widget again whenever msdkUserDefaults or the store changes (JSON: one object per line).")
     var watch = false
@@ -48,6 +51,8 @@ struct ExtensionWidget: AsyncParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else if render == .html {
+            print(WidgetCard.html(report))
         } else {
             print(Self.card(report))
         }

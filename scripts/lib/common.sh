@@ -5,9 +5,13 @@
 # Debian packages the project needs at build and run time.
 APPGROUPSIM_APT_PACKAGES=(pkg-config libsqlite3-dev libsecret-1-dev gnome-keyring dbus dbus-x11 libsecret-tools python3)
 
+# Only scripts/test needs these: headless Chromium screenshots the widget's HTML card.
+APPGROUPSIM_TEST_APT_PACKAGES=(chromium fonts-dejavu-core)
+
+# ensure_deps [EXTRA_PACKAGE...]
 ensure_deps() {
   local missing=()
-  for p in "${APPGROUPSIM_APT_PACKAGES[@]}"; do
+  for p in "${APPGROUPSIM_APT_PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -gt 0 ]; then
