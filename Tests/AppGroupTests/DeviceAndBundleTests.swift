@@ -63,6 +63,9 @@ final class DeviceAndBundleTests: XCTestCase {
         XCTAssertEqual(plugIns[0].entitlements.applicationGroups, app.entitlements.applicationGroups)
         let config = try XCTUnwrap(try AppGroupConfig.load(from: app))
         XCTAssertEqual(config, AppGroupConfig(appGroupName: "group.com.salesforce.mobilesdk.MobileSyncExplorer", appGroupsEnabled: true))
+        // The extension sets only the name and follows the app's flag.
+        let widgetConfig = try XCTUnwrap(try AppGroupConfig.load(from: plugIns[0]))
+        XCTAssertEqual(widgetConfig, AppGroupConfig(appGroupName: "group.com.salesforce.mobilesdk.MobileSyncExplorer", appGroupsEnabled: nil))
     }
 
     func testAppIdentifierPrefixExpandsAndKeychainGroupsFollowIOSOrder() {

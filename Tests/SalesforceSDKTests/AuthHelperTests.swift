@@ -204,4 +204,30 @@ final class AuthHelperTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("navBarColor"), "\(error)")
         }
     }
+
+    func testALockedKeychainAtLaunchKeepsTheAccountsUnlessTheSDKsRecoveryIsAskedFor() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        let sdk = try sdk()
+        let accounts = sdk.userAccountManager
+        let alice = try await accounts.login(org: org.baseURL, username: "alice@acme.test", password: "alice-pass", passcode: nil)
+        let untouched = try await accounts.verifyAtLaunch(recovery: .keepFiles)
+        XCTAssertEqual(untouched, [], "an unlocked keychain changes nothing")
+
+        keychain.setAvailability(.locked)
+        do {
+            try await accounts.verifyAtLaunch(recovery: .keepFiles)
+            XCTFail("a locked keychain at launch went unnoticed")
+        } catch let error as SDKError {
+            XCTAssertEqual(error, .keychainLockedAtLaunch(accounts: 1))
+            XCTAssertTrue(error.description.contains("nothing was deleted"))
+        }
+        XCTAssertEqual(try accounts.allAccounts().map(\.username), ["alice@acme.test"])
+        XCTAssertEqual(try accounts.currentUser()?.identity, alice.identity)
+
+        let deleted = try await accounts.verifyAtLaunch(recovery: .sdkDestructive)
+        XCTAssertEqual(deleted, ["alice@acme.test"])
+        XCTAssertEqual(try accounts.allAccounts(), [])
+        XCTAssertNil(try accounts.currentUser())
+    }
 }
