@@ -58,8 +58,7 @@ public enum Scenarios {
 
     static func keychainLocked(_ run: Run, sdkRecovery: Bool) async throws {
         let app = try run.variant("MobileSyncExplorer") { _ in }
-        try run.step("alice logs in and syncs", run.app(app, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
-        try run.step("", run.app(app, ["sync"]), expect: 0)
+        try run.loginAliceAndSync(app, "alice logs in and syncs")
         let files = try run.accountFiles()
         run.say("  the device has \(files.count) account file(s) and alice's store")
         do { try LibsecretStore().lockDefaultCollection() } catch { throw Failure.setup("cannot lock the keyring: \(error)") }
@@ -92,8 +91,7 @@ public enum Scenarios {
             // Like the SDK's sample, the widget sets the flag itself.
             try Run.editPlist(url.appendingPathComponent("PlugIns/RecentContacts.appex/\(AppGroupConfig.fileName)")) { $0["appGroupsEnabled"] = true }
         }
-        try run.step("version 1 ships with app groups off; alice logs in and syncs", run.app(app, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
-        try run.step("", run.app(app, ["sync"]), expect: 0)
+        try run.loginAliceAndSync(app, "version 1 ships with app groups off; alice logs in and syncs")
         let own = run.device.appendingPathComponent("Containers/Data/com.salesforce.mobilesdk.MobileSyncExplorer/Library")
         try Run.editPlist(app.appendingPathComponent(AppGroupConfig.fileName)) { $0["appGroupsEnabled"] = true }
         run.say("  version 2 turns app groups on in both targets; after the update iOS refreshes the widget before the user opens the app")
@@ -120,8 +118,7 @@ public enum Scenarios {
 
     static func staleFlag(_ run: Run) throws {
         let app = try run.variant("MobileSyncExplorer") { _ in }
-        try run.step("alice logs in and syncs", run.app(app, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
-        try run.step("", run.app(app, ["sync"]), expect: 0)
+        try run.loginAliceAndSync(app, "alice logs in and syncs")
         try run.step("alice logs out: the last account on the device", run.app(app, ["logout"]), expect: 0)
         let suite = run.groupSuite()
         let flag = try suite.bool(forKey: "userLoggedIn")
@@ -144,8 +141,7 @@ public enum Scenarios {
         let app = try run.variant("MobileSyncExplorer") { url in
             try Run.editPlist(url.appendingPathComponent("PlugIns/RecentContacts.appex/\(AppGroupConfig.fileName)")) { $0["appGroupsEnabled"] = true }
         }
-        try run.step("alice logs in and syncs (app groups on)", run.app(app, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
-        try run.step("", run.app(app, ["sync"]), expect: 0)
+        try run.loginAliceAndSync(app, "alice logs in and syncs (app groups on)")
         try run.step("the app turns app groups off", run.app(app, ["app-group", "disable"]), expect: 0)
         let suite = run.groupSuite()
         let before = try suite.bool(forKey: DataSharingHelper.appGroupEnabledKey)
@@ -175,8 +171,7 @@ public enum Scenarios {
                 $0["keychain-access-groups"] = ["$(AppIdentifierPrefix)com.salesforce.mobilesdk.RecentContacts"]
             }
         }
-        try run.step("alice logs in and syncs", run.app(app, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
-        try run.step("", run.app(app, ["sync"]), expect: 0)
+        try run.loginAliceAndSync(app, "alice logs in and syncs")
         let widgetBundle = run.widgetOf(app)
         let appLaunch = try ProcessLaunch(bundlePath: app.path, devicePath: run.device.path, applyConfig: false)
         guard let account = try UserAccountManager(launch: appLaunch, events: SDKEvents()).allAccounts().first else {
@@ -295,6 +290,12 @@ final class Run: @unchecked Sendable {
         return Widget(
             status: out.status, state: object["state"] as? String ?? "(no output: \(out.stderr))",
             message: object["message"] as? String ?? "", contacts: (object["contacts"] as? [Any])?.count ?? 0)
+    }
+
+    /// The opening of every scenario: alice logs in through the org's login page and syncs.
+    func loginAliceAndSync(_ bundle: URL, _ title: String) throws {
+        try step(title, app(bundle, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
+        try step("", app(bundle, ["sync"]), expect: 0)
     }
 
     /// Prints the step and its outcome; a different exit status stops the scenario.

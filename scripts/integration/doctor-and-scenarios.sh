@@ -26,11 +26,7 @@ contains "$OUT" "fix: make the first entry of keychain-access-groups the same in
 ok "doctor: the text report names the finding and its fix"
 
 # A device: the sample's stale flag after the last logout, seen by doctor and inspect.
-"$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" > "$WORK/org.out" 2> "$WORK/org.err" &
-ORG_PID=$!
-trap 'kill $ORG_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-for _ in $(seq 1 100); do [ -s "$WORK/org.out" ] && break; sleep 0.05; done
-ORG=$(head -1 "$WORK/org.out" | awk '{print $3}')
+start_org
 app() { "$BIN/main-app" --bundle "$APP" --device "$DEV" --org "$ORG" "$@"; }
 expect_status 0 app login --username alice@acme.test --password alice-pass
 expect_status 0 app sync

@@ -8,14 +8,9 @@ fi
 source "$(dirname "$0")/../lib/integration.sh"
 DEV="$WORK/device"
 
-"$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" > "$WORK/org.out" 2> "$WORK/org.err" &
-ORG_PID=$!
-trap 'kill $ORG_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-for _ in $(seq 1 100); do [ -s "$WORK/org.out" ] && break; sleep 0.05; done
-ORG=$(head -1 "$WORK/org.out" | awk '{print $3}')
+start_org
 app() { "$BIN/main-app" --bundle "$APP" --device "$DEV" --org "$ORG" "$@"; }
 widget() { "$BIN/extension-widget" --bundle "$WIDGET" --device "$DEV" --json "$@"; }
-field() { printf %s "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1], {"d": d}))' "$2"; }
 
 expect_status 0 app login --username alice@acme.test --password alice-pass
 expect_status 0 app sync

@@ -8,11 +8,7 @@ source "$(dirname "$0")/../lib/integration.sh"
 DEV="$WORK/device"
 command -v chromium > /dev/null || fail "chromium is not installed; scripts/test installs it (apt-get install chromium)"
 
-"$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" > "$WORK/org.out" 2> "$WORK/org.err" &
-ORG_PID=$!
-trap 'kill $ORG_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-for _ in $(seq 1 100); do [ -s "$WORK/org.out" ] && break; sleep 0.05; done
-ORG=$(head -1 "$WORK/org.out" | awk '{print $3}')
+start_org
 app() { "$BIN/main-app" --bundle "$APP" --device "$DEV" --org "$ORG" "$@"; }
 
 # shoot NAME EXPECTED_EXIT [WIDGET_BUNDLE]: render the card, screenshot it, check the PNG.

@@ -25,3 +25,16 @@ expect_status() {
 contains() { case "$1" in *"$2"*) return 0 ;; *) fail "expected '$2' in: $1" ;; esac; }
 
 json_field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
+
+# start_org: a real sf-simulator on a free port; sets ORG (its URL) and ORG_PID, stops it at exit.
+start_org() {
+  "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" > "$WORK/org.out" 2> "$WORK/org.err" &
+  ORG_PID=$!
+  trap 'kill $ORG_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+  for _ in $(seq 1 100); do [ -s "$WORK/org.out" ] && break; sleep 0.05; done
+  ORG=$(head -1 "$WORK/org.out" | awk '{print $3}')
+  [ -n "$ORG" ] || fail "sf-simulator did not start: $(cat "$WORK/org.err")"
+}
+
+# field JSON EXPR: evaluates a Python expression over the parsed JSON `d`.
+field() { printf %s "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1], {"d": d}))' "$2"; }
