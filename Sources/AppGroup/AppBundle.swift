@@ -58,7 +58,7 @@ public struct AppBundle: Sendable, Equatable {
     }
 
     static func readPlist(_ url: URL) throws -> [String: PlistValue]? {
-        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        guard let data = try SecureFiles.readIfPresent(url) else { return nil }
         switch SharedDefaults.decode(data) {
         case .success(let dict): return dict
         case .failure(let failure):

@@ -76,7 +76,7 @@ public struct Device: Sendable, Equatable {
     }
 
     private static func read(_ file: URL) throws -> Device? {
-        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        guard let data = try SecureFiles.readIfPresent(file) else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         guard let m = try? decoder.decode(Manifest.self, from: data) else {

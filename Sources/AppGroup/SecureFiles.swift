@@ -59,6 +59,40 @@ public enum SecureFiles {
         }
     }
 
+    /// The whole file, or nil when there is none. Anything else that is not a readable regular file is an
+    /// error that says what is there and what to do: a directory where the file belongs, no permission.
+    public static func readIfPresent(_ url: URL) throws -> Data? {
+        var info = stat()
+        if stat(url.path, &info) != 0 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw FileError(path: url.path, reason: "cannot be examined (\(errnoString())); check the permissions of its directories")
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw FileError(path: url.path, reason: "is a directory where a file belongs; move the directory aside and retry")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw FileError(path: url.path, reason: "is not a regular file; move it aside and retry")
+        }
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = errno == EACCES ? "cannot be read (permission denied); give its owner read access (chmod 600)" : "cannot be opened (\(errnoString()))"
+            throw FileError(path: url.path, reason: reason)
+        }
+        defer { close(fd) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: url.path, reason: "read failed (\(errnoString()))")
+            }
+            if n == 0 { break }
+            data.append(buffer, count: n)
+        }
+        return data
+    }
+
     static func errnoString() -> String { String(cString: strerror(errno)) }
 }
 

@@ -135,18 +135,14 @@ public final class SharedDefaults: Sendable {
     }
 
     static func load(_ url: URL) -> Result<[String: PlistValue], LoadFailure> {
-        let data: Data
         do {
-            data = try Data(contentsOf: url)
-        } catch CocoaError.fileReadNoSuchFile {
-            return .success([:])
+            guard let data = try SecureFiles.readIfPresent(url) else { return .success([:]) }
+            return decode(data)
+        } catch let error as FileError {
+            return .failure(.unreadable(error))
         } catch {
-            if (error as NSError).code == NSFileReadNoSuchFileError || !FileManager.default.fileExists(atPath: url.path) {
-                return .success([:])
-            }
-            return .failure(.unreadable(FileError(path: url.path, reason: "cannot read: \(error.localizedDescription)")))
+            return .failure(.unreadable(FileError(path: url.path, reason: "cannot read: \(error)")))
         }
-        return decode(data)
     }
 
     static func decode(_ data: Data) -> Result<[String: PlistValue], LoadFailure> {

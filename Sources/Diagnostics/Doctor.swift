@@ -215,7 +215,7 @@ public enum Doctor {
                         "the keychain cannot be read, so the \(stored.count) account(s) were not checked for tokens: \(error.message)",
                         fix: "run the doctor inside scripts/with-keyring with the keyring unlocked"))
                 } else {
-                    for account in stored where !(await accounts.isLoggedIn(account)) {
+                    for account in stored where !((try? await accounts.isLoggedIn(account)) ?? true) {
                         out.append(Finding("account-without-tokens", .error,
                             "\(account.username) has an account file but no refresh token in the keychain: the SDK treats it as logged out",
                             fix: "log \(account.username) in again (main-app login); the keychain items may have been reset or the device restored without its keychain"))

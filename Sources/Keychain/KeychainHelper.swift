@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// The SDK's `KeychainHelper`, on a Secret Service (DESIGN.md §4).
 ///
@@ -148,7 +149,7 @@ public final class KeychainHelper: Sendable {
 
     /// What the process can see, without values: for `inspect` and tests.
     public func items() async throws(KeychainError) -> [KeychainItemInfo] {
-        let result: Result<[KeychainItemInfo], KeychainError> = await onQueue {
+        let result: Result<[KeychainItemInfo], KeychainError> = await onQueue(timedOut: { .failure($0) }) {
             do throws(KeychainError) {
                 try self.requireReady()
                 return .success(
@@ -176,20 +177,20 @@ public final class KeychainHelper: Sendable {
         case .noSessionBus(let detail):
             return KeychainError(
                 status: .notAvailable,
-                message: "no D-Bus session bus, so no Secret Service (\(detail)); run the command inside scripts/with-keyring")
+                message: "keychain unavailable (no D-Bus session bus): no Secret Service can be reached (\(detail)); run the command inside scripts/with-keyring")
         case .noSecretService(let detail):
             return KeychainError(
                 status: .notAvailable,
-                message: "no Secret Service on the session bus (\(detail)); start gnome-keyring, e.g. run inside scripts/with-keyring")
+                message: "keychain unavailable (no provider): no Secret Service on the session bus (\(detail)); start gnome-keyring, e.g. run inside scripts/with-keyring")
         case .noDefaultCollection:
             return KeychainError(
                 status: .notAvailable,
-                message: "the Secret Service has no default collection (gnome-keyring was started without --unlock); "
+                message: "keychain unavailable (no default collection): the Secret Service has no default collection (gnome-keyring was started without --unlock); "
                     + "restart it unlocked, e.g. run inside scripts/with-keyring")
         case .locked:
             return KeychainError(
                 status: .interactionNotAllowed,
-                message: "the keychain is locked, as before first unlock on a device; unlock the default collection and retry")
+                message: "keychain unavailable (locked): the keychain is locked, as before first unlock on a device; unlock the default collection and retry")
         }
     }
 
@@ -248,15 +249,85 @@ public final class KeychainHelper: Sendable {
     private static func label(service: String, group: String) -> String { "AppGroupSim \(service) (\(group))" }
 
     private func run(_ body: @escaping @Sendable () throws(KeychainError) -> KeychainResult) async -> KeychainResult {
-        await onQueue {
+        await onQueue(timedOut: { .failure($0) }) {
             do throws(KeychainError) { return try body() } catch { return .failure(error) }
         }
     }
 
-    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: body()) }
+    /// Runs `body` on the helper's queue, waiting at most what is left of the process's Secret Service
+    /// budget. A D-Bus peer that accepts and never answers would otherwise hang the launch forever; past
+    /// the budget the call, and every later one, ends with `errSecNotAvailable` and a "timeout" reason.
+    /// The stuck libsecret call stays on its own thread, which the process simply leaves behind at exit.
+    private func onQueue<T: Sendable>(
+        timedOut: @escaping @Sendable (KeychainError) -> T, _ body: @escaping @Sendable () -> T
+    ) async -> T {
+        let budget = SecretServiceBudget.shared
+        guard let remaining = budget.remaining() else { return timedOut(budget.timeoutError) }
+        let started = DispatchTime.now()
+        let result: T = await withCheckedContinuation { continuation in
+            let once = ResumeOnce(continuation)
+            queue.async { once.resume(body()) }
+            DispatchQueue.global().asyncAfter(deadline: started + remaining) {
+                if once.resume(timedOut(budget.timeoutError)) { budget.exhaust() }
+            }
         }
+        budget.spend(since: started)
+        return result
+    }
+}
+
+/// The time a process may spend waiting on the Secret Service, in total (DESIGN.md §4): 5 s by
+/// default, `APPGROUPSIM_KEYCHAIN_TIMEOUT` seconds when set. Once spent, keychain calls fail at once.
+final class SecretServiceBudget: @unchecked Sendable {
+    static let shared = SecretServiceBudget(
+        seconds: ProcessInfo.processInfo.environment["APPGROUPSIM_KEYCHAIN_TIMEOUT"].flatMap(Double.init).flatMap { $0 > 0 && $0 < 3600 ? $0 : nil } ?? 5)
+
+    let seconds: Double
+    private let lock = NSLock()
+    private var left: Double
+    private var exhausted = false
+
+    init(seconds: Double) {
+        self.seconds = seconds
+        left = seconds
+    }
+
+    var timeoutError: KeychainError {
+        KeychainError(
+            status: .notAvailable,
+            message: "keychain unavailable (timeout): the Secret Service did not answer within \(Self.format(seconds)) s; "
+                + "check that gnome-keyring-daemon is running and responsive on this D-Bus session, or run inside scripts/with-keyring")
+    }
+
+    func remaining() -> DispatchTimeInterval? {
+        lock.withLock { exhausted || left <= 0 ? nil : .milliseconds(Int(left * 1000)) }
+    }
+
+    func spend(since start: DispatchTime) {
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+        lock.withLock { left -= elapsed }
+    }
+
+    func exhaust() { lock.withLock { exhausted = true } }
+
+    private static func format(_ s: Double) -> String { s == s.rounded() ? String(Int(s)) : String(s) }
+}
+
+/// Resumes a continuation once; whichever of the call and its deadline comes first wins.
+private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, Never>?
+
+    init(_ continuation: CheckedContinuation<T, Never>) { self.continuation = continuation }
+
+    @discardableResult
+    func resume(_ value: T) -> Bool {
+        let c = lock.withLock { () -> CheckedContinuation<T, Never>? in
+            defer { continuation = nil }
+            return continuation
+        }
+        c?.resume(returning: value)
+        return c != nil
     }
 }
 

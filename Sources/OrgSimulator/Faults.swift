@@ -89,25 +89,122 @@ struct AdminRoutes {
 
     /// Body: any of `latencyMs`, `errorRate`, `malformedBodies`, `seed`, `tokenLifetime` (seconds),
     /// `expireTokens: true`, `revokeUser: "<username>"`, `offlineForSeconds: N`, `reset: true`.
+    /// Every value is checked before any is applied: one out of range, of the wrong type, or an unknown
+    /// key is a 400 in Salesforce's error shape, and nothing changes.
     private func change(_ request: Request) async throws -> Outcome {
         guard let body = HTTP.parseJSONObject(try await HTTP.body(request)) else {
             return HTTP.error(.badRequest, "JSON_PARSER_ERROR", "expected a JSON object")
         }
-        if body["reset"] as? Bool == true { await faults.update { $0 = FaultSettings() } }
-        if let v = body["latencyMs"] as? Int { await faults.update { $0.latencyMs = max(0, v) } }
-        if let v = body["errorRate"] as? Double { await faults.update { $0.errorRate = min(max(v, 0), 1) } }
-        if let v = body["malformedBodies"] as? Bool { await faults.update { $0.malformedBodies = v } }
-        if let v = body["seed"] as? Int { await faults.update { $0.seed = UInt64(truncatingIfNeeded: v) } }
-        if let v = body["tokenLifetime"] as? Double { await state.setTokenLifetime(v) }
-        if body["expireTokens"] as? Bool == true { await state.expireAllAccessTokens() }
+        let change: FaultChange
+        do {
+            change = try FaultChange(body)
+        } catch let error as FaultChange.Invalid {
+            return HTTP.error(.badRequest, "INVALID_FIELD", error.message, fields: [error.key])
+        }
+        if change.reset { await faults.update { $0 = FaultSettings() } }
+        await faults.update { settings in
+            if let v = change.latencyMs { settings.latencyMs = v }
+            if let v = change.errorRate { settings.errorRate = v }
+            if let v = change.malformedBodies { settings.malformedBodies = v }
+            if let v = change.seed { settings.seed = v }
+        }
+        if let v = change.tokenLifetime { await state.setTokenLifetime(v) }
+        if change.expireTokens { await state.expireAllAccessTokens() }
         var revoked = 0
-        if let user = body["revokeUser"] as? String { revoked = try await state.revokeUser(username: user) }
+        if let user = change.revokeUser { revoked = try await state.revokeUser(username: user) }
         var answer = try await current() as? [String: Any] ?? [:]
         answer["revokedGrants"] = revoked
-        if let seconds = body["offlineForSeconds"] as? Double, seconds > 0 {
+        if let seconds = change.offlineForSeconds {
             goOffline(seconds)
             answer["offlineForSeconds"] = seconds
         }
         return HTTP.json(.ok, answer)
+    }
+}
+
+/// A checked `POST /__admin/faults` body. The ranges are the ones `sf-simulator`'s flags accept.
+struct FaultChange {
+    struct Invalid: Error {
+        var key: String
+        var message: String
+    }
+
+    static let maxLatencyMs = 60_000
+    static let maxTokenLifetime: Double = 31_536_000
+    static let maxOfflineSeconds: Double = 86_400
+
+    var reset = false
+    var latencyMs: Int?
+    var errorRate: Double?
+    var malformedBodies: Bool?
+    var seed: UInt64?
+    var tokenLifetime: Double?
+    var expireTokens = false
+    var revokeUser: String?
+    var offlineForSeconds: Double?
+
+    init(_ body: [String: Any]) throws {
+        let known: Set<String> = ["reset", "latencyMs", "errorRate", "malformedBodies", "seed", "tokenLifetime", "expireTokens", "revokeUser", "offlineForSeconds"]
+        if let unknown = body.keys.sorted().first(where: { !known.contains($0) }) {
+            throw Invalid(key: unknown, message: "unknown fault '\(unknown)'; known: \(known.sorted().joined(separator: ", "))")
+        }
+        reset = try Self.bool(body, "reset") ?? false
+        expireTokens = try Self.bool(body, "expireTokens") ?? false
+        malformedBodies = try Self.bool(body, "malformedBodies")
+        if let v = try Self.number(body, "latencyMs") {
+            guard v == v.rounded(), v >= 0, v <= Double(Self.maxLatencyMs) else {
+                throw Invalid(key: "latencyMs", message: "latencyMs must be a whole number from 0 to \(Self.maxLatencyMs)")
+            }
+            latencyMs = Int(v)
+        }
+        if let v = try Self.number(body, "errorRate") {
+            guard v >= 0, v <= 1 else { throw Invalid(key: "errorRate", message: "errorRate must be from 0 to 1 (a share of requests)") }
+            errorRate = v
+        }
+        if let v = try Self.number(body, "seed") {
+            guard v == v.rounded(), v >= 0, v <= 9_007_199_254_740_992 else {
+                throw Invalid(key: "seed", message: "seed must be a whole number from 0 to 2^53")
+            }
+            seed = UInt64(v)
+        }
+        if let v = try Self.number(body, "tokenLifetime") {
+            guard v > 0, v <= Self.maxTokenLifetime else {
+                throw Invalid(key: "tokenLifetime", message: "tokenLifetime must be more than 0 and at most \(Int(Self.maxTokenLifetime)) seconds")
+            }
+            tokenLifetime = v
+        }
+        if let v = try Self.number(body, "offlineForSeconds") {
+            guard v > 0, v <= Self.maxOfflineSeconds else {
+                throw Invalid(key: "offlineForSeconds", message: "offlineForSeconds must be more than 0 and at most \(Int(Self.maxOfflineSeconds))")
+            }
+            offlineForSeconds = v
+        }
+        if let v = body["revokeUser"] {
+            guard let user = v as? String, !user.isEmpty else { throw Invalid(key: "revokeUser", message: "revokeUser must be a username") }
+            revokeUser = user
+        }
+    }
+
+    /// JSON true/false only (not 0 or 1).
+    static func bool(_ body: [String: Any], _ key: String) throws -> Bool? {
+        guard let v = body[key] else { return nil }
+        guard isBool(v), let b = v as? Bool else { throw Invalid(key: key, message: "\(key) must be true or false") }
+        return b
+    }
+
+    /// A JSON number (not a string, not a boolean), finite.
+    static func number(_ body: [String: Any], _ key: String) throws -> Double? {
+        guard let v = body[key] else { return nil }
+        guard !isBool(v), let d = (v as? NSNumber)?.doubleValue, d.isFinite else {
+            throw Invalid(key: key, message: "\(key) must be a number")
+        }
+        return d
+    }
+
+    /// Foundation hands JSON booleans and numbers over as NSNumber, and a number casts to Bool; a boolean's
+    /// type encoding is "c".
+    static func isBool(_ v: Any) -> Bool {
+        guard let n = v as? NSNumber else { return v is Bool }
+        return String(cString: n.objCType) == "c"
     }
 }

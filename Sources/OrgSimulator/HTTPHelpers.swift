@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 
 /// What a route answers, as a value: composite requests run sub-requests through the same
 /// operations and read their answers back.
@@ -47,9 +48,17 @@ enum HTTP {
 
     static func noContent() -> Outcome { Outcome(status: .noContent) }
 
+    /// Request bodies above this are 413 (`ErrorShapeMiddleware` gives the JSON).
+    static let maxBodyBytes = 32 << 20
+
     static func body(_ request: Request) async throws -> Data {
         var request = request
-        let buffer = try await request.collectBody(upTo: 32 << 20)
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: maxBodyBytes)
+        } catch is NIOTooManyBytesError {
+            throw HTTPError(.contentTooLarge)
+        }
         return Data(buffer.readableBytesView)
     }
 

@@ -44,6 +44,7 @@ public struct OrgSimulator: Sendable {
         var port = configuration.port
         while true {
             let router = Router()
+            router.add(middleware: ErrorShapeMiddleware())
             router.add(middleware: FaultMiddleware(faults: faults))
             AdminRoutes(state: state, faults: faults, goOffline: { [group] seconds in
                 group.requestOffline(seconds)
@@ -61,6 +62,7 @@ public struct OrgSimulator: Sendable {
             logger.logLevel = .warning
             let app = Application(
                 router: router,
+                server: .http1(additionalChannelHandlers: [ParserErrorShapeHandler()]),
                 configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "sf-simulator"),
                 onServerRunning: { [address] channel in
                     let bound = channel.localAddress?.port ?? 0

@@ -175,7 +175,10 @@ enum SOQLParser {
             "SELECT", "FROM", "WHERE", "ORDER", "BY", "LIMIT", "OFFSET", "AND", "OR", "NOT", "IN", "LIKE", "GROUP", "HAVING", "ASC", "DESC",
         ]
 
-        mutating func field() throws -> String {
+        mutating func field() throws -> String { try Self.canonical(try rawField()) }
+
+        /// A field name as written; checked against the object once the FROM clause has named it.
+        mutating func rawField() throws -> String {
             guard case .word(let w)? = peek, !Self.reserved.contains(w.uppercased()) else {
                 throw SOQLParser.malformed("unexpected token: \(describe(peek))")
             }
@@ -183,6 +186,10 @@ enum SOQLParser {
             if peek == .symbol("(") {
                 throw SOQLParser.malformed("\(w)(): aggregate and other functions are outside the SOQL subset this org supports")
             }
+            return w
+        }
+
+        static func canonical(_ w: String) throws -> String {
             guard let canonical = ContactSchema.canonical(w) else {
                 throw SOQLError(
                     errorCode: "INVALID_FIELD",
@@ -193,10 +200,10 @@ enum SOQLParser {
 
         mutating func query() throws -> SOQLQuery {
             try keyword("SELECT")
-            var fields = [try field()]
+            var written = [try rawField()]
             while peek == .symbol(",") {
                 i += 1
-                fields.append(try field())
+                written.append(try rawField())
             }
             try keyword("FROM")
             guard case .word(let object)? = peek else { throw SOQLParser.malformed("expecting an object name") }
@@ -204,6 +211,7 @@ enum SOQLParser {
             guard object.lowercased() == "contact" else {
                 throw SOQLError(errorCode: "INVALID_TYPE", message: "sObject type '\(object)' is not supported.")
             }
+            let fields = try written.map(Self.canonical)
             var query = SOQLQuery(fields: fields, object: "Contact", condition: nil, orderBy: [], limit: nil, offset: nil)
             if isKeyword("WHERE") {
                 i += 1

@@ -108,7 +108,7 @@ public final class AuthHelper: @unchecked Sendable {
     ) async throws -> LoginOutcome {
         let events = sdk.events
         events.step("loginIfRequired")
-        if let current = try accounts.currentUser(), await accounts.isLoggedIn(current) {
+        if let current = try accounts.currentUser(), try await accounts.isLoggedIn(current) {
             events.step("validToken", ["user": current.identity.description])
             let screenLock = ScreenLock(accounts: accounts)
             if try screenLock.isLocked() { try await screenLock.unlock(passcode, events: events) } else { try screenLock.touch() }

@@ -7,6 +7,9 @@ import Keychain
 public enum RecentContactsWidget {
     public enum State: String, Codable, Sendable {
         case listed, notLoggedIn, misconfigured, keychainUnavailable
+        /// A file the widget reads cannot be read: the device, its bundle, msdkUserDefaults, an account
+        /// file or the store is missing, corrupt or of the wrong kind. Nothing is changed or deleted.
+        case unreadable
 
         /// The exit status of `extension-widget` (DESIGN.md §9).
         public var exitCode: Int32 {
@@ -15,6 +18,7 @@ public enum RecentContactsWidget {
             case .notLoggedIn: return 10
             case .misconfigured: return 11
             case .keychainUnavailable: return 12
+            case .unreadable: return 13
             }
         }
     }
@@ -85,13 +89,18 @@ public enum RecentContactsWidget {
             return Report(state: .notLoggedIn, user: nil, contacts: [], message: "\(launch.userLogInStatusKey) is set but there is no current user (a stale flag, e.g. after the last logout); the widget shows nothing")
         }
         let user = User(orgId: account.orgId, userId: account.userId, username: account.username)
-        guard await sdk.userAccountManager.isLoggedIn(account) else {
+        let loggedIn: Bool
+        do {
+            loggedIn = try await sdk.userAccountManager.isLoggedIn(account)
+        } catch {
+            return Report(state: .keychainUnavailable, user: user, contacts: [], message: "\(error)")
+        }
+        guard loggedIn else {
             return Report(state: .notLoggedIn, user: user, contacts: [], message: "the current user has no refresh token in the shared keychain group; log in again with main-app")
         }
-        let store = try await sdk.userStore(for: account)
         let soup = "contacts"
-        // A user who logged in but never synced has no contacts soup yet: nothing to list, not an error.
-        guard try store.soupExists(soup) else {
+        // A user who logged in but never synced has no store or no contacts soup yet: nothing to list, not an error.
+        guard let store = try await sdk.existingUserStore(for: account), try store.soupExists(soup) else {
             return Report(state: .listed, user: user, contacts: [], message: "no contacts synced yet")
         }
         let rows = try store.query(.smart(
@@ -105,6 +114,16 @@ public enum RecentContactsWidget {
         }
         events.step("listed", ["count": String(contacts.count)])
         return Report(state: .listed, user: user, contacts: contacts, message: contacts.isEmpty ? "no contacts synced yet" : "\(contacts.count) most recent contacts")
+    }
+
+    /// The report for a launch that failed on a file it reads: one message naming the file and the fix.
+    public static func unreadable(_ error: any Error) -> Report {
+        Report(state: .unreadable, user: nil, contacts: [], message: "\(error)")
+    }
+
+    /// `evaluate`, with any file the widget cannot read reported as `unreadable` instead of thrown.
+    public static func evaluateReporting(_ launch: ProcessLaunch, count: Int = 3, events: SDKEvents = SDKEvents()) async -> Report {
+        do { return try await evaluate(launch, count: count, events: events) } catch { return unreadable(error) }
     }
 
     /// The `.app` that carries an `.appex` under `PlugIns/`.

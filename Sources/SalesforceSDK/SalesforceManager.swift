@@ -43,10 +43,17 @@ open class SmartStoreSDKManager: SalesforceManager, @unchecked Sendable {
 
     /// The user's default store, with the bundle's `userstore.json` soups registered.
     public func userStore(for account: UserAccount) async throws -> SmartStore {
-        guard await userAccountManager.isLoggedIn(account) else { throw SDKError.notLoggedIn }
+        guard try await userAccountManager.isLoggedIn(account) else { throw SDKError.notLoggedIn }
         let store = try storeManager().store(for: account.storeUser)
         try StoreConfig.load(launch.sandbox.bundle.resourceURL("userstore.json"))?.register(in: store)
         return store
+    }
+
+    /// The user's default store as an extension opens it: read-only, never created or altered; nil when
+    /// the app has not created it yet.
+    public func existingUserStore(for account: UserAccount) async throws -> SmartStore? {
+        guard try await userAccountManager.isLoggedIn(account) else { throw SDKError.notLoggedIn }
+        return try storeManager().existingStore(for: account.storeUser)
     }
 }
 

@@ -60,7 +60,7 @@ struct AccountFiles {
 
     func load(_ identity: UserIdentity) throws -> UserAccount? {
         let url = directory(for: identity).appendingPathComponent("UserAccount.plist")
-        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        guard let data = try SecureFiles.readIfPresent(url) else { return nil }
         do { return try PropertyListDecoder().decode(UserAccount.self, from: data) } catch {
             throw SDKError.corruptAccount(path: url.path)
         }
@@ -73,7 +73,7 @@ struct AccountFiles {
             let users = (try? FileManager.default.contentsOfDirectory(atPath: library.appendingPathComponent(org).path)) ?? []
             for user in users.sorted() {
                 let url = library.appendingPathComponent(org).appendingPathComponent(user).appendingPathComponent("UserAccount.plist")
-                guard let data = FileManager.default.contents(atPath: url.path) else { continue }
+                guard let data = try SecureFiles.readIfPresent(url) else { continue }
                 guard let account = try? PropertyListDecoder().decode(UserAccount.self, from: data) else {
                     throw SDKError.corruptAccount(path: url.path)
                 }
@@ -105,6 +105,8 @@ public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError 
     case orgUnreachable(String)
     case loginCancelled
     case keychainLockedAtLaunch(accounts: Int)
+    /// The Secret Service cannot be used (locked, no provider, no bus, timeout): nothing was changed.
+    case keychainUnavailable(String)
 
     public var description: String {
         switch self {
@@ -127,7 +129,10 @@ public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError 
             return "cannot log in: \(detail). Nothing changed on this device; back at the login screen"
         case .loginCancelled: return "login cancelled; nothing changed on this device"
         case .keychainLockedAtLaunch(let n):
-            return "the keychain is locked (-25308, interaction not allowed: a launch before the first unlock), so \(n) account(s) cannot be read; nothing was deleted, the account files are kept as they are: unlock the keyring and launch again (--sdk-recovery would delete them, as the SDK does)"
+            return "keychain unavailable: the keychain is locked (-25308, interaction not allowed: a launch before the first unlock), so \(n) account(s) cannot be read; nothing was deleted, the account files are kept as they are: unlock the keyring and launch again (--sdk-recovery would delete them, as the SDK does)"
+        case .keychainUnavailable(let detail):
+            let reason = detail.contains("keychain unavailable") ? detail : "keychain unavailable: \(detail)"
+            return "\(reason); nothing was changed on this device"
         }
     }
 

@@ -66,9 +66,14 @@ public final class UserAccountManager: Sendable {
         events.post(.didChangeCurrentUser, ["user": account?.identity.description ?? ""])
     }
 
-    /// An account is logged in iff its refresh token in the keychain is not empty.
-    public func isLoggedIn(_ account: UserAccount) async -> Bool {
-        (try? await tokens(account).refreshToken()) != nil
+    /// An account is logged in iff its refresh token in the keychain is not empty. A keychain that
+    /// cannot be read is an error, never "not logged in".
+    public func isLoggedIn(_ account: UserAccount) async throws -> Bool {
+        do {
+            return try await tokens(account).refreshToken() != nil
+        } catch {
+            throw SDKError.keychainUnavailable("\(error)")
+        }
     }
 
     public func tokens(_ account: UserAccount) -> TokenStore {
@@ -144,30 +149,32 @@ public final class UserAccountManager: Sendable {
         case sdkDestructive
     }
 
-    /// The launch's check of the stored accounts against the keychain. Returns the usernames the SDK's
-    /// destructive recovery deleted (empty otherwise).
+    /// The launch's check of the keychain, before anything is changed. A keychain that cannot be used
+    /// (locked, no Secret Service, no bus, no answer) stops the launch with one message and changes
+    /// nothing. With `.sdkDestructive` and stored accounts, the SDK's recovery runs instead, completely:
+    /// every account file and store it cannot read is deleted and the current user is cleared.
+    /// Returns the usernames that recovery deleted (empty otherwise).
     @discardableResult
     public func verifyAtLaunch(recovery: Recovery) async throws -> [String] {
-        let stored = try allAccounts()
-        guard !stored.isEmpty else { return [] }
         let status = await launch.keychain.status()
-        guard status.status == .interactionNotAllowed else { return [] }
-        events.step("keychainLockedAtLaunch", ["accounts": String(stored.count)])
-        switch recovery {
-        case .keepFiles:
-            throw SDKError.keychainLockedAtLaunch(accounts: stored.count)
-        case .sdkDestructive:
-            let root = try launch.dataSharing.sdkRootDirectory()
-            for account in stored {
-                try StoreManager(sdkRoot: root, isLoggedIn: { _ in true }).removeAllStores(for: account.storeUser)
-                try files.delete(account.identity)
-                events.step("deletedUnreadableAccount", ["user": account.identity.description])
-            }
-            if try launch.dataSharing.msdkUserDefaults().value(forKey: Self.lastUserIdentityKey) != nil {
-                try setCurrentUser(nil)
-            }
-            return stored.map(\.username)
+        guard let error = status.error else { return [] }
+        let stored = try allAccounts()
+        events.step(status.status == .interactionNotAllowed ? "keychainLockedAtLaunch" : "keychainUnavailableAtLaunch",
+                    ["accounts": String(stored.count), "status": String(status.status.rawValue)])
+        guard recovery == .sdkDestructive, !stored.isEmpty else {
+            if status.status == .interactionNotAllowed, !stored.isEmpty { throw SDKError.keychainLockedAtLaunch(accounts: stored.count) }
+            throw SDKError.keychainUnavailable(error.message)
         }
+        let root = try launch.dataSharing.sdkRootDirectory()
+        for account in stored {
+            try StoreManager(sdkRoot: root, isLoggedIn: { _ in true }).removeAllStores(for: account.storeUser)
+            try files.delete(account.identity)
+            events.step("deletedUnreadableAccount", ["user": account.identity.description])
+        }
+        if try launch.dataSharing.msdkUserDefaults().value(forKey: Self.lastUserIdentityKey) != nil {
+            try setCurrentUser(nil)
+        }
+        return stored.map(\.username)
     }
 
     public func switchToUser(_ account: UserAccount) throws {
@@ -178,16 +185,44 @@ public final class UserAccountManager: Sendable {
         events.post(.userDidSwitch, ["from": current?.identity.description ?? "", "to": account.identity.description])
     }
 
+    /// What a logout could not do at the org. The SDK revokes without waiting for the answer, so a
+    /// failure never stops the logout; AppGroupSim reports it instead of dropping it.
+    public struct LogoutResult: Sendable, Equatable {
+        /// Why the org was not told to revoke the refresh token (unreachable, an error), nil when it was.
+        public var revokeFailure: String?
+    }
+
     /// Logout in the SDK's order: will-logout; the user's files and stores; revoke at the org; empty the
     /// token items; clear the current user (without a did-change-user notification, as in the SDK);
-    /// did-logout; org-did-logout when no account of the org is left.
-    public func logout(_ account: UserAccount, reason: String = "userInitiated") async throws {
+    /// did-logout; org-did-logout when no account of the org is left. The refresh token is read before
+    /// anything is deleted: a keychain that cannot be read stops the logout with nothing changed.
+    @discardableResult
+    public func logout(_ account: UserAccount, reason: String = "userInitiated") async throws -> LogoutResult {
+        let refresh: String?
+        do {
+            refresh = try await tokens(account).refreshToken()
+        } catch {
+            throw SDKError.keychainUnavailable("\(error)")
+        }
         events.post(.userWillLogout, ["user": account.identity.description, "reason": reason])
         let root = try launch.dataSharing.sdkRootDirectory()
         try StoreManager(sdkRoot: root, isLoggedIn: { _ in true }).removeAllStores(for: account.storeUser)
         try files.delete(account.identity)
-        try? await revoke(account.credentials)
-        try await tokens(account).reset()
+        var result = LogoutResult(revokeFailure: nil)
+        if let refresh {
+            do {
+                try await revoke(refresh, at: account.credentials.loginHost)
+                events.step("revoked")
+            } catch {
+                result.revokeFailure = "\(error)"
+                events.step("revokeFailed", ["reason": "\(error)"])
+            }
+        }
+        do {
+            try await tokens(account).reset()
+        } catch {
+            throw SDKError.keychainUnavailable("\(error)")
+        }
         if try currentUser()?.identity == account.identity || currentUser() == nil {
             try launch.dataSharing.msdkUserDefaults().set(nil, forKey: Self.lastUserIdentityKey)
         }
@@ -196,17 +231,31 @@ public final class UserAccountManager: Sendable {
         if try allAccounts().allSatisfy({ $0.orgId != account.orgId }) {
             events.post(.orgDidLogout, ["org": account.orgId])
         }
+        return result
+    }
+
+    /// POST `services/oauth2/revoke` with the refresh token; the org's 200 is the only success.
+    func revoke(_ refreshToken: String, at loginHost: URL) async throws {
+        var request = URLRequest(url: loginHost.appendingPathComponent("services/oauth2/revoke"))
+        request.httpMethod = "POST"
+        request.timeoutInterval = 10
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        request.httpBody = Data("token=\(refreshToken.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")".utf8)
+        let (_, response): (Data, URLResponse)
+        do {
+            (_, response) = try await URLSession.shared.data(for: request)
+        } catch {
+            throw RestError.offline(error.localizedDescription)
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard status == 200 else { throw RestError.http(status: status, errors: []) }
     }
 
     private func revoke(_ credentials: OAuthCredentials) async throws {
         guard let refresh = try await TokenStore(keychain: launch.keychain, account: credentials.keychainAccount).refreshToken() else { return }
-        var request = URLRequest(url: credentials.loginHost.appendingPathComponent("services/oauth2/revoke"))
-        request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        request.httpBody = Data("token=\(refresh.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")".utf8)
-        _ = try await URLSession.shared.data(for: request)
+        try await revoke(refresh, at: credentials.loginHost)
     }
 }
 

@@ -23,10 +23,35 @@ public final class SmartStore: Sendable {
     let pool: DatabasePool
     private let cache = MetadataCache()
 
+    /// True when opened with `readOnly`: the store is never created, altered or written.
+    public let isReadOnly: Bool
+
     /// Opens (creating if needed) the store at `url`. Directories are created 0700, the file 0600.
-    public init(url: URL, name: String) throws {
+    ///
+    /// With `readOnly` (what an extension does), an existing store is opened for reading only: no
+    /// schema statement, no write transaction, no fsync, so a reader never holds the writer's lock
+    /// and never makes the app's write fail. A missing file is an error then, not a new store.
+    public init(url: URL, name: String, readOnly: Bool = false) throws {
         self.name = name
         self.url = url
+        isReadOnly = readOnly
+        if readOnly {
+            do {
+                guard FileManager.default.fileExists(atPath: url.path) else {
+                    throw SmartStoreError.database(path: url.path, message: "no store file; the app has not created it yet")
+                }
+                var config = Configuration()
+                config.readonly = true
+                config.busyMode = .timeout(10)
+                pool = try DatabasePool(path: url.path, configuration: config)
+                // Fail now, with the file's name, if this is not a SmartStore (garbage, or another tool's file).
+                _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM soup_attrs") }
+            } catch let error as DatabaseError {
+                throw SmartStoreError.database(path: url.path, message: Self.message(error))
+            }
+            OpenStores.shared.add(self)
+            return
+        }
         do {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -52,6 +77,24 @@ public final class SmartStore: Sendable {
         } catch let error as DatabaseError {
             throw SmartStoreError.database(path: url.path, message: Self.message(error))
         }
+        OpenStores.shared.add(self)
+    }
+
+    /// Copies the `-wal` file's committed pages into the database file and truncates it
+    /// (`PRAGMA wal_checkpoint(TRUNCATE)`). A clean exit of the app does this for every open store, so
+    /// that the data is not left in a file that a crash or stray write could spoil.
+    public func checkpoint() throws {
+        guard !isReadOnly else { return }
+        do {
+            try pool.writeWithoutTransaction { db in _ = try Row.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        } catch let error as DatabaseError {
+            throw SmartStoreError.database(path: url.path, message: Self.message(error))
+        }
+    }
+
+    /// `checkpoint()` on every writable store this process has open; failures are left for the next open.
+    public static func checkpointOpenStores() {
+        for store in OpenStores.shared.all() { try? store.checkpoint() }
     }
 
     // MARK: Soups
@@ -441,4 +484,21 @@ extension SmartSQL {
         if out.contains("{") { throw SmartStoreError.invalidQuery("match key names a path that is not a full_text index: \(key)") }
         return out
     }
+}
+
+/// The stores this process has open, weakly held: what a clean exit checkpoints.
+final class OpenStores: @unchecked Sendable {
+    static let shared = OpenStores()
+    private struct Weak { weak var store: SmartStore? }
+    private let lock = NSLock()
+    private var stores: [Weak] = []
+
+    func add(_ store: SmartStore) {
+        lock.withLock {
+            stores.removeAll { $0.store == nil }
+            stores.append(Weak(store: store))
+        }
+    }
+
+    func all() -> [SmartStore] { lock.withLock { stores.compactMap(\.store) } }
 }

@@ -42,6 +42,19 @@ public final class StoreManager: @unchecked Sendable {
         return try openStore(at: storesDirectory(for: user).appendingPathComponent(Self.checked(name)), name: name)
     }
 
+    /// The user's store opened read-only, as an extension opens it; nil when the app has not created it.
+    public func existingStore(named name: String = defaultStoreName, for user: StoreUser) throws -> SmartStore? {
+        guard isLoggedIn(user) else { throw SmartStoreError.userNotLoggedIn(orgId: user.orgId, userId: user.userId) }
+        let file = storesDirectory(for: user).appendingPathComponent(try Self.checked(name)).appendingPathComponent("store.sqlite")
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        return try lock.withLock {
+            if let store = open[file.path] { return store }
+            let store = try SmartStore(url: file, name: name, readOnly: true)
+            open[file.path] = store
+            return store
+        }
+    }
+
     public func allGlobalStoreNames() -> [String] { Self.storeNames(in: globalStoresDirectory) }
 
     public func allStoreNames(for user: StoreUser) -> [String] { Self.storeNames(in: storesDirectory(for: user)) }

@@ -7,7 +7,7 @@ struct ExtensionWidget: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extension-widget",
         abstract: "The Recent Contacts widget: never logs in; lists the newest contacts when the app has logged in.",
-        discussion: "Exit status: 0 listed, 10 notLoggedIn, 11 misconfigured, 12 keychainUnavailable.")
+        discussion: "Exit status: 0 listed, 10 notLoggedIn, 11 misconfigured, 12 keychainUnavailable, 13 unreadable (a file it reads is missing or corrupt).")
 
     @Option(help: "The widget bundle (.appex directory).") var bundle: String
     @Option(help: "The device directory (default: $APPGROUPSIM_DEVICE).") var device: String?
@@ -22,9 +22,16 @@ struct ExtensionWidget: AsyncParsableCommand {
 
     func run() async throws {
         let events = SDKEvents(traceFile: trace)
-        let launch = try ProcessLaunch(bundlePath: bundle, devicePath: device)
-        events.step("appGroupConfigApplied", ["enabled": String(try launch.dataSharing.appGroupEnabled())])
-        var report = try await RecentContactsWidget.evaluate(launch, count: count, events: events)
+        let launch: ProcessLaunch
+        do {
+            launch = try ProcessLaunch(bundlePath: bundle, devicePath: device)
+            events.step("appGroupConfigApplied", ["enabled": String(try launch.dataSharing.appGroupEnabled())])
+        } catch {
+            let report = RecentContactsWidget.unreadable(error)
+            try show(report)
+            throw ExitCode(report.state.exitCode)
+        }
+        var report = await RecentContactsWidget.evaluateReporting(launch, count: count, events: events)
         try show(report)
         guard watch else {
             if report.state.exitCode != 0 { throw ExitCode(report.state.exitCode) }
@@ -38,7 +45,7 @@ struct ExtensionWidget: AsyncParsableCommand {
             let now = try Self.signature(launch)
             guard now != signature else { continue }
             signature = now
-            let next = try await RecentContactsWidget.evaluate(launch, count: count, events: events)
+            let next = await RecentContactsWidget.evaluateReporting(launch, count: count, events: events)
             if next != report {
                 report = next
                 try show(report)

@@ -27,9 +27,26 @@ struct MainApp: AsyncParsableCommand {
     @Flag(help: "Recover as the real SDK does: delete accounts that cannot be read at launch (keychain locked) instead of keeping them.")
     var sdkRecovery = false
 
+    /// Runs the command, then checkpoints every store this process opened, so that a clean exit leaves
+    /// no committed data only in a `-wal` file.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var async = command as? AsyncParsableCommand { try await async.run() } else { try command.run() }
+            SmartStore.checkpointOpenStores()
+        } catch {
+            SmartStore.checkpointOpenStores()
+            exit(withError: error)
+        }
+    }
+
     /// One launch. `unlock`: the screen lock is shown (and must be passed with --passcode) when a policy applies.
-    func start(unlock: Bool = true) async throws -> AppContext {
+    /// `requireKeychain`: false only for `status`, which reports a keychain it cannot use instead of stopping.
+    /// Before anything changes, the launch waits for any other instance of this app on the device, then
+    /// checks the keychain: unusable, it stops with one message and nothing changed (unless --sdk-recovery).
+    func start(unlock: Bool = true, requireKeychain: Bool = true) async throws -> AppContext {
         let context = try AppContext(self)
+        guard requireKeychain else { return context }
         let deleted = try await context.accounts.verifyAtLaunch(recovery: sdkRecovery ? .sdkDestructive : .keepFiles)
         if !deleted.isEmpty {
             FileHandle.standardError.write(Data("the SDK's recovery deleted the accounts it could not read (keychain locked): \(deleted.joined(separator: ", "))\n".utf8))
@@ -46,9 +63,13 @@ struct AppContext {
     let sdk: MobileSyncSDKManager
     let auth: AuthHelper
     let org: URL?
+    /// Held for the life of the process: one instance of the app per device.
+    let instance: AppInstanceLock
 
     init(_ app: MainApp) throws {
         events = SDKEvents(traceFile: app.trace)
+        let bundle = try AppBundle(at: URL(fileURLWithPath: app.bundle))
+        instance = try AppInstanceLock(sandbox: AppSandbox(device: try Device.resolve(path: app.device), bundle: bundle))
         launch = try ProcessLaunch(bundlePath: app.bundle, devicePath: app.device)
         events.step("appGroupConfigApplied", ["enabled": String(try launch.dataSharing.appGroupEnabled())])
         sdk = MobileSyncSDKManager.initializeSDK(launch: launch, events: events)
@@ -178,7 +199,10 @@ struct Logout: AsyncParsableCommand {
     func run() async throws {
         let context = try await app.start()
         let account = try context.currentAccount()
-        try await context.accounts.logout(account)
+        let result = try await context.accounts.logout(account)
+        if let failure = result.revokeFailure {
+            FileHandle.standardError.write(Data("warning: the org was not told to revoke the session (\(failure)); the tokens on this device were emptied\n".utf8))
+        }
         print("logged out \(account.username); \(context.describe(context.auth.lastLogout))")
     }
 }
@@ -353,11 +377,14 @@ struct Status: AsyncParsableCommand {
         var keychainAccessGroups: [String]
         var sdkFeatures: [String]
         var screenLocked: Bool
+        /// "ready", or why the keychain cannot be used (then nothing that needs it was read).
+        var keychain: String
     }
 
     func run() async throws {
-        let context = try await app.start(unlock: false)
+        let context = try await app.start(unlock: false, requireKeychain: false)
         let launch = context.launch
+        let keychain = await launch.keychain.status()
         let msdk = try launch.dataSharing.msdkUserDefaults()
         let report = Report(
             bundleIdentifier: launch.sandbox.bundleIdentifier, device: launch.sandbox.device.root.path,
@@ -365,7 +392,7 @@ struct Status: AsyncParsableCommand {
             msdkUserDefaults: msdk.url.path, userLoggedIn: try msdk.bool(forKey: launch.userLogInStatusKey),
             currentUser: try context.accounts.currentUser()?.username, accounts: try context.accounts.allAccounts().map(\.username),
             keychainAccessGroups: launch.sandbox.keychainAccessGroups, sdkFeatures: context.sdk.features,
-            screenLocked: try context.screenLock.isLocked())
+            screenLocked: try context.screenLock.isLocked(), keychain: keychain.error?.message ?? "ready")
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -379,6 +406,7 @@ struct Status: AsyncParsableCommand {
             print("current user:      \(report.currentUser ?? "(none)")")
             print("accounts:          \(report.accounts.isEmpty ? "(none)" : report.accounts.joined(separator: ", "))")
             print("keychain groups:   \(report.keychainAccessGroups.joined(separator: ", "))")
+            print("keychain:          \(report.keychain)")
             if report.screenLocked { print("screen lock:       locked (the next command needs --passcode)") }
         }
     }

@@ -18,6 +18,15 @@ struct SFSimulator: AsyncParsableCommand {
     @Flag(help: "Fault: truncate JSON bodies.") var malformedBodies = false
     @Option(help: "Seed of the fault randomness, to replay a run.") var seed: UInt64 = 1
 
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535 (0 picks a free port)") }
+        guard tokenLifetime > 0, tokenLifetime <= 31_536_000 else {
+            throw ValidationError("--token-lifetime must be more than 0 and at most 31536000 seconds")
+        }
+        guard (0...60_000).contains(latencyMs) else { throw ValidationError("--latency-ms must be from 0 to 60000") }
+        guard errorRate >= 0, errorRate <= 1 else { throw ValidationError("--error-rate must be from 0 to 1 (a share of requests)") }
+    }
+
     func run() async throws {
         let simulator = try OrgSimulator(configuration: .init(
             port: port, dataDirectory: URL(fileURLWithPath: data), stateFile: state.map { URL(fileURLWithPath: $0) },
