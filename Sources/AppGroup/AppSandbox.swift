@@ -63,6 +63,26 @@ public struct AppSandbox: Sendable {
         return SharedDefaults(url: dataContainer.appendingPathComponent("Library/Preferences/\(name).plist"))
     }
 
+    /// What this process owns on the device: its private container and the app-group containers it is
+    /// entitled to (those that exist).
+    public var ownedDirectories: [URL] {
+        ([dataContainer] + bundle.entitlements.applicationGroups.map(device.sharedContainer(groupID:)))
+            .filter { FileManager.default.fileExists(atPath: $0.path) }
+    }
+
+    /// A launch's repair of the device's file rules in what it owns (and the device directory and
+    /// `device.json` themselves, not the other apps' containers): loose modes back to 0700/0600, and
+    /// temp files of writers that died removed. Returns what it changed, for one line on stderr.
+    public func restoreFileRules() -> (tightened: [DeviceHygiene.LooseMode], removed: [String]) {
+        let roots = ownedDirectories
+        let top = [device.root, device.root.appendingPathComponent("device.json")]
+        let tightened = DeviceHygiene.tighten(under: top, recursive: false) + DeviceHygiene.tighten(under: roots)
+        let topFiles = ((try? FileManager.default.contentsOfDirectory(atPath: device.root.path)) ?? []).map(device.root.appendingPathComponent)
+        let removed = DeviceHygiene.removeLeftoverTempFiles(under: topFiles, recursive: false)
+            + DeviceHygiene.removeLeftoverTempFiles(under: roots)
+        return (tightened, removed)
+    }
+
     /// The keychain access groups this process may use, `$(AppIdentifierPrefix)` expanded with the device's team.
     public var keychainAccessGroups: [String] {
         bundle.entitlements.effectiveKeychainAccessGroups(teamID: device.teamID, bundleID: bundleIdentifier)

@@ -179,6 +179,19 @@ public enum Doctor {
         do { launch = try ProcessLaunch(bundlePath: app.url.path, devicePath: devicePath, applyConfig: false, secretStore: secretStore) } catch {
             return [Finding("device-invalid", .error, "\(error)", fix: "pass --device with a device directory made by main-app (or omit it)")]
         }
+        let deviceRoot = launch.sandbox.device.root
+        let loose = DeviceHygiene.looseModes(under: [deviceRoot])
+        if let first = loose.first {
+            out.append(Finding("loose-modes", .error,
+                "\(loose.count) path(s) on the device can be read by other users (e.g. \(first.path) is \(String(first.mode, radix: 8)), expected \(String(first.expected, radix: 8))): account files, stores and defaults must stay private",
+                fix: "chmod -R go-rwx \(deviceRoot.path), or launch the app once (main-app tightens what it owns)"))
+        }
+        let temps = DeviceHygiene.leftoverTempFiles(under: [deviceRoot])
+        if let first = temps.first {
+            out.append(Finding("leftover-temp-files", .warning,
+                "\(temps.count) temp file(s) of writers that were killed before they renamed them (e.g. \(first))",
+                fix: "launch the app once (main-app removes them), or delete them: the real files were never replaced by them"))
+        }
         guard let name = (try? launch.dataSharing.appGroupName()) ?? nil ?? launch.config?.appGroupName else { return out }
         let sandbox = launch.sandbox
         let groupDir = sandbox.device.sharedContainer(groupID: name)
@@ -221,6 +234,11 @@ public enum Doctor {
                             fix: "log \(account.username) in again (main-app login); the keychain items may have been reset or the device restored without its keychain"))
                     }
                 }
+            }
+            if await launch.keychain.status().success, let orphans = try? await accounts.orphanedTokenAccounts(), !orphans.isEmpty {
+                out.append(Finding("orphaned-token-items", .error,
+                    "\(orphans.count) session(s) have live tokens in the keychain but no account file (a login interrupted after the token exchange): the org still accepts them and nothing on the device will use them",
+                    fix: "launch the app once (main-app revokes them at the org, then removes them), or revoke them in the org's connected-app sessions"))
             }
             // Accounts left in the app's own container while app groups are on: stranded by a migration
             // another process ran first.

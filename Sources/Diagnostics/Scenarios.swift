@@ -1,4 +1,7 @@
 import AppGroup
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Foundation
 import Keychain
 import RestClient
@@ -19,6 +22,7 @@ public enum Scenarios {
         Info(name: "stale-login-flag", title: "(c) the last account logs out and userLoggedIn stays set"),
         Info(name: "widget-forces-flag", title: "(d) the widget's bundle hard-codes the app-group flag while the app turned it off"),
         Info(name: "extension-without-keychain-group", title: "(e) the extension lacks the keychain group and cannot read the tokens"),
+        Info(name: "killed-sync-up-duplicates", title: "(f) the app is killed during a sync up, after the org created the records"),
     ]
 
     public enum Failure: Error, CustomStringConvertible {
@@ -50,6 +54,7 @@ public enum Scenarios {
         case "extension-migrates-first": try extensionMigratesFirst(run)
         case "stale-login-flag": try staleFlag(run)
         case "widget-forces-flag": try widgetForcesFlag(run)
+        case "killed-sync-up-duplicates": try await killedSyncUp(run)
         default: try await extensionWithoutKeychainGroup(run)
         }
     }
@@ -60,21 +65,28 @@ public enum Scenarios {
         let app = try run.variant("MobileSyncExplorer") { _ in }
         try run.loginAliceAndSync(app, "alice logs in and syncs")
         let files = try run.accountFiles()
-        run.say("  the device has \(files.count) account file(s) and alice's store")
+        let stores = try run.storeFiles()
+        guard !files.isEmpty, !stores.isEmpty else { throw Failure.setup("after login and sync: account files \(files), stores \(stores)") }
+        run.say("  the device has \(files.count) account file(s) and \(stores.count) store(s) of alice")
         do { try LibsecretStore().lockDefaultCollection() } catch { throw Failure.setup("cannot lock the keyring: \(error)") }
         run.say("  the phone locks; later iOS launches the app in the background (a push, a background fetch):")
         run.say("  the keychain is locked, every read is -25308 (errSecInteractionNotAllowed)")
-        let launch = run.app(app, (sdkRecovery ? ["--sdk-recovery"] : []) + ["status", "--json"])
+        // What a background launch does: read the current user's records (a background fetch, a push).
+        let launch = run.app(app, (sdkRecovery ? ["--sdk-recovery"] : []) + ["contacts", "list", "--json"])
         let left = try run.accountFiles()
+        let storesLeft = try run.storeFiles()
         if sdkRecovery {
-            try run.step("the app launches (SDK recovery)", launch, expect: 0)
+            try run.step("the app launches (SDK recovery)", launch, expect: 1)
             guard left.isEmpty else { throw Failure.notReproduced("the account files are still there: \(left)") }
+            guard storesLeft.isEmpty else { throw Failure.notReproduced("the stores are still there: \(storesLeft)") }
             let widget = run.widget(run.widgetOf(app))
             run.say("  what happened: the SDK could not read alice's account, treated it as corrupt and deleted it with her store;")
             run.say("  the widget now says \(widget.state) -- users found themselves logged out after unlocking the phone")
         } else {
             try run.step("the app launches (AppGroupSim default)", launch, expect: 1)
+            guard launch.stderr.contains("keychain unavailable") else { throw Failure.notReproduced("the launch did not say the keychain is unavailable: \(launch.stderr)") }
             guard left == files else { throw Failure.notReproduced("account files changed: \(files) -> \(left)") }
+            guard storesLeft == stores else { throw Failure.notReproduced("stores changed: \(stores) -> \(storesLeft)") }
             run.say("  what happened: the launch stops with one message; all \(left.count) account file(s) and the store are kept as they were,")
             run.say("  so the next launch after the first unlock finds alice logged in (--sdk-recovery shows what the SDK does instead)")
         }
@@ -161,6 +173,73 @@ public enum Scenarios {
         run.say("  the widget shows stale data and can run the one-time migration the app had undone")
         run.say("  why: DataSharingHelper.appGroupEnabled is shared state, not a per-target setting")
         run.say("  fix: set appGroupEnabled only in the app; the extension sets appGroupName and reads the flag (msdk-sim doctor: extension-sets-app-group-flag)")
+    }
+
+    // MARK: (f)
+
+    static let killedCreates = 30
+
+    /// One half of (f): alice has `killedCreates` contacts made offline; the sync up is killed after the
+    /// org applied its collections request and before the app heard back; then the app syncs again.
+    /// Returns how many of those contacts the org (and so the store, after the sync down) ends with.
+    static func killAfterOrgApplied(_ run: Run, _ app: URL) async throws -> (local: Int, total: Int) {
+        try run.loginAliceAndSync(app, "alice logs in and syncs")
+        for n in 1...killedCreates {
+            let added = run.app(app, ["contacts", "add", "--first", "Field", "--last", "Visit \(n)"])
+            guard added.status == 0 else { throw Failure.setup("contacts add: \(added.stderr)") }
+        }
+        run.say("  on a flight, alice adds \(killedCreates) contacts; the app syncs when the phone is back online")
+        let before = try await run.admin(["writeResponseDelayMs": 20_000])["appliedWrites"] as? Int ?? 0
+        let sync = try run.spawnApp(app, ["sync"])
+        var applied = before
+        for _ in 0..<400 where applied == before {
+            try await Task.sleep(nanoseconds: 25_000_000)
+            applied = try await run.admin([:])["appliedWrites"] as? Int ?? 0
+        }
+        kill(sync.processIdentifier, SIGKILL)
+        sync.waitUntilExit()
+        guard applied > before else { throw Failure.setup("the org never saw the sync up's write") }
+        run.say("  the org applies the collections request; before its answer arrives, iOS kills the app (SIGKILL)")
+        _ = try await run.admin(["writeResponseDelayMs": 0])
+        try run.step("alice opens the app again and syncs", run.app(app, ["sync"]), expect: 0)
+        let list = run.app(app, ["contacts", "list", "--json"])
+        let entries = (try? JSONSerialization.jsonObject(with: Data(list.stdout.utf8))) as? [[String: Any]] ?? []
+        let visits = entries.filter { ($0["LastName"] as? String)?.hasPrefix("Visit ") == true && $0["__local__"] as? Bool != true }
+        return (visits.count, entries.count)
+    }
+
+    static func killedSyncUp(_ run: Run) async throws {
+        run.say("  1. the sample as shipped: its sync up creates records (POST composite/sobjects)")
+        let stock = try run.variant("MobileSyncExplorer") { _ in }
+        let (dupes, total) = try await killAfterOrgApplied(run, stock)
+        run.say("     the org and the store now hold \(dupes) of alice's \(killedCreates) new contacts (\(total) contacts in all)")
+        guard dupes == 2 * killedCreates else { throw Failure.notReproduced("expected \(2 * killedCreates) copies, found \(dupes)") }
+        run.say("     what happened: the killed sync never marked the records sent, so the next sync created every one again,")
+        run.say("     and the sync down brought both copies home; this is what the SDK does")
+
+        run.say("  2. the SDK's mitigation: the sync-up target names externalIdFieldName (DeviceRecordId__c, an External ID field);")
+        run.say("     each local record gets a UUID there when it is made, and the sync up upserts by it (PATCH composite/sobjects/Contact/DeviceRecordId__c)")
+        let second = try Run(bin: run.bin, fixtureApp: run.fixtureApp, print: run.say)
+        defer { second.finish() }
+        try second.startOrg()
+        let mitigated = try second.variant("MobileSyncExplorer") { url in
+            let file = url.appendingPathComponent("usersyncs.json")
+            var config = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any] ?? [:]
+            var syncs = config["syncs"] as? [[String: Any]] ?? []
+            for i in syncs.indices where syncs[i]["syncType"] as? String == "syncUp" {
+                var target = syncs[i]["target"] as? [String: Any] ?? [:]
+                target["externalIdFieldName"] = "DeviceRecordId__c"
+                syncs[i]["target"] = target
+            }
+            config["syncs"] = syncs
+            try JSONSerialization.data(withJSONObject: config, options: [.prettyPrinted]).write(to: file)
+        }
+        let (copies, all) = try await killAfterOrgApplied(second, mitigated)
+        run.say("     the org and the store now hold \(copies) of alice's \(killedCreates) new contacts (\(all) in all)")
+        guard copies == killedCreates else { throw Failure.notReproduced("with externalIdFieldName: \(copies) copies, expected \(killedCreates)") }
+        run.say("     what happened: the second sync sent the same UUIDs, and the org updated the records the first one had created")
+        run.say("  why: a create is not idempotent; the app cannot know whether a request it never heard back from was applied")
+        run.say("  fix: give the sync-up target an externalIdFieldName backed by an External ID field, and fill it when a record is made")
     }
 
     // MARK: (e)
@@ -280,6 +359,30 @@ final class Run: @unchecked Sendable {
         return Output(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 
+    /// `main-app` started and left running, for a scenario that kills it.
+    func spawnApp(_ bundle: URL, _ args: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = bin.appendingPathComponent("main-app")
+        process.arguments = ["--bundle", bundle.path, "--device", device.path, "--org", orgURL] + args
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// `POST /__admin/faults` with `change` (GET when empty); the org's answer.
+    func admin(_ change: [String: Any]) async throws -> [String: Any] {
+        guard let url = URL(string: orgURL + "/__admin/faults") else { throw Scenarios.Failure.setup("no org URL") }
+        var request = URLRequest(url: url)
+        if !change.isEmpty {
+            request.httpMethod = "POST"
+            request.httpBody = try JSONSerialization.data(withJSONObject: change)
+        }
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return try Run.json(String(decoding: data, as: UTF8.self))
+    }
+
     func app(_ bundle: URL, _ args: [String]) -> Output {
         exec("main-app", ["--bundle", bundle.path, "--device", device.path, "--org", orgURL] + args)
     }
@@ -314,6 +417,12 @@ final class Run: @unchecked Sendable {
     func groupSuite() -> SharedDefaults {
         let group = "group.com.salesforce.mobilesdk.MobileSyncExplorer"
         return SharedDefaults(url: device.appendingPathComponent("Containers/Shared/AppGroup/\(group)/Library/Preferences/\(group).plist"))
+    }
+
+    /// Every store file (store.sqlite) on the device.
+    func storeFiles() throws -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: device.path) else { return [] }
+        return walker.compactMap { $0 as? String }.filter { $0.hasSuffix("/store.sqlite") }.sorted()
     }
 
     /// Every UserAccount.plist on the device.

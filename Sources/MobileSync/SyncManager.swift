@@ -7,17 +7,24 @@ public struct SyncUpTarget: Sendable {
     public var sobjectType: String
     public var createFieldlist: [String]?
     public var updateFieldlist: [String]?
+    /// The SDK's `externalIdFieldName`: a locally created record that has a value for this field is
+    /// upserted by it (`PATCH composite/sobjects/<type>/<field>`) instead of created, so sending it a
+    /// second time, after a sync up was killed between the org's write and the local update, updates
+    /// the record the first attempt created instead of making a duplicate.
+    public var externalIdFieldName: String?
 
-    public init(sobjectType: String = "Contact", createFieldlist: [String]? = nil, updateFieldlist: [String]? = nil) {
+    public init(sobjectType: String = "Contact", createFieldlist: [String]? = nil, updateFieldlist: [String]? = nil, externalIdFieldName: String? = nil) {
         self.sobjectType = sobjectType
         self.createFieldlist = createFieldlist
         self.updateFieldlist = updateFieldlist
+        self.externalIdFieldName = externalIdFieldName
     }
 
     public var json: JSON {
         var o: [String: JSON] = ["sobjectType": .string(sobjectType)]
         if let createFieldlist { o["createFieldlist"] = .array(createFieldlist.map(JSON.string)) }
         if let updateFieldlist { o["updateFieldlist"] = .array(updateFieldlist.map(JSON.string)) }
+        if let externalIdFieldName { o["externalIdFieldName"] = .string(externalIdFieldName) }
         return .object(o)
     }
 
@@ -25,6 +32,7 @@ public struct SyncUpTarget: Sendable {
         sobjectType = json["sobjectType"]?.stringValue ?? "Contact"
         createFieldlist = json["createFieldlist"]?.arrayValue?.compactMap(\.stringValue)
         updateFieldlist = json["updateFieldlist"]?.arrayValue?.compactMap(\.stringValue)
+        externalIdFieldName = json["externalIdFieldName"]?.stringValue
     }
 }
 

@@ -91,11 +91,20 @@ extension SyncManager {
 
         // OVERWRITE: a record deleted on the server is created again from the local copy.
         creates += recreate
-        for chunk in chunks(creates) {
+        // With an external id, records that carry a value are upserted by it; the others are created.
+        let externalId = target.externalIdFieldName
+        let upserts = externalId.map { field in creates.filter { !($0[field]?.stringValue ?? "").isEmpty } } ?? []
+        if let externalId {
+            creates.removeAll { !($0[externalId]?.stringValue ?? "").isEmpty }
+        }
+        for (chunk, upsertBy) in chunks(upserts).map({ ($0, externalId) }) + chunks(creates).map({ ($0, String?.none) }) {
             let records: [[String: Any]] = chunk.map { record in
-                body(record, fieldlist: target.createFieldlist ?? sync.options.fieldlist, type: target.sobjectType)
+                var fields = body(record, fieldlist: target.createFieldlist ?? sync.options.fieldlist, type: target.sobjectType)
+                if let upsertBy { fields[upsertBy] = record[upsertBy]?.stringValue }
+                return fields
             }
-            let results = try await client.send(try .json("POST", "/services/data/\(RestClient.apiVersion)/composite/sobjects", ["allOrNone": false, "records": records]))
+            let path = "/services/data/\(RestClient.apiVersion)/composite/sobjects" + (upsertBy.map { "/\(target.sobjectType)/\($0)" } ?? "")
+            let results = try await client.send(try .json(upsertBy == nil ? "POST" : "PATCH", path, ["allOrNone": false, "records": records]))
             let answers = try collectionResults(results, count: chunk.count)
             var saved: [SoupEntry] = []
             for (record, answer) in zip(chunk, answers) {
@@ -193,10 +202,15 @@ extension SyncManager {
 
     // MARK: Local edits
 
-    /// Saves a record created on the device: a local id (`local_000000001`) and the local flags.
+    /// Saves a record created on the device: a local id (`local_000000001`) and the local flags. When a
+    /// sync up of this soup upserts by an external id field and the record has no value for it, the
+    /// record gets a new UUID there, made on the device, which is what lets that upsert recognise it.
     @discardableResult
     public func createLocally(_ fields: SoupEntry, soupName: String) throws -> SoupEntry {
         var entry = fields
+        for field in try externalIdFields(soupName: soupName) where (entry[field]?.stringValue ?? "").isEmpty {
+            entry[field] = .string(UUID().uuidString)
+        }
         entry[SyncField.local] = .bool(true)
         entry[SyncField.locallyCreated] = .bool(true)
         entry[SyncField.locallyUpdated] = .bool(false)
@@ -224,6 +238,12 @@ extension SyncManager {
         entry[SyncField.local] = .bool(true)
         entry[SyncField.locallyDeleted] = .bool(true)
         return try store.upsert([entry], into: soupName)[0]
+    }
+
+    /// The `externalIdFieldName`s of the sync ups of this soup.
+    func externalIdFields(soupName: String) throws -> [String] {
+        try allSyncs().filter { $0.type == .syncUp && $0.soupName == soupName }
+            .compactMap { SyncUpTarget(json: $0.target).externalIdFieldName }
     }
 
     private func record(id: String, soupName: String) throws -> SoupEntry {

@@ -24,6 +24,14 @@ struct CompositeRoutes {
                 await self.deleteMany(s, ids: HTTP.query(request, "ids") ?? "", allOrNone: HTTP.query(request, "allOrNone") == "true")
             }
         }
+        router.patch("/services/data/:version/composite/sobjects/:type/:field") { request, context in
+            try await self.guarded(request, context) { s, _, body in
+                guard context.parameters.get("type") == "Contact" else {
+                    return HTTP.error(.notFound, "NOT_FOUND", "The requested resource does not exist")
+                }
+                return await self.upsertMany(s, field: context.parameters.get("field") ?? "", body)
+            }
+        }
         router.post("/services/data/:version/composite/sobjects/:type") { request, context in
             try await self.guarded(request, context) { s, v, body in
                 guard context.parameters.get("type") == "Contact" else {
@@ -71,6 +79,33 @@ struct CompositeRoutes {
             do {
                 let results = try await state.createMany(orgId: session.orgId, userId: session.userId, validated, allOrNone: allOrNone)
                 return HTTP.json(.ok, results.map(Self.saveResult))
+            } catch {
+                return HTTP.error(.internalServerError, "UNKNOWN_EXCEPTION", "\(error)")
+            }
+        }
+    }
+
+    /// `PATCH composite/sobjects/Contact/<external id field>`: upsert up to 200 records by external id;
+    /// each result carries `created`.
+    func upsertMany(_ session: OrgState.AccessToken, field: String, _ body: Data) async -> Outcome {
+        guard let canonical = ContactSchema.canonical(field), ContactSchema.externalIdFields.contains(canonical), canonical != "Id" else {
+            return HTTP.error(.notFound, "NOT_FOUND", "Provided external ID field does not exist or is not accessible: \(field)")
+        }
+        switch records(body, limit: 200) {
+        case .invalid(let outcome): return outcome
+        case .valid(let records, let allOrNone):
+            let items = records.map { record -> (value: String?, fields: Result<OrgState.Record, SObjectRoutes.FieldError>) in
+                let value = record.first { $0.key.lowercased() == canonical.lowercased() }?.value as? String
+                return (value, SObjectRoutes.validateFields(record, requireLastName: false))
+            }
+            do {
+                let results = try await state.upsertMany(orgId: session.orgId, userId: session.userId, field: canonical, items, allOrNone: allOrNone)
+                return HTTP.json(.ok, results.map { result -> [String: Any] in
+                    switch result {
+                    case .success(let saved): return ["id": saved.id, "success": true, "errors": [Any](), "created": saved.created]
+                    case .failure: return Self.saveResult(result.map(\.id))
+                    }
+                })
             } catch {
                 return HTTP.error(.internalServerError, "UNKNOWN_EXCEPTION", "\(error)")
             }

@@ -11,18 +11,26 @@ public struct FaultSettings: Sendable, Codable, Equatable {
     /// Truncate JSON bodies of API answers.
     public var malformedBodies: Bool = false
     public var seed: UInt64 = 1
+    /// Milliseconds the answer to an API write waits after the write is applied: a window in which a
+    /// client can be killed with its change made at the org and not yet known to it.
+    public var writeResponseDelayMs: Int = 0
 
-    public init(latencyMs: Int = 0, errorRate: Double = 0, malformedBodies: Bool = false, seed: UInt64 = 1) {
+    public init(latencyMs: Int = 0, errorRate: Double = 0, malformedBodies: Bool = false, seed: UInt64 = 1, writeResponseDelayMs: Int = 0) {
         self.latencyMs = latencyMs
         self.errorRate = errorRate
         self.malformedBodies = malformedBodies
         self.seed = seed
+        self.writeResponseDelayMs = writeResponseDelayMs
     }
 }
 
 actor FaultState {
     private(set) var settings: FaultSettings
     private var random: UInt64
+    /// API writes answered with success since start (for `GET /__admin/faults`).
+    private(set) var appliedWrites = 0
+
+    func countWrite() { appliedWrites += 1 }
 
     init(_ settings: FaultSettings) {
         self.settings = settings
@@ -59,6 +67,10 @@ struct FaultMiddleware: RouterMiddleware {
             return HTTP.error(.serviceUnavailable, "SERVER_UNAVAILABLE", "The server is temporarily unavailable (injected fault)").response
         }
         var response = try await next(request, context)
+        if request.method != .get, request.uri.path.hasPrefix("/services/data/"), response.status.code < 300 {
+            await faults.countWrite()
+            if settings.writeResponseDelayMs > 0 { try await Task.sleep(nanoseconds: UInt64(settings.writeResponseDelayMs) * 1_000_000) }
+        }
         if settings.malformedBodies, response.headers[.contentType]?.hasPrefix("application/json") == true {
             var buffer = ByteBuffer()
             buffer.writeString("{\"totalSize\": 3, \"records\": [{\"Id\": ")
@@ -84,7 +96,9 @@ struct AdminRoutes {
 
     private func current() async throws -> Any {
         let data = try JSONEncoder().encode(await faults.settings)
-        return try JSONSerialization.jsonObject(with: data)
+        var answer = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        answer["appliedWrites"] = await faults.appliedWrites
+        return answer
     }
 
     /// Body: any of `latencyMs`, `errorRate`, `malformedBodies`, `seed`, `tokenLifetime` (seconds),
@@ -107,6 +121,7 @@ struct AdminRoutes {
             if let v = change.errorRate { settings.errorRate = v }
             if let v = change.malformedBodies { settings.malformedBodies = v }
             if let v = change.seed { settings.seed = v }
+            if let v = change.writeResponseDelayMs { settings.writeResponseDelayMs = v }
         }
         if let v = change.tokenLifetime { await state.setTokenLifetime(v) }
         if change.expireTokens { await state.expireAllAccessTokens() }
@@ -138,13 +153,14 @@ struct FaultChange {
     var errorRate: Double?
     var malformedBodies: Bool?
     var seed: UInt64?
+    var writeResponseDelayMs: Int?
     var tokenLifetime: Double?
     var expireTokens = false
     var revokeUser: String?
     var offlineForSeconds: Double?
 
     init(_ body: [String: Any]) throws {
-        let known: Set<String> = ["reset", "latencyMs", "errorRate", "malformedBodies", "seed", "tokenLifetime", "expireTokens", "revokeUser", "offlineForSeconds"]
+        let known: Set<String> = ["reset", "latencyMs", "errorRate", "malformedBodies", "seed", "writeResponseDelayMs", "tokenLifetime", "expireTokens", "revokeUser", "offlineForSeconds"]
         if let unknown = body.keys.sorted().first(where: { !known.contains($0) }) {
             throw Invalid(key: unknown, message: "unknown fault '\(unknown)'; known: \(known.sorted().joined(separator: ", "))")
         }
@@ -156,6 +172,12 @@ struct FaultChange {
                 throw Invalid(key: "latencyMs", message: "latencyMs must be a whole number from 0 to \(Self.maxLatencyMs)")
             }
             latencyMs = Int(v)
+        }
+        if let v = try Self.number(body, "writeResponseDelayMs") {
+            guard v == v.rounded(), v >= 0, v <= Double(Self.maxLatencyMs) else {
+                throw Invalid(key: "writeResponseDelayMs", message: "writeResponseDelayMs must be a whole number from 0 to \(Self.maxLatencyMs)")
+            }
+            writeResponseDelayMs = Int(v)
         }
         if let v = try Self.number(body, "errorRate") {
             guard v >= 0, v <= 1 else { throw Invalid(key: "errorRate", message: "errorRate must be from 0 to 1 (a share of requests)") }

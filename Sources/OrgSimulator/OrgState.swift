@@ -265,6 +265,49 @@ actor OrgState {
         return results
     }
 
+    /// Collections upsert: each record matched by its value of the external id `field`: updated when one
+    /// record has it, created when none does, refused when several do. One actor call, so two requests
+    /// with the same value cannot both create.
+    func upsertMany(orgId: String, userId: String, field: String, _ records: [(value: String?, fields: Result<Record, SObjectRoutes.FieldError>)], allOrNone: Bool)
+        throws -> [Result<(id: String, created: Bool), SObjectRoutes.FieldError>]
+    {
+        let live = contacts[orgId] ?? []
+        let checked: [Result<(String?, String?, Record), SObjectRoutes.FieldError>] = records.map { item in
+            item.fields.flatMap { fields in
+                guard let value = item.value, !value.isEmpty else {
+                    return .failure(SObjectRoutes.FieldError(errorCode: "MISSING_ARGUMENT", message: "\(field) not specified", fields: [field]))
+                }
+                let matches = live.filter { $0[field]?.stringValue.map { $0.lowercased() == value.lowercased() } ?? false }
+                guard matches.count <= 1 else {
+                    return .failure(SObjectRoutes.FieldError(
+                        errorCode: "DUPLICATE_EXTERNAL_ID", message: "\(field): more than one record found for external id field: \(value)", fields: [field]))
+                }
+                return .success((value, matches.first?["Id"]?.stringValue, fields))
+            }
+        }
+        if allOrNone, checked.contains(where: { if case .failure = $0 { return true } else { return false } }) {
+            return checked.map { $0.flatMap { _ in .failure(Self.rolledBack) } }
+        }
+        var results: [Result<(id: String, created: Bool), SObjectRoutes.FieldError>] = []
+        for item in checked {
+            switch item {
+            case .failure(let error): results.append(.failure(error))
+            case .success(let (value, existing, fields)):
+                if let existing {
+                    _ = update(orgId: orgId, userId: userId, id: existing, fields: fields)
+                    results.append(.success((existing, false)))
+                } else if (fields["LastName"] ?? .null) == .null {
+                    results.append(.failure(SObjectRoutes.FieldError(errorCode: "REQUIRED_FIELD_MISSING", message: "Required fields are missing: [LastName]", fields: ["LastName"])))
+                } else {
+                    var record = fields
+                    record[field] = .string(value ?? "")
+                    results.append(.success((try create(orgId: orgId, userId: userId, fields: record), true)))
+                }
+            }
+        }
+        return results
+    }
+
     /// Collections: update records by id (missing or deleted ids fail per record).
     func updateMany(orgId: String, userId: String, _ records: [(id: String, fields: Result<Record, SObjectRoutes.FieldError>)], allOrNone: Bool)
         -> [Result<String, SObjectRoutes.FieldError>]

@@ -41,14 +41,18 @@ struct SOQLError: Error, Sendable {
 enum ContactSchema {
     static let fields = [
         "Id", "FirstName", "LastName", "Name", "Title", "Email", "MobilePhone", "HomePhone", "Department", "CreatedDate",
-        "LastModifiedDate", "SystemModstamp", "IsDeleted",
+        "LastModifiedDate", "SystemModstamp", "IsDeleted", "DeviceRecordId__c",
     ]
     static let byLowercase = Dictionary(uniqueKeysWithValues: fields.map { ($0.lowercased(), $0) })
     static let dateTimeFields: Set<String> = ["CreatedDate", "LastModifiedDate", "SystemModstamp"]
     /// Fields a client may write, with their length limits.
     static let writable: [String: Int] = [
         "FirstName": 40, "LastName": 80, "Title": 128, "Email": 80, "MobilePhone": 40, "HomePhone": 40, "Department": 80,
+        "DeviceRecordId__c": 64,
     ]
+    /// `DeviceRecordId__c`: a custom text field marked External ID and unique, which a sync up can upsert
+    /// by (its target's `externalIdFieldName`), so a record sent twice is still one record.
+    static let externalIdFields: Set<String> = ["Id", "Email", "DeviceRecordId__c"]
 
     static func canonical(_ name: String) -> String? { byLowercase[name.lowercased()] }
 

@@ -8,8 +8,9 @@ struct SObjectRoutes {
     let state: OrgState
     let auth: OAuthRoutes
 
-    /// Fields that identify a record for upsert: `Id`, and `Email` standing in for an External ID field.
-    static let externalIdFields: Set<String> = ["Id", "Email"]
+    /// Fields that identify a record for upsert: `Id`, `Email` standing in for an External ID field, and
+    /// the custom External ID field `DeviceRecordId__c`.
+    static let externalIdFields = ContactSchema.externalIdFields
 
     func register(on router: Router<BasicRequestContext>) {
         let base = "/services/data/:version/sobjects/:type"

@@ -60,6 +60,14 @@ public struct TokenStore: Sendable {
         }
     }
 
+    /// Deletes both items (a session that never became an account); a missing item is not an error.
+    public func remove() async throws(RestError) {
+        for service in [Self.accessService, Self.refreshService] {
+            let result = await keychain.remove(service: service, account: account)
+            if result.status != .success && result.status != .itemNotFound { try check(result) }
+        }
+    }
+
     private func read(_ service: String) async throws(RestError) -> String? {
         let result = await keychain.read(service: service, account: account)
         if result.status == .itemNotFound { return nil }

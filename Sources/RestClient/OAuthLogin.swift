@@ -22,7 +22,8 @@ public enum OAuthLogin {
     }
 
     public static func login(
-        loginHost: URL, app: App, username: String, password: String, keychain: KeychainHelper, timeout: TimeInterval = 30
+        loginHost: URL, app: App, username: String, password: String, keychain: KeychainHelper, timeout: TimeInterval = 30,
+        keychainAccount: String? = nil
     ) async throws(RestError) -> OAuthCredentials {
         let transport = HTTPTransport(timeout: timeout)
         let verifier = randomURLSafe(48)
@@ -69,10 +70,13 @@ public enum OAuthLogin {
         guard parts.count >= 4, parts[parts.count - 3] == "id" else { throw .malformedResponse("identity URL \(identity.path)") }
         let credentials = OAuthCredentials(
             clientId: app.clientId, redirectURI: app.redirectURI, loginHost: loginHost, instanceURL: instance, identityURL: identity,
-            orgId: parts[parts.count - 2], userId: parts[parts.count - 1], keychainAccount: "\(app.clientId)-\(randomURLSafe(9))")
+            orgId: parts[parts.count - 2], userId: parts[parts.count - 1], keychainAccount: keychainAccount ?? newKeychainAccount(app))
         try await TokenStore(keychain: keychain, account: credentials.keychainAccount).save(accessToken: access, refreshToken: refresh)
         return credentials
     }
+
+    /// The keychain account of a new session's token items: `<clientId>-<random>`, as the SDK names it.
+    public static func newKeychainAccount(_ app: App) -> String { "\(app.clientId)-\(randomURLSafe(9))" }
 
     /// base64url(SHA-256(verifier)) without padding.
     public static func challenge(for verifier: String) -> String {

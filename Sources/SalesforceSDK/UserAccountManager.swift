@@ -92,15 +92,37 @@ public final class UserAccountManager: Sendable {
         events.post(.userWillLogIn, ["username": username])
         events.step("authenticate", ["org": org.absoluteString])
         let credentials: OAuthCredentials
+        // Journaled before any token exists, so that a login killed at any later point leaves tokens
+        // that the next launch can revoke and remove (cleanUpOrphanedTokens).
+        let keychainAccount = OAuthLogin.newKeychainAccount(boot.app)
+        try journal.begin(keychainAccount: keychainAccount, loginHost: org)
         do {
-            credentials = try await OAuthLogin.login(loginHost: org, app: boot.app, username: username, password: password, keychain: launch.keychain)
+            credentials = try await OAuthLogin.login(
+                loginHost: org, app: boot.app, username: username, password: password, keychain: launch.keychain, keychainAccount: keychainAccount)
         } catch .offline(let detail) {
+            try? journal.end(keychainAccount: keychainAccount)
             events.step("authenticationFailed", ["reason": "orgUnreachable"])
             throw SDKError.orgUnreachable("the org at \(org.absoluteString) cannot be reached (\(detail)); check --org and that sf-simulator is running")
         } catch {
             events.step("authenticationFailed", ["reason": "\(error)"])
+            // The org may have issued tokens before the failure: take back whatever reached the keychain.
+            await discardSession(keychainAccount: keychainAccount, loginHost: org)
             throw error
         }
+        do {
+            let account = try await completeLogin(credentials, username: username, passcode: passcode)
+            try? journal.end(keychainAccount: keychainAccount)
+            return account
+        } catch {
+            // Nothing of a login that did not finish is kept: the org revokes the session, the items go.
+            await discardSession(keychainAccount: keychainAccount, loginHost: org)
+            throw error
+        }
+    }
+
+    /// The steps after the token exchange: identity, the mobile policy and its passcode, the account file,
+    /// the current user.
+    private func completeLogin(_ credentials: OAuthCredentials, username: String, passcode: String?) async throws -> UserAccount {
         let client = RestClient(credentials: credentials, tokens: TokenStore(keychain: launch.keychain, account: credentials.keychainAccount))
         let identity = try await client.identity().object()
         let policy = identity["mobile_policy"] as? [String: Any]
@@ -119,9 +141,7 @@ public final class UserAccountManager: Sendable {
                     }
                     try await lock.unlock(passcode, events: events)
                 } catch {
-                    // Cancelled or failed: nothing of the session is kept, and control returns to the app.
-                    try? await revoke(credentials)
-                    try? await TokenStore(keychain: launch.keychain, account: credentials.keychainAccount).reset()
+                    // Cancelled or failed: nothing of the session is kept (login's caller discards it).
                     events.step("passcodeFailed")
                     throw error
                 }
@@ -132,13 +152,70 @@ public final class UserAccountManager: Sendable {
             displayName: identity["display_name"] as? String ?? username, email: identity["email"] as? String ?? "",
             screenLockPinLength: pinLength, screenLockTimeoutMinutes: pinLength == nil ? nil : (policy?["screen_lock"] as? Int))
         try files.save(account)
-        if pinLength != nil, let passcode, !existing {
-            try await lock.setPasscode(passcode)
-            events.step("passcodeSet")
+        do {
+            if pinLength != nil, let passcode, !existing {
+                try await lock.setPasscode(passcode)
+                events.step("passcodeSet")
+            }
+            try setCurrentUser(account)
+        } catch {
+            // The session is discarded by the caller; an account file without it would be a logged-out account.
+            try? files.delete(account.identity)
+            throw error
         }
-        try setCurrentUser(account)
         events.post(.userDidLogIn, ["user": account.identity.description, "username": account.username])
         return account
+    }
+
+    var journal: LoginJournal { LoginJournal(defaults: launch.sandbox.standardDefaults) }
+
+    /// Revokes a session at the org (when a refresh token reached the keychain) and removes its token
+    /// items; ends its journal entry only when both happened, so a later launch can finish the job.
+    @discardableResult
+    func discardSession(keychainAccount: String, loginHost: URL?) async -> Bool {
+        let tokens = TokenStore(keychain: launch.keychain, account: keychainAccount)
+        guard let refresh = try? await tokens.refreshToken() else {
+            // Nothing live (or the keychain cannot say): remove what is there, if anything.
+            if (try? await tokens.remove()) != nil { try? journal.end(keychainAccount: keychainAccount) }
+            return false
+        }
+        guard let loginHost else { return false }
+        do {
+            try await revoke(refresh, at: loginHost)
+        } catch {
+            events.step("orphanRevokeFailed", ["account": keychainAccount, "reason": "\(error)"])
+            return false
+        }
+        guard (try? await tokens.remove()) != nil else { return false }
+        try? journal.end(keychainAccount: keychainAccount)
+        events.step("orphanedSessionDiscarded", ["account": keychainAccount])
+        return true
+    }
+
+    /// Token items with a value that no account file points to: what a login killed between the token
+    /// exchange and the account file leaves. Empty items (what logout leaves, as the SDK does) are not
+    /// live and do not count.
+    public func orphanedTokenAccounts() async throws -> [String] {
+        let referenced = Set(try allAccounts().map(\.credentials.keychainAccount))
+        let items: [KeychainItemInfo]
+        do { items = try await launch.keychain.items() } catch { throw SDKError.keychainUnavailable(error.message) }
+        let live = items.filter {
+            ($0.service == TokenStore.refreshService || $0.service == TokenStore.accessService) && $0.valueLength > 0
+        }
+        return Array(Set(live.map(\.account)).subtracting(referenced)).sorted()
+    }
+
+    /// At launch: revokes at the org, then removes, every live token that no account points to. The org
+    /// is the one the interrupted login journaled, else `fallbackHost` (the app's login host). Returns
+    /// what was discarded and what could not be (the org unreachable): those stay for the next launch.
+    public func cleanUpOrphanedTokens(fallbackHost: URL?) async throws -> (discarded: [String], kept: [String]) {
+        var discarded: [String] = []
+        var kept: [String] = []
+        for account in try await orphanedTokenAccounts() {
+            let host = (try? journal.loginHost(keychainAccount: account)) ?? fallbackHost
+            if await discardSession(keychainAccount: account, loginHost: host) { discarded.append(account) } else { kept.append(account) }
+        }
+        return (discarded, kept)
     }
 
     /// What a launch does with accounts it cannot read because the keychain is locked (a background

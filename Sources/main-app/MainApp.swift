@@ -46,10 +46,24 @@ struct MainApp: AsyncParsableCommand {
     /// checks the keychain: unusable, it stops with one message and nothing changed (unless --sdk-recovery).
     func start(unlock: Bool = true, requireKeychain: Bool = true) async throws -> AppContext {
         let context = try AppContext(self)
+        let repaired = context.launch.sandbox.restoreFileRules()
+        if let first = repaired.tightened.first {
+            warn("tightened \(repaired.tightened.count) path(s) that others could read (e.g. \(first.path), was \(String(first.mode, radix: 8))): the device keeps directories 0700 and files 0600")
+        }
+        if let first = repaired.removed.first {
+            warn("removed \(repaired.removed.count) temp file(s) left by writers that were killed (e.g. \(first))")
+        }
         guard requireKeychain else { return context }
         let deleted = try await context.accounts.verifyAtLaunch(recovery: sdkRecovery ? .sdkDestructive : .keepFiles)
         if !deleted.isEmpty {
-            FileHandle.standardError.write(Data("the SDK's recovery deleted the accounts it could not read (keychain locked): \(deleted.joined(separator: ", "))\n".utf8))
+            warn("the SDK's recovery deleted the accounts it could not read (keychain unavailable): \(deleted.joined(separator: ", "))")
+        }
+        let orphans = try await context.accounts.cleanUpOrphanedTokens(fallbackHost: context.org)
+        if !orphans.discarded.isEmpty {
+            warn("revoked at the org and removed the tokens of \(orphans.discarded.count) login(s) that were interrupted before their account was saved")
+        }
+        if !orphans.kept.isEmpty {
+            warn("\(orphans.kept.count) interrupted login(s) left tokens that could not be revoked yet (the org is unreachable); they are kept and retried at the next launch")
         }
         if unlock { try await context.unlockIfNeeded(passcode) }
         return context
@@ -410,6 +424,11 @@ struct Status: AsyncParsableCommand {
             if report.screenLocked { print("screen lock:       locked (the next command needs --passcode)") }
         }
     }
+}
+
+/// One line on stderr.
+func warn(_ message: String) {
+    FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
 }
 
 /// A failure that is not about the arguments: one line on stderr, exit status 1.

@@ -106,8 +106,7 @@ final class DoctorTests: XCTestCase {
     func testAccountFilesStrandedInTheAppsContainer() async throws {
         let app = try launch()
         let stray = app.sandbox.dataContainer.appendingPathComponent("Library/00D5g00000AcmeeEAA/0055g00000AliceAAA/UserAccount.plist")
-        try SecureFiles.makeDirectory(stray.deletingLastPathComponent())
-        try Data("<plist/>".utf8).write(to: stray)
+        try SecureFiles.writeAtomically(Data("<plist/>".utf8), to: stray)
         let findings = await deviceFindings()
         XCTAssertEqual(findings, ["stranded-account-files"])
     }
