@@ -5,6 +5,7 @@ import Keychain
 import XCTest
 
 @testable import SalesforceSDK
+import SmartStore
 
 /// The widget's launch checks, in the sample's order, with the keychain double.
 final class RecentContactsWidgetTests: XCTestCase {
@@ -109,4 +110,99 @@ final class RecentContactsWidgetTests: XCTestCase {
         try first.sandbox.standardDefaults.set(false, forKey: ProcessLaunch.appGroupsEnabledOverrideKey)
         XCTAssertFalse(try launch(appURL).dataSharing.appGroupEnabled(), "the bundle says on, the kept choice says off")
     }
+
+    // MARK: logged in, with a token and a store
+
+    /// alice logged in through the in-process org, and `contacts` saved into her store in this order
+    /// (the last saved is the most recently modified).
+    func loggedIn(_ org: OrgHarness, contacts: [String]) async throws -> SmartStoreSDKManager {
+        let app = try launch(appURL)
+        let sdk = SmartStoreSDKManager.initializeSDK(launch: app, events: SDKEvents())
+        let alice = try await sdk.userAccountManager.login(org: org.baseURL, username: "alice@acme.test", password: "alice-pass", passcode: nil)
+        try app.dataSharing.msdkUserDefaults().set(true, forKey: "userLoggedIn")
+        let store = try await sdk.userStore(for: alice)
+        for (n, name) in contacts.enumerated() {
+            _ = try store.upsert([["Id": .string("003LOCAL\(n)"), "FirstName": .string(name), "LastName": .string("Test")]], into: "contacts")
+        }
+        return sdk
+    }
+
+    func testALoggedInUserWithAStoreIsListedNewestFirst() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        _ = try await loggedIn(org, contacts: ["Ann", "Ben", "Cid", "Dee"])
+        let report = try await widgetReport()
+        XCTAssertEqual(report.state, .listed)
+        XCTAssertEqual(report.state.exitCode, 0)
+        XCTAssertEqual(report.user?.username, "alice@acme.test")
+        XCTAssertEqual(report.contacts.map(\.FirstName), ["Dee", "Cid", "Ben"])
+    }
+
+    func testTheFlagUnsetOrFalseWhileAUserIsLoggedInWithATokenIsNotLoggedIn() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        _ = try await loggedIn(org, contacts: ["Ann"])
+        let defaults = try launch(appURL).dataSharing.msdkUserDefaults()
+        let baseline = try await widgetReport()
+        XCTAssertEqual(baseline.state, .listed, "the baseline: flag set, user and token present")
+
+        try defaults.set(false, forKey: "userLoggedIn")
+        var report = try await widgetReport()
+        XCTAssertEqual(report.state, .notLoggedIn, "the widget must check userLoggedIn before it bootstraps the SDK")
+        XCTAssertEqual(report.contacts, [])
+        XCTAssertNil(report.user)
+
+        try defaults.removeObject(forKey: "userLoggedIn")
+        report = try await widgetReport()
+        XCTAssertEqual(report.state, .notLoggedIn)
+        XCTAssertEqual(report.contacts, [])
+    }
+
+    func testTheWidgetOpensTheStoreReadOnlyAndNeverWritesIt() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        let sdk = try await loggedIn(org, contacts: ["Ann", "Ben"])
+        let alice = try XCTUnwrap(try sdk.userAccountManager.currentUser())
+        let file = try sdk.storeManager().userDirectory(for: alice.storeUser).appendingPathComponent("stores/defaultStore/store.sqlite")
+        SmartStore.checkpointOpenStores()
+        let before = try Data(contentsOf: file)
+        let widget = SmartStoreSDKManager.initializeSDK(launch: try launch(widgetURL), events: SDKEvents())
+        let store = try await XCTUnwrapAsync(try await widget.existingUserStore(for: alice))
+        XCTAssertTrue(store.isReadOnly)
+        XCTAssertThrowsError(try store.registerSoup("other", indexSpecs: [IndexSpec(path: "Id", type: .string)]), "a read-only store refuses writes")
+        let report = try await widgetReport()
+        XCTAssertEqual(report.state, .listed)
+        XCTAssertEqual(try Data(contentsOf: file), before, "the widget changed the store file")
+    }
+
+    func testAStoreThatIsNotADatabaseIsUnreadableAndKept() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        let sdk = try await loggedIn(org, contacts: ["Ann"])
+        let alice = try XCTUnwrap(try sdk.userAccountManager.currentUser())
+        let file = try sdk.storeManager().userDirectory(for: alice.storeUser).appendingPathComponent("stores/defaultStore/store.sqlite")
+        SmartStore.checkpointOpenStores()
+        let garbage = Data(repeating: 0x41, count: 8192)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+        try garbage.write(to: file)
+        let report = await RecentContactsWidget.evaluateReporting(try launch(widgetURL))
+        XCTAssertEqual(report.state, .unreadable)
+        XCTAssertEqual(report.state.exitCode, 13)
+        XCTAssertTrue(report.message.contains(file.path), report.message)
+        XCTAssertEqual(try Data(contentsOf: file), garbage, "the bad store must be kept as it was")
+    }
+
+    func testACorruptSuiteIsUnreadableNotACrash() async throws {
+        let app = try launch(appURL)
+        let suite = try app.dataSharing.msdkUserDefaults().url
+        try FileManager.default.removeItem(at: suite)
+        try FileManager.default.createDirectory(at: suite, withIntermediateDirectories: true)
+        let report = await RecentContactsWidget.evaluateReporting(try launch(widgetURL))
+        XCTAssertEqual(report.state, .unreadable)
+        XCTAssertTrue(report.message.contains("is a directory where a file belongs"), report.message)
+    }
+}
+
+func XCTUnwrapAsync<T>(_ value: T?, file: StaticString = #filePath, line: UInt = #line) async throws -> T {
+    try XCTUnwrap(value, file: file, line: line)
 }

@@ -1,0 +1,183 @@
+import AppGroup
+import AppGroupSimTestSupport
+import Foundation
+import Keychain
+import RestClient
+import XCTest
+
+@testable import SalesforceSDK
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Nothing is deleted that cannot be completed: logout and the launch check with a keychain that
+/// cannot be used, revocation at the org, and the tokens of logins that never became accounts.
+final class KeychainSafetyTests: XCTestCase {
+    var root: URL!
+    let keychain = InMemorySecretStore()
+
+    override func setUpWithError() throws {
+        root = try TestSupport.temporaryDirectory(self)
+        try FileManager.default.copyItem(at: TestSupport.fixtureApp, to: appURL)
+    }
+
+    var appURL: URL { root.appendingPathComponent("MobileSyncExplorer.app") }
+
+    func sdk() throws -> MobileSyncSDKManager {
+        let launch = try ProcessLaunch(bundlePath: appURL.path, devicePath: root.appendingPathComponent("device").path, secretStore: keychain)
+        return MobileSyncSDKManager.initializeSDK(launch: launch, events: SDKEvents())
+    }
+
+    /// What the org says to a refresh with this token: true when it still accepts it.
+    func orgAccepts(_ org: OrgHarness, refreshToken: String) async throws -> Bool {
+        var request = URLRequest(url: org.baseURL.appendingPathComponent("services/oauth2/token"))
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        let token = refreshToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        request.httpBody = Data("grant_type=refresh_token&refresh_token=\(token)&client_id=\(OrgHarness.app.clientId)&format=json".utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode == 200
+    }
+
+    func loginAlice(_ sdk: MobileSyncSDKManager, _ org: OrgHarness) async throws -> (UserAccount, String) {
+        let alice = try await sdk.userAccountManager.login(org: org.baseURL, username: "alice@acme.test", password: "alice-pass", passcode: nil)
+        _ = try await sdk.userStore(for: alice)
+        let refresh = try await sdk.userAccountManager.tokens(alice).refreshToken()
+        return (alice, try XCTUnwrap(refresh))
+    }
+
+    func testEveryUnusableKeychainStopsTheLaunchWithKeychainUnavailableAndChangesNothing() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        let sdk = try sdk()
+        let accounts = sdk.userAccountManager
+        let (alice, _) = try await loginAlice(sdk, org)
+        let storeDir = try sdk.storeManager().userDirectory(for: alice.storeUser)
+        let modes: [SecretStoreAvailability] = [
+            .noSessionBus(detail: "no bus"), .noSecretService(detail: "no provider"), .noDefaultCollection, .locked,
+        ]
+        for mode in modes {
+            keychain.setAvailability(mode)
+            do {
+                try await accounts.verifyAtLaunch(recovery: .keepFiles)
+                XCTFail("\(mode): the launch went on without a keychain")
+            } catch let error as SDKError {
+                XCTAssertTrue(error.description.contains("keychain unavailable"), "\(mode): \(error)")
+                XCTAssertFalse(error.description.contains("no user is logged in"), "\(mode): \(error)")
+            }
+            do {
+                try await accounts.logout(alice)
+                XCTFail("\(mode): logout went on without a keychain")
+            } catch let error as SDKError {
+                XCTAssertTrue(error.description.contains("keychain unavailable"), "\(mode): \(error)")
+            }
+            XCTAssertEqual(try accounts.allAccounts().map(\.username), ["alice@acme.test"], "\(mode)")
+            XCTAssertEqual(try accounts.currentUser()?.identity, alice.identity, "\(mode)")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: storeDir.appendingPathComponent("stores/defaultStore/store.sqlite").path), "\(mode)")
+        }
+        keychain.setAvailability(.ready)
+        let stillLoggedIn = try await accounts.isLoggedIn(alice)
+        XCTAssertTrue(stillLoggedIn)
+    }
+
+    func testTheSDKsRecoveryWhenAskedForIsComplete() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        let sdk = try sdk()
+        let accounts = sdk.userAccountManager
+        let (alice, _) = try await loginAlice(sdk, org)
+        let storeDir = try sdk.storeManager().userDirectory(for: alice.storeUser)
+        keychain.setAvailability(.noSecretService(detail: "gone"))
+        let deleted = try await accounts.verifyAtLaunch(recovery: .sdkDestructive)
+        XCTAssertEqual(deleted, ["alice@acme.test"])
+        XCTAssertEqual(try accounts.allAccounts(), [])
+        XCTAssertNil(try launchDefaults().value(forKey: UserAccountManager.lastUserIdentityKey), "LastUserIdentity must go with the account")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: storeDir.appendingPathComponent("stores/defaultStore/store.sqlite").path))
+    }
+
+    func launchDefaults() throws -> SharedDefaults { try sdk().launch.dataSharing.msdkUserDefaults() }
+
+    func testLogoutRevokesTheSessionAtTheOrg() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        let sdk = try sdk()
+        let (alice, refresh) = try await loginAlice(sdk, org)
+        let acceptedBefore = try await orgAccepts(org, refreshToken: refresh)
+        XCTAssertTrue(acceptedBefore, "the baseline: the org accepts the live token")
+        let result = try await sdk.userAccountManager.logout(alice)
+        XCTAssertNil(result.revokeFailure)
+        let acceptedAfter = try await orgAccepts(org, refreshToken: refresh)
+        XCTAssertFalse(acceptedAfter, "logout must revoke the refresh token at the org")
+    }
+
+    func testALogoutTheOrgCannotHearSaysSoAndStillEmptiesTheTokens() async throws {
+        let org = try await OrgHarness.start()
+        let sdk = try sdk()
+        let (alice, _) = try await loginAlice(sdk, org)
+        await org.stop()
+        let result = try await sdk.userAccountManager.logout(alice)
+        XCTAssertNotNil(result.revokeFailure, "a revoke that never reached the org must be reported")
+        let refresh = try await sdk.userAccountManager.tokens(alice).refreshToken()
+        XCTAssertNil(refresh)
+    }
+
+    func testALoginInterruptedAfterTheTokenExchangeIsRevokedAndRemovedAtTheNextLaunch() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        let sdk = try sdk()
+        let accounts = sdk.userAccountManager
+        // What a login killed between the token exchange and the account file leaves: the journal
+        // entry and the token items, no account.
+        let account = OAuthLogin.newKeychainAccount(OrgHarness.app)
+        try accounts.journal.begin(keychainAccount: account, loginHost: org.baseURL)
+        _ = try await OAuthLogin.login(
+            loginHost: org.baseURL, app: OrgHarness.app, username: "bob@acme.test", password: "bob-pass", keychain: sdk.launch.keychain,
+            keychainAccount: account)
+        let stored = try await TokenStore(keychain: sdk.launch.keychain, account: account).refreshToken()
+        let refresh = try XCTUnwrap(stored)
+        let orphans = try await accounts.orphanedTokenAccounts()
+        XCTAssertEqual(orphans, [account])
+
+        let cleaned = try await accounts.cleanUpOrphanedTokens(fallbackHost: nil)
+        XCTAssertEqual(cleaned.discarded, [account])
+        XCTAssertEqual(cleaned.kept, [])
+        let left = try await accounts.orphanedTokenAccounts()
+        XCTAssertEqual(left, [])
+        let items = try await sdk.launch.keychain.items().filter { $0.account == account }
+        XCTAssertEqual(items, [], "the items must be removed")
+        let accepted = try await orgAccepts(org, refreshToken: refresh)
+        XCTAssertFalse(accepted, "the orphan's refresh token must be revoked at the org")
+        XCTAssertNil(try accounts.journal.loginHost(keychainAccount: account))
+    }
+
+    func testAnOrphanTheOrgCannotRevokeYetIsKeptForTheNextLaunch() async throws {
+        let org = try await OrgHarness.start()
+        let sdk = try sdk()
+        let accounts = sdk.userAccountManager
+        let account = OAuthLogin.newKeychainAccount(OrgHarness.app)
+        try accounts.journal.begin(keychainAccount: account, loginHost: org.baseURL)
+        _ = try await OAuthLogin.login(
+            loginHost: org.baseURL, app: OrgHarness.app, username: "bob@acme.test", password: "bob-pass", keychain: sdk.launch.keychain,
+            keychainAccount: account)
+        await org.stop()
+        let cleaned = try await accounts.cleanUpOrphanedTokens(fallbackHost: nil)
+        XCTAssertEqual(cleaned.kept, [account])
+        let stillThere = try await accounts.orphanedTokenAccounts()
+        XCTAssertEqual(stillThere, [account], "a token the org may still accept is not dropped unrevoked")
+    }
+
+    func testAFailedLoginKeepsNoTokenAndNoAccount() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        let sdk = try sdk()
+        let accounts = sdk.userAccountManager
+        // Globex requires a passcode: without one the login fails after the token exchange.
+        do {
+            _ = try await accounts.login(org: org.baseURL, username: "carol@globex.test", password: "carol-pass", passcode: nil)
+            XCTFail("a login without the required passcode went through")
+        } catch {}
+        XCTAssertEqual(try accounts.allAccounts(), [])
+        let items = try await sdk.launch.keychain.items().filter { $0.service.contains("oauth") }
+        XCTAssertEqual(items, [], "the session's token items must be removed")
+    }
+}
