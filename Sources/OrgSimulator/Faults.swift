@@ -98,6 +98,7 @@ struct AdminRoutes {
         let data = try JSONEncoder().encode(await faults.settings)
         var answer = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
         answer["appliedWrites"] = await faults.appliedWrites
+        answer["tokenRefreshes"] = await state.tokenRefreshes
         return answer
     }
 

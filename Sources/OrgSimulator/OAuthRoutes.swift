@@ -92,6 +92,7 @@ struct OAuthRoutes {
                 return HTTP.oauthError(.badRequest, "invalid_grant", "expired access/refresh token")
             }
             let access = await state.issueAccessToken(orgId: grant.orgId, userId: grant.userId, refreshToken: refresh)
+            await state.countRefresh()
             return HTTP.json(.ok, tokenResponse(access: access, refresh: nil, orgId: grant.orgId, userId: grant.userId))
         default:
             return HTTP.oauthError(.badRequest, "unsupported_grant_type", "grant type not supported")

@@ -139,6 +139,12 @@ actor OrgState {
         return grant
     }
 
+    /// Access tokens issued for a refresh-token grant since start: what a test of "one refresh shared by
+    /// concurrent requests" counts (`GET /__admin/faults` shows it as `tokenRefreshes`).
+    private(set) var tokenRefreshes = 0
+
+    func countRefresh() { tokenRefreshes += 1 }
+
     func issueAccessToken(orgId: String, userId: String, refreshToken: String?) -> String {
         let token = orgId + "!" + Self.randomToken(64)
         accessTokens[token] = AccessToken(

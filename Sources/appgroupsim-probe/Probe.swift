@@ -181,7 +181,8 @@ struct StoreReadMRU: ParsableCommand {
     @Option(help: "The writer's batch size: every count seen must be a multiple of it.") var batch: Int
 
     func run() throws {
-        let store = try SmartStore(url: URL(fileURLWithPath: db), name: "reader")
+        // Read-only, as the widget opens it.
+        let store = try SmartStore(url: URL(fileURLWithPath: db), name: "reader", readOnly: true)
         line("ready")
         // One statement is one snapshot: the count and the newest entry come from the same state.
         let mru = QuerySpec.smart(

@@ -170,7 +170,10 @@ final class KeychainRulesTests: XCTestCase {
         try await onEachStore {
             let a = helper()
             let b = helper(device: deviceID + "-other")
-                _ = await a.write([1], service: "svc")
+            let written = await a.write([1], service: "svc")
+            XCTAssertEqual(written.status, .success, "the first device's write must succeed, or the test proves nothing")
+            let own = await a.read(service: "svc")
+            XCTAssertEqual(own.data, [1])
             let read = await b.read(service: "svc")
             XCTAssertEqual(read.status, .itemNotFound)
         }

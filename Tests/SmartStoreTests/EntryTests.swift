@@ -118,6 +118,8 @@ final class EntryTests: XCTestCase {
             }
             try store.upsert(entries, into: "contacts")
             written += batch
+            // Spread the batches out so the reader's 1,000 reads overlap them.
+            usleep(20_000)
         }
         let report = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         reader.waitUntilExit()
@@ -129,6 +131,7 @@ final class EntryTests: XCTestCase {
         XCTAssertEqual(fields["reads"], 1000, report)
         XCTAssertEqual(fields["errors"], 0, report)
         XCTAssertEqual(fields["partial"], 0, "a reader saw a batch half written: \(report)")
+        XCTAssertGreaterThanOrEqual(fields["distinctCounts"] ?? 0, 3, "the reader did not overlap the writer, so it proved nothing: \(report)")
         XCTAssertEqual(try store.count(.all(soup: "contacts")), 10_000)
     }
 }

@@ -36,5 +36,14 @@ start_org() {
   [ -n "$ORG" ] || fail "sf-simulator did not start: $(cat "$WORK/org.err")"
 }
 
+# sdk_items: secret-tool's listing of every AppGroupSim keychain item (values on `secret = ` lines).
+# A failing secret-tool fails the script: a check over an empty listing proves nothing.
+sdk_items() {
+  local out
+  out=$(secret-tool search --all creator com.appgroupsim.sdk 2>"$WORK/secret-tool.err") \
+    || fail "secret-tool search failed: $(cat "$WORK/secret-tool.err")"
+  printf '%s\n' "$out"
+}
+
 # field JSON EXPR: evaluates a Python expression over the parsed JSON `d`.
 field() { printf %s "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1], {"d": d}))' "$2"; }
