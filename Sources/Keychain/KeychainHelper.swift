@@ -29,11 +29,15 @@ public final class KeychainHelper: Sendable {
     public let accessGroups: [String]
     public let store: any SecretStore
     private let queue = DispatchQueue(label: "com.appgroupsim.keychain")
+    private let budget: SecretServiceBudget
 
-    public init(store: any SecretStore, deviceID: String, accessGroups: [String]) {
+    /// - Parameter budget: the time this helper's calls may wait on the store in all; the process's
+    ///   shared budget unless a test gives its own.
+    public init(store: any SecretStore, deviceID: String, accessGroups: [String], budget: SecretServiceBudget = .shared) {
         self.store = store
         self.deviceID = deviceID
         self.accessGroups = accessGroups
+        self.budget = budget
     }
 
     /// `.success` when the keychain can be used; otherwise the status and a message that says how to fix it.
@@ -261,7 +265,7 @@ public final class KeychainHelper: Sendable {
     private func onQueue<T: Sendable>(
         timedOut: @escaping @Sendable (KeychainError) -> T, _ body: @escaping @Sendable () -> T
     ) async -> T {
-        let budget = SecretServiceBudget.shared
+        let budget = self.budget
         guard let remaining = budget.remaining() else { return timedOut(budget.timeoutError) }
         let started = DispatchTime.now()
         let result: T = await withCheckedContinuation { continuation in
@@ -278,8 +282,8 @@ public final class KeychainHelper: Sendable {
 
 /// The time a process may spend waiting on the Secret Service, in total (DESIGN.md §4): 5 s by
 /// default, `APPGROUPSIM_KEYCHAIN_TIMEOUT` seconds when set. Once spent, keychain calls fail at once.
-final class SecretServiceBudget: @unchecked Sendable {
-    static let shared = SecretServiceBudget(
+public final class SecretServiceBudget: @unchecked Sendable {
+    public static let shared = SecretServiceBudget(
         seconds: ProcessInfo.processInfo.environment["APPGROUPSIM_KEYCHAIN_TIMEOUT"].flatMap(Double.init).flatMap { $0 > 0 && $0 < 3600 ? $0 : nil } ?? 5)
 
     let seconds: Double
@@ -287,7 +291,7 @@ final class SecretServiceBudget: @unchecked Sendable {
     private var left: Double
     private var exhausted = false
 
-    init(seconds: Double) {
+    public init(seconds: Double) {
         self.seconds = seconds
         left = seconds
     }

@@ -129,7 +129,7 @@ public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError 
             return "cannot log in: \(detail). Nothing changed on this device; back at the login screen"
         case .loginCancelled: return "login cancelled; nothing changed on this device"
         case .keychainLockedAtLaunch(let n):
-            return "keychain unavailable: the keychain is locked (-25308, interaction not allowed: a launch before the first unlock), so \(n) account(s) cannot be read; nothing was deleted, the account files are kept as they are: unlock the keyring and launch again (--sdk-recovery would delete them, as the SDK does)"
+            return "keychain unavailable: the keychain is locked (-25308, interaction not allowed: a launch before the first unlock), so \(n) account(s) cannot be read; nothing was changed and nothing was deleted, the account files are kept as they are: unlock the keyring and launch again (--sdk-recovery would delete them, as the SDK does)"
         case .keychainUnavailable(let detail):
             let reason = detail.contains("keychain unavailable") ? detail : "keychain unavailable: \(detail)"
             return "\(reason); nothing was changed on this device"

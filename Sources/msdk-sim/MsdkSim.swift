@@ -142,7 +142,7 @@ struct KeychainCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keychain",
         abstract: "Use the keychain as the process would. Values are read from stdin and never printed.",
-        subcommands: [Status.self, List.self, Write.self, Read.self, Remove.self])
+        subcommands: [Status.self, List.self, Write.self, Read.self, Remove.self, Lock.self])
 
     struct ItemOptions: ParsableArguments {
         @OptionGroup var process: ProcessOptions
@@ -167,6 +167,15 @@ struct KeychainCommand: AsyncParsableCommand {
             print("access groups: \(keychain.accessGroups.joined(separator: ", "))")
             try KeychainCommand.check(await keychain.status())
             print("keychain: ready")
+        }
+    }
+
+    struct Lock: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Lock the keyring's default collection, as the device does when it locks (gnome-keyring cannot be unlocked again without a prompt).")
+        func run() throws {
+            try LibsecretStore().lockDefaultCollection()
+            print("keychain: locked")
         }
     }
 

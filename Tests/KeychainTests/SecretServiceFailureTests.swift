@@ -1,5 +1,6 @@
 import AppGroupSimTestSupport
 import Foundation
+import Keychain
 import XCTest
 
 /// Failure modes of a real Secret Service, each in a process of its own (libsecret keeps one
@@ -94,5 +95,44 @@ final class SecretServiceFailureTests: XCTestCase {
         XCTAssertEqual(report.availability, "noDefaultCollection")
         XCTAssertEqual(report.status, -25291)
         XCTAssertTrue(report.message?.contains("--unlock") ?? false, report.message ?? "")
+    }
+}
+
+/// A store whose every call blocks, as libsecret does on a D-Bus peer that accepts and never answers.
+final class SilentStore: SecretStore, @unchecked Sendable {
+    let never = DispatchSemaphore(value: 0)
+    func availability() -> SecretStoreAvailability {
+        never.wait()
+        return .ready
+    }
+    func search(_ attributes: [String: String]) throws(KeychainError) -> [SecretStoreItem] {
+        never.wait()
+        return []
+    }
+    func store(_ attributes: [String: String], label: String, secret: [UInt8]) throws(KeychainError) { never.wait() }
+    func delete(_ attributes: [String: String]) throws(KeychainError) -> Bool {
+        never.wait()
+        return false
+    }
+}
+
+final class SecretServiceTimeoutTests: XCTestCase {
+    func testASecretServiceThatNeverAnswersEndsInNotAvailableWithTheReasonAndLaterCallsFailAtOnce() async {
+        let keychain = KeychainHelper(
+            store: SilentStore(), deviceID: "silent", accessGroups: ["SIMTEAM001.silent"], budget: SecretServiceBudget(seconds: 0.3))
+        let first = await keychain.status()
+        XCTAssertEqual(first.status, .notAvailable)
+        XCTAssertTrue(first.error?.message.contains("keychain unavailable (timeout)") ?? false, first.error?.message ?? "")
+        // The budget is spent: the next calls do not queue behind the stuck one.
+        let read = await keychain.read(service: "svc")
+        XCTAssertEqual(read.status, .notAvailable)
+        let write = await keychain.write([1], service: "svc")
+        XCTAssertEqual(write.status, .notAvailable)
+        do {
+            _ = try await keychain.items()
+            XCTFail("items() went on past the budget")
+        } catch {
+            XCTAssertEqual(error.status, .notAvailable)
+        }
     }
 }
