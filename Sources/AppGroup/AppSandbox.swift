@@ -75,7 +75,15 @@ public struct AppSandbox: Sendable {
     /// temp files of writers that died removed. Returns what it changed, for one line on stderr.
     public func restoreFileRules() -> (tightened: [DeviceHygiene.LooseMode], removed: [String]) {
         let roots = ownedDirectories
-        let top = [device.root, device.root.appendingPathComponent("device.json")]
+        // The device directory, its manifest and the directories on the way to what the process owns.
+        var top = [device.root, device.root.appendingPathComponent("device.json")]
+        for dir in roots {
+            var parent = dir.deletingLastPathComponent()
+            while parent.path.count > device.root.path.count, parent.path.hasPrefix(device.root.path) {
+                top.append(parent)
+                parent = parent.deletingLastPathComponent()
+            }
+        }
         let tightened = DeviceHygiene.tighten(under: top, recursive: false) + DeviceHygiene.tighten(under: roots)
         let topFiles = ((try? FileManager.default.contentsOfDirectory(atPath: device.root.path)) ?? []).map(device.root.appendingPathComponent)
         let removed = DeviceHygiene.removeLeftoverTempFiles(under: topFiles, recursive: false)

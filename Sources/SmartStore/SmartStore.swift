@@ -44,8 +44,10 @@ public final class SmartStore: Sendable {
                 config.readonly = true
                 config.busyMode = .timeout(10)
                 pool = try DatabasePool(path: url.path, configuration: config)
-                // Fail now, with the file's name, if this is not a SmartStore (garbage, or another tool's file).
-                _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM soup_attrs") }
+                // Fail now, with the file's name, if this is not a SmartStore (garbage, or another tool's file);
+                // an empty database is one the app is still creating.
+                let created = try pool.read { db in try db.tableExists("soup_attrs") }
+                guard created else { throw SmartStoreError.storeNotCreatedYet(path: url.path) }
             } catch let error as DatabaseError {
                 throw SmartStoreError.database(path: url.path, message: Self.message(error))
             }

@@ -21,6 +21,9 @@ public enum SmartStoreError: Error, Equatable, Sendable {
     case userNotLoggedIn(orgId: String, userId: String)
     case invalidStoreName(String)
     case database(path: String, message: String)
+    /// Opened read-only, the file is an SQLite database without SmartStore's tables yet: the app is
+    /// creating it right now (or was killed while it did). Nothing to read, not damage.
+    case storeNotCreatedYet(path: String)
 
     /// The SDK's numeric code for the errors that have one.
     public var code: Int? {
@@ -58,6 +61,7 @@ extension SmartStoreError: CustomStringConvertible {
             return "user \(orgId)/\(userId) is not logged in, so its store cannot be opened; log in first"
         case .invalidStoreName(let name): return "invalid store name \"\(name)\""
         case .database(let path, let message): return "\(path): \(message)"
+        case .storeNotCreatedYet(let path): return "\(path) has no SmartStore tables yet; the app has not finished creating it"
         }
     }
 }

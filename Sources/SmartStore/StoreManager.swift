@@ -49,7 +49,12 @@ public final class StoreManager: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
         return try lock.withLock {
             if let store = open[file.path] { return store }
-            let store = try SmartStore(url: file, name: name, readOnly: true)
+            let store: SmartStore
+            do {
+                store = try SmartStore(url: file, name: name, readOnly: true)
+            } catch SmartStoreError.storeNotCreatedYet {
+                return nil
+            }
             open[file.path] = store
             return store
         }

@@ -6,6 +6,7 @@ import XCTest
 
 @testable import SalesforceSDK
 import SmartStore
+import GRDB
 
 /// The widget's launch checks, in the sample's order, with the keychain double.
 final class RecentContactsWidgetTests: XCTestCase {
@@ -170,8 +171,23 @@ final class RecentContactsWidgetTests: XCTestCase {
         let store = try await XCTUnwrapAsync(try await widget.existingUserStore(for: alice))
         XCTAssertTrue(store.isReadOnly)
         XCTAssertThrowsError(try store.registerSoup("other", indexSpecs: [IndexSpec(path: "Id", type: .string)]), "a read-only store refuses writes")
-        let report = try await widgetReport()
-        XCTAssertEqual(report.state, .listed)
+        // While the app holds the writer's lock (a sync's transaction), the widget still lists at once:
+        // it never asks for that lock. A widget that writes would wait out the busy timeout and fail.
+        let app = try DatabaseQueue(path: file.path)
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let writer = Thread {
+            try? app.inTransaction(.immediate) { _ in
+                holding.signal()
+                release.wait()
+                return .rollback
+            }
+        }
+        writer.start()
+        holding.wait()
+        let report = await RecentContactsWidget.evaluateReporting(try launch(widgetURL))
+        release.signal()
+        XCTAssertEqual(report.state, .listed, report.message)
         XCTAssertEqual(try Data(contentsOf: file), before, "the widget changed the store file")
     }
 
