@@ -57,4 +57,22 @@ ACCESS=$(json_field "$(curl -s "$URL/services/oauth2/token" --data-urlencode gra
 NAME=$(curl -s -H "Authorization: Bearer $ACCESS" "$URL/services/data/v66.0/sobjects/Contact/$ID?fields=LastName" | python3 -c 'import json,sys; print(json.load(sys.stdin)["LastName"])')
 [ "$NAME" = Restart ] || fail "after the restart the record reads: $NAME"
 ok "--state: the record and the refresh token survived the restart"
+
+# Hostile admin calls: refused with Salesforce's error shape, and the process lives on.
+for body in '{"offlineForSeconds": 100000000000}' '{"errorRate": 7}' '{"errorRate": "abc"}' '{"seed": -1}'; do
+  ANSWER=$(curl -s -w '\n%{http_code}' "$URL/__admin/faults" -d "$body")
+  [ "$(printf '%s\n' "$ANSWER" | tail -1)" = 400 ] || fail "$body: $ANSWER"
+  contains "$(printf '%s\n' "$ANSWER" | head -1)" '"errorCode":"INVALID_FIELD"'
+done
+kill -0 "$SIM" || fail "sf-simulator died on an admin call"
+[ "$(curl -s -o "$WORK/nf" -w '%{http_code}' "$URL/no/such/route")" = 404 ] || fail "unknown route"
+contains "$(cat "$WORK/nf")" '"errorCode":"NOT_FOUND"'
+ok "out-of-range faults are 400 with the Salesforce shape, unknown routes 404 likewise; the server lives on"
 stop
+
+for flags in "--port 70000" "--port -1" "--error-rate 7" "--latency-ms -1" "--token-lifetime 0"; do
+  # shellcheck disable=SC2086
+  expect_status 64 "$BIN/sf-simulator" --data "$ROOT/Fixtures/org" $flags
+  [ "$(printf '%s\n' "$ERR" | head -1 | grep -c '^Error: ')" = 1 ] || fail "$flags: $ERR"
+done
+ok "out-of-range start flags are usage errors (exit 64), never another port or a silent clamp"

@@ -6,7 +6,7 @@
 APPGROUPSIM_APT_PACKAGES=(pkg-config libsqlite3-dev libsecret-1-dev gnome-keyring dbus dbus-x11 libsecret-tools python3)
 
 # Only scripts/test needs these: headless Chromium screenshots the widget's HTML card.
-APPGROUPSIM_TEST_APT_PACKAGES=(chromium fonts-dejavu-core)
+APPGROUPSIM_TEST_APT_PACKAGES=(chromium fonts-dejavu-core curl openssl)
 
 # ensure_deps [EXTRA_PACKAGE...]
 ensure_deps() {
