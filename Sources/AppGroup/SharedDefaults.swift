@@ -147,6 +147,9 @@ public final class SharedDefaults: Sendable {
 
     static func decode(_ data: Data) -> Result<[String: PlistValue], LoadFailure> {
         if data.isEmpty { return .failure(.corrupt("the file is empty")) }
+        if data.starts(with: BinaryPlistCheck.prefix), let problem = BinaryPlistCheck.problem(data) {
+            return .failure(.corrupt("a damaged binary property list (\(problem))"))
+        }
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)

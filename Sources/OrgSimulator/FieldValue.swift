@@ -105,7 +105,8 @@ enum SalesforceDate {
                     digits += 1
                     i += 1
                 }
-                for _ in digits..<3 where digits < 3 { ms *= 10 }
+                // Fewer than three digits are tenths or hundredths; more than three are cut to milliseconds.
+                if digits < 3 { for _ in digits..<3 { ms *= 10 } }
             }
             guard i < s.count else { return nil }
             if s[i] == 0x5A {

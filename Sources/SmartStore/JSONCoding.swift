@@ -287,6 +287,9 @@ struct JSONParser {
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
         if isInteger, let value = Int64(text) { return .int(value) }
-        return Double(text).map(JSON.double)
+        // A number beyond Double's range would become infinity, which JSON cannot write back: refused,
+        // as Foundation's JSONSerialization refuses it.
+        guard let value = Double(text), value.isFinite else { return nil }
+        return .double(value)
     }
 }

@@ -20,6 +20,31 @@ final class SharedDefaultsTests: XCTestCase {
         XCTAssertEqual(try reopened.value(forKey: "bool"), .bool(true), "a bool must not read back as an integer")
     }
 
+    /// Found by scripts/fuzz (Plist): this 121-byte binary plist crashes corelibs Foundation's
+    /// PropertyListSerialization (SIGSEGV). It must be refused as corrupt before Foundation sees it.
+    func testABinaryPlistThatCrashesFoundationIsRefusedAsCorrupt() throws {
+        let crasher = try Data(contentsOf: TestSupport.packageRoot.appendingPathComponent("Tests/Fuzz/Plist/corpus/regression-binary-set-crashes-foundation"))
+        guard case .failure(.corrupt(let detail)) = SharedDefaults.decode(crasher) else { return XCTFail("decoded or not refused") }
+        XCTAssertTrue(detail.contains("binary property list"), detail)
+
+        // A binary plist with a set (Foundation reads sets from binary plists; defaults never hold one).
+        var withSet = Data("bplist00".utf8)
+        withSet += [0xA1, 0x01, 0xC1, 0x02, 0x10, 0x05]  // array [set {5}]
+        let table = withSet.count
+        withSet += [0x08, 0x0A, 0x0C]
+        withSet += [0, 0, 0, 0, 0, 0, 1, 1] + Self.be(3) + Self.be(0) + Self.be(UInt64(table))
+        guard case .failure(.corrupt) = SharedDefaults.decode(withSet) else { return XCTFail("a set was not refused") }
+
+        // The check lets real binary plists through.
+        let good = try PropertyListSerialization.data(
+            fromPropertyList: ["userLoggedIn": true, "n": 42, "s": "é", "a": [1.5, "x"], "d": Data([0, 1])] as [String: Any], format: .binary, options: 0)
+        guard case .success(let dict) = SharedDefaults.decode(good) else { return XCTFail("a good binary plist was refused") }
+        XCTAssertEqual(dict["userLoggedIn"], .bool(true))
+        XCTAssertEqual(dict["n"], .int(42))
+    }
+
+    static func be(_ v: UInt64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
+
     func testXMLKeepsDatesToTheSecond() throws {
         let dir = try TestSupport.temporaryDirectory(self)
         let suite = SharedDefaults(url: dir.appendingPathComponent("s.plist"))

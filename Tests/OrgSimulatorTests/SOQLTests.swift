@@ -52,6 +52,14 @@ final class SOQLTests: XCTestCase {
         }
     }
 
+    /// Found by scripts/fuzz (SOQL): more than three fraction digits made an invalid range and crashed
+    /// sf-simulator on any query with such a literal.
+    func testADatetimeLiteralWithMoreThanThreeFractionDigitsIsCutToMillisecondsNotACrash() throws {
+        XCTAssertEqual(try ids("SELECT Id FROM Contact WHERE LastModifiedDate > 2026-02-01T00:00:00.0001+0000 ORDER BY Id"), ["003B"])
+        XCTAssertEqual(SalesforceDate.parse("2026-02-01T00:00:00.123456Z"), SalesforceDate.parse("2026-02-01T00:00:00.123Z"))
+        XCTAssertEqual(SalesforceDate.parse("2026-02-01T00:00:00.5Z"), SalesforceDate.parse("2026-02-01T00:00:00.500Z"))
+    }
+
     func testIdsHaveSalesforcesCaseSafeSuffix() {
         XCTAssertEqual(SalesforceID.withSuffix("001A0000006Vm9r"), "001A0000006Vm9rIAC")
         let id = SalesforceID.make(prefix: "003", number: 12345)

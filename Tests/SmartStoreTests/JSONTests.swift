@@ -31,6 +31,14 @@ final class JSONTests: XCTestCase {
         }
     }
 
+    /// Found by scripts/fuzz (JSON): 1e309 became infinity, which the writer can only write as null.
+    func testANumberBeyondDoublesRangeIsRefusedNotTurnedIntoInfinity() {
+        XCTAssertNil(JSON(text: "[1e309]"))
+        XCTAssertNil(JSON(text: "-1e400"))
+        XCTAssertEqual(JSON(text: "1e308"), .double(1e308))
+        XCTAssertEqual(JSON(text: "1e-400"), .double(0), "underflow to zero is a finite value JSON can write")
+    }
+
     func testProjectionFollowsDottedPathsThroughArrays() {
         let entry: JSON = ["a": ["b": [["c": 1], ["c": 2], ["d": 3]]], "x": 5]
         XCTAssertEqual(entry.project("x"), 5)
