@@ -101,6 +101,17 @@ public struct DataSharingHelper: Sendable {
         }
         return sandbox.dataContainer
     }
+
+    /// Every SDK root this process can have, whatever the flag says now: its own container and, when it
+    /// is entitled to the named group, the group's. A check that must not miss an account file (one
+    /// left where the flag pointed before) looks in all of them.
+    public func allSDKRootDirectories() throws -> [URL] {
+        var roots = [sandbox.dataContainer]
+        if let name = try appGroupName(), sandbox.isEntitled(toAppGroup: name) {
+            roots.append(sandbox.device.sharedContainer(groupID: name).appendingPathComponent(name))
+        }
+        return roots
+    }
 }
 
 /// The sample app's `AppGroupConfig.plist`, which each target applies at launch before `initializeSDK`.

@@ -151,6 +151,11 @@ public final class UserAccountManager: Sendable {
             credentials: credentials, username: identity["username"] as? String ?? username,
             displayName: identity["display_name"] as? String ?? username, email: identity["email"] as? String ?? "",
             screenLockPinLength: pinLength, screenLockTimeoutMinutes: pinLength == nil ? nil : (policy?["screen_lock"] as? Int))
+        // The same user logging in again replaces the session in the account file; the one it replaces
+        // must not stay live in the keychain with nothing pointing to it.
+        // Journaled first, so that a kill anywhere after the save still leaves it to the next launch.
+        let replaced = try files.load(account.identity).map(\.credentials).flatMap { $0.keychainAccount == credentials.keychainAccount ? nil : $0 }
+        if let replaced { try journal.begin(keychainAccount: replaced.keychainAccount, loginHost: replaced.loginHost) }
         try files.save(account)
         do {
             if pinLength != nil, let passcode, !existing {
@@ -164,6 +169,9 @@ public final class UserAccountManager: Sendable {
             throw error
         }
         events.post(.userDidLogIn, ["user": account.identity.description, "username": account.username])
+        if let replaced, !(await discardSession(keychainAccount: replaced.keychainAccount, loginHost: replaced.loginHost)) {
+            events.step("replacedSessionKept", ["account": replaced.keychainAccount])
+        }
         return account
     }
 
@@ -192,11 +200,15 @@ public final class UserAccountManager: Sendable {
         return true
     }
 
-    /// Token items with a value that no account file points to: what a login killed between the token
-    /// exchange and the account file leaves. Empty items (what logout leaves, as the SDK does) are not
-    /// live and do not count.
+    /// Token items with a value that no account file points to, in any SDK root of the process (the
+    /// app group's or its own container: the flag may have moved since the login). What a login killed
+    /// between the token exchange and the account file leaves. Empty items (what logout leaves, as the
+    /// SDK does) are not live and do not count.
     public func orphanedTokenAccounts() async throws -> [String] {
-        let referenced = Set(try allAccounts().map(\.credentials.keychainAccount))
+        var referenced = Set<String>()
+        for root in try launch.dataSharing.allSDKRootDirectories() {
+            referenced.formUnion(try AccountFiles(sdkRoot: root).all().map(\.credentials.keychainAccount))
+        }
         let items: [KeychainItemInfo]
         do { items = try await launch.keychain.items() } catch { throw SDKError.keychainUnavailable(error.message) }
         let live = items.filter {
@@ -205,16 +217,21 @@ public final class UserAccountManager: Sendable {
         return Array(Set(live.map(\.account)).subtracting(referenced)).sorted()
     }
 
-    /// At launch: revokes at the org, then removes, every live token that no account points to. The org
-    /// is the one the interrupted login journaled, else `fallbackHost` (the app's login host). Returns
-    /// what was discarded and what could not be (the org unreachable): those stay for the next launch.
-    public func cleanUpOrphanedTokens(fallbackHost: URL?) async throws -> (discarded: [String], kept: [String]) {
+    /// At launch: revokes at the org, then removes, the live tokens of this app's logins that were
+    /// interrupted before their account was saved: only sessions the login journal names are touched,
+    /// never tokens whose story the app does not know (doctor reports those). Returns what was discarded
+    /// and what could not be (the org unreachable): those stay for the next launch.
+    public func cleanUpOrphanedTokens() async throws -> (discarded: [String], kept: [String]) {
         var discarded: [String] = []
         var kept: [String] = []
+        let journaled = try journal.entries()
+        guard !journaled.isEmpty else { return ([], []) }
         for account in try await orphanedTokenAccounts() {
-            let host = (try? journal.loginHost(keychainAccount: account)) ?? fallbackHost
+            guard let host = journaled[account]?.loginHost else { continue }
             if await discardSession(keychainAccount: account, loginHost: host) { discarded.append(account) } else { kept.append(account) }
         }
+        // Entries of logins killed before any token reached the keychain have nothing left to do.
+        try? journal.prune(keeping: Set(kept))
         return (discarded, kept)
     }
 
@@ -330,10 +347,6 @@ public final class UserAccountManager: Sendable {
         guard status == 200 else { throw RestError.http(status: status, errors: []) }
     }
 
-    private func revoke(_ credentials: OAuthCredentials) async throws {
-        guard let refresh = try await TokenStore(keychain: launch.keychain, account: credentials.keychainAccount).refreshToken() else { return }
-        try await revoke(refresh, at: credentials.loginHost)
-    }
 }
 
 #if canImport(FoundationNetworking)

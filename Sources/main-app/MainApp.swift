@@ -56,9 +56,11 @@ struct MainApp: AsyncParsableCommand {
         guard requireKeychain else { return context }
         let deleted = try await context.accounts.verifyAtLaunch(recovery: sdkRecovery ? .sdkDestructive : .keepFiles)
         if !deleted.isEmpty {
+            // The keychain cannot be used (that is why the recovery ran): nothing more to do with it.
             warn("the SDK's recovery deleted the accounts it could not read (keychain unavailable): \(deleted.joined(separator: ", "))")
+            return context
         }
-        let orphans = try await context.accounts.cleanUpOrphanedTokens(fallbackHost: context.org)
+        let orphans = try await context.accounts.cleanUpOrphanedTokens()
         if !orphans.discarded.isEmpty {
             warn("revoked at the org and removed the tokens of \(orphans.discarded.count) login(s) that were interrupted before their account was saved")
         }

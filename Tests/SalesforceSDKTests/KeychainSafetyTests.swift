@@ -121,24 +121,29 @@ final class KeychainSafetyTests: XCTestCase {
         XCTAssertNil(refresh)
     }
 
+    /// What a login killed between the token exchange and the account file leaves: the journal entry
+    /// and bob's token items, no account. Returns the items' keychain account.
+    func interruptedLogin(_ sdk: MobileSyncSDKManager, _ org: OrgHarness) async throws -> String {
+        let account = OAuthLogin.newKeychainAccount(OrgHarness.app)
+        try sdk.userAccountManager.journal.begin(keychainAccount: account, loginHost: org.baseURL)
+        _ = try await OAuthLogin.login(
+            loginHost: org.baseURL, app: OrgHarness.app, username: "bob@acme.test", password: "bob-pass", keychain: sdk.launch.keychain,
+            keychainAccount: account)
+        return account
+    }
+
     func testALoginInterruptedAfterTheTokenExchangeIsRevokedAndRemovedAtTheNextLaunch() async throws {
         let org = try await OrgHarness.start()
         defer { Task { await org.stop() } }
         let sdk = try sdk()
         let accounts = sdk.userAccountManager
-        // What a login killed between the token exchange and the account file leaves: the journal
-        // entry and the token items, no account.
-        let account = OAuthLogin.newKeychainAccount(OrgHarness.app)
-        try accounts.journal.begin(keychainAccount: account, loginHost: org.baseURL)
-        _ = try await OAuthLogin.login(
-            loginHost: org.baseURL, app: OrgHarness.app, username: "bob@acme.test", password: "bob-pass", keychain: sdk.launch.keychain,
-            keychainAccount: account)
+        let account = try await interruptedLogin(sdk, org)
         let stored = try await TokenStore(keychain: sdk.launch.keychain, account: account).refreshToken()
         let refresh = try XCTUnwrap(stored)
         let orphans = try await accounts.orphanedTokenAccounts()
         XCTAssertEqual(orphans, [account])
 
-        let cleaned = try await accounts.cleanUpOrphanedTokens(fallbackHost: nil)
+        let cleaned = try await accounts.cleanUpOrphanedTokens()
         XCTAssertEqual(cleaned.discarded, [account])
         XCTAssertEqual(cleaned.kept, [])
         let left = try await accounts.orphanedTokenAccounts()
@@ -150,17 +155,60 @@ final class KeychainSafetyTests: XCTestCase {
         XCTAssertNil(try accounts.journal.loginHost(keychainAccount: account))
     }
 
+    /// app-lifecycle.sh found this: with app groups turned off, the account file stays under the group's
+    /// SDK root, and a check of the current root alone took alice's live tokens for orphans.
+    func testTokensOfAnAccountFiledUnderTheOtherSDKRootAreNeverTouched() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        let sdk = try sdk()
+        let (alice, refresh) = try await loginAlice(sdk, org)
+        try sdk.launch.dataSharing.setAppGroupEnabled(false)
+        let orphans = try await sdk.userAccountManager.orphanedTokenAccounts()
+        XCTAssertEqual(orphans, [], "an account file under the other root still owns its tokens")
+        let cleaned = try await sdk.userAccountManager.cleanUpOrphanedTokens()
+        XCTAssertEqual(cleaned.discarded, [])
+        let still = try await sdk.userAccountManager.tokens(alice).refreshToken()
+        XCTAssertEqual(still, refresh)
+        let accepted = try await orgAccepts(org, refreshToken: refresh)
+        XCTAssertTrue(accepted)
+    }
+
+    func testLiveTokensNoLoginJournaledAreReportedButNeverRevoked() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        let sdk = try sdk()
+        let account = try await interruptedLogin(sdk, org)
+        try sdk.userAccountManager.journal.end(keychainAccount: account)
+        let orphans = try await sdk.userAccountManager.orphanedTokenAccounts()
+        XCTAssertEqual(orphans, [account], "doctor still sees them")
+        let cleaned = try await sdk.userAccountManager.cleanUpOrphanedTokens()
+        XCTAssertEqual(cleaned.discarded, [], "tokens whose story the app does not know are not its to revoke")
+        let left = try await sdk.userAccountManager.orphanedTokenAccounts()
+        XCTAssertEqual(left, [account])
+    }
+
+    func testLoggingTheSameUserInAgainRevokesAndRemovesTheSessionItReplaces() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        let sdk = try sdk()
+        let (first, firstRefresh) = try await loginAlice(sdk, org)
+        let (second, _) = try await loginAlice(sdk, org)
+        XCTAssertNotEqual(first.credentials.keychainAccount, second.credentials.keychainAccount)
+        let accepted = try await orgAccepts(org, refreshToken: firstRefresh)
+        XCTAssertFalse(accepted, "the replaced session must be revoked at the org")
+        let items = try await sdk.launch.keychain.items().filter { $0.account == first.credentials.keychainAccount }
+        XCTAssertEqual(items, [])
+        let orphans = try await sdk.userAccountManager.orphanedTokenAccounts()
+        XCTAssertEqual(orphans, [])
+    }
+
     func testAnOrphanTheOrgCannotRevokeYetIsKeptForTheNextLaunch() async throws {
         let org = try await OrgHarness.start()
         let sdk = try sdk()
         let accounts = sdk.userAccountManager
-        let account = OAuthLogin.newKeychainAccount(OrgHarness.app)
-        try accounts.journal.begin(keychainAccount: account, loginHost: org.baseURL)
-        _ = try await OAuthLogin.login(
-            loginHost: org.baseURL, app: OrgHarness.app, username: "bob@acme.test", password: "bob-pass", keychain: sdk.launch.keychain,
-            keychainAccount: account)
+        let account = try await interruptedLogin(sdk, org)
         await org.stop()
-        let cleaned = try await accounts.cleanUpOrphanedTokens(fallbackHost: nil)
+        let cleaned = try await accounts.cleanUpOrphanedTokens()
         XCTAssertEqual(cleaned.kept, [account])
         let stillThere = try await accounts.orphanedTokenAccounts()
         XCTAssertEqual(stillThere, [account], "a token the org may still accept is not dropped unrevoked")
