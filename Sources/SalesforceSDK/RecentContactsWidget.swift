@@ -100,7 +100,8 @@ public enum RecentContactsWidget {
         }
         let soup = "contacts"
         // A user who logged in but never synced has no store or no contacts soup yet: nothing to list, not an error.
-        guard let store = try await sdk.existingUserStore(for: account), try store.soupExists(soup) else {
+        // Logged in was checked just above, against the keychain: no second read of the token here.
+        guard let store = try sdk.storeManager().existingStore(for: account.storeUser), try store.soupExists(soup) else {
             return Report(state: .listed, user: user, contacts: [], message: "no contacts synced yet")
         }
         let rows = try store.query(.smart(
