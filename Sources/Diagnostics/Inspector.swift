@@ -63,6 +63,10 @@ public struct InspectReport: Codable, Sendable {
     public var keychain: [String: [KeychainItem]]
     public var stores: [Store]
     public var syncs: [Sync]
+    /// Paths others can read (the device keeps 0700/0600), as `path mode`.
+    public var looseModes: [String]
+    /// Temp files of writers killed before their rename.
+    public var leftoverTempFiles: [String]
 }
 
 public enum Inspector {
@@ -158,7 +162,9 @@ public enum Inspector {
         }
         return InspectReport(
             device: device.root.path, deviceID: device.id.uuidString, targets: targets, accounts: accounts,
-            keychainStatus: status, keychain: keychain, stores: stores, syncs: syncs)
+            keychainStatus: status, keychain: keychain, stores: stores, syncs: syncs,
+            looseModes: DeviceHygiene.looseModes(under: [device.root]).map { "\($0.path) \(String($0.mode, radix: 8))" }.sorted(),
+            leftoverTempFiles: DeviceHygiene.leftoverTempFiles(under: [device.root]).sorted())
     }
 
     static func render(_ value: PlistValue) -> String {

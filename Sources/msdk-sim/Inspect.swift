@@ -40,5 +40,8 @@ struct Inspect: AsyncParsableCommand {
         print("\nsyncs")
         if report.syncs.isEmpty { print("  (none)") }
         for s in report.syncs { print("  #\(s.id) \(s.name ?? "(unnamed)")  \(s.type) -> \(s.soup)  \(s.status) \(s.progress)%") }
+        print("\nfiles")
+        print("  modes: \(report.looseModes.isEmpty ? "private (directories 0700, files 0600)" : "\(report.looseModes.count) path(s) others can read, e.g. \(report.looseModes[0])")")
+        if !report.leftoverTempFiles.isEmpty { print("  \(report.leftoverTempFiles.count) temp file(s) of killed writers, e.g. \(report.leftoverTempFiles[0])") }
     }
 }

@@ -139,6 +139,9 @@ printf 'partial' > "$SUITE_DIR/.$GROUP.plist.tmp-999999-42"
 expect_status 1 "$BIN/msdk-sim" doctor --app "$APP" --device "$DEV" --json
 contains "$OUT" '"id" : "loose-modes"'
 contains "$OUT" '"id" : "leftover-temp-files"'
+expect_status 0 "$BIN/msdk-sim" inspect --device "$DEV"
+contains "$OUT" "path(s) others can read"
+contains "$OUT" "temp file(s) of killed writers"
 expect_status 0 app status
 contains "$ERR" "tightened"
 contains "$ERR" "removed 1 temp file(s)"
