@@ -77,6 +77,8 @@ let package = Package(
 
         // Cross-process benchmark with named baselines (Benchmarks/run).
         .executableTarget(name: "hello", path: "Benchmarks/hello"),
+        // A small C launcher, so that a child's peak RSS is its own and not floored at the benchmark's size.
+        .executableTarget(name: "bench-launcher", path: "Benchmarks/launcher"),
         .executableTarget(name: "bench", dependencies: [
             "SmartStore", "RestClient", "Keychain", "MobileSync", .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ], path: "Benchmarks/bench"),
