@@ -46,27 +46,10 @@ struct MainApp: AsyncParsableCommand {
     /// checks the keychain: unusable, it stops with one message and nothing changed (unless --sdk-recovery).
     func start(unlock: Bool = true, requireKeychain: Bool = true) async throws -> AppContext {
         let context = try AppContext(self)
-        let repaired = context.launch.sandbox.restoreFileRules()
-        if let first = repaired.tightened.first {
-            warn("tightened \(repaired.tightened.count) path(s) that others could read (e.g. \(first.path), was \(String(first.mode, radix: 8))): the device keeps directories 0700 and files 0600")
-        }
-        if let first = repaired.removed.first {
-            warn("removed \(repaired.removed.count) temp file(s) left by writers that were killed (e.g. \(first))")
-        }
+        try await LaunchPreparation.run(
+            context.launch, accounts: context.accounts, recovery: sdkRecovery ? .sdkDestructive : .keepFiles, requireKeychain: requireKeychain,
+            note: warn)
         guard requireKeychain else { return context }
-        let deleted = try await context.accounts.verifyAtLaunch(recovery: sdkRecovery ? .sdkDestructive : .keepFiles)
-        if !deleted.isEmpty {
-            // The keychain cannot be used (that is why the recovery ran): nothing more to do with it.
-            warn("the SDK's recovery deleted the accounts it could not read (keychain unavailable): \(deleted.joined(separator: ", "))")
-            return context
-        }
-        let orphans = try await context.accounts.cleanUpOrphanedTokens()
-        if !orphans.discarded.isEmpty {
-            warn("revoked at the org and removed the tokens of \(orphans.discarded.count) login(s) that were interrupted before their account was saved")
-        }
-        if !orphans.kept.isEmpty {
-            warn("\(orphans.kept.count) interrupted login(s) left tokens that could not be revoked yet (the org is unreachable); they are kept and retried at the next launch")
-        }
         if unlock { try await context.unlockIfNeeded(passcode) }
         return context
     }
@@ -84,6 +67,7 @@ struct AppContext {
 
     init(_ app: MainApp) throws {
         events = SDKEvents(traceFile: app.trace)
+        // Taken before ProcessLaunch, which already writes (it applies the bundle's app-group settings).
         let bundle = try AppBundle(at: URL(fileURLWithPath: app.bundle))
         instance = try AppInstanceLock(sandbox: AppSandbox(device: try Device.resolve(path: app.device), bundle: bundle))
         launch = try ProcessLaunch(bundlePath: app.bundle, devicePath: app.device)
@@ -217,7 +201,7 @@ struct Logout: AsyncParsableCommand {
         let account = try context.currentAccount()
         let result = try await context.accounts.logout(account)
         if let failure = result.revokeFailure {
-            FileHandle.standardError.write(Data("warning: the org was not told to revoke the session (\(failure)); the tokens on this device were emptied\n".utf8))
+            warn("the org was not told to revoke the session (\(failure)); the tokens on this device were emptied")
         }
         print("logged out \(account.username); \(context.describe(context.auth.lastLogout))")
     }
