@@ -258,42 +258,41 @@ public final class KeychainHelper: Sendable {
         }
     }
 
-    /// Runs `body` on the helper's queue, waiting at most what is left of the process's Secret Service
-    /// budget. A D-Bus peer that accepts and never answers would otherwise hang the launch forever; past
-    /// the budget the call, and every later one, ends with `errSecNotAvailable` and a "timeout" reason.
-    /// The stuck libsecret call stays on its own thread, which the process simply leaves behind at exit.
+    /// Runs `body` on the helper's queue, waiting at most the process's Secret Service budget. A D-Bus
+    /// peer that accepts and never answers would otherwise hang the launch forever; past the budget the
+    /// call, and every later one, ends at once with `errSecNotAvailable` and a "timeout" reason, so a
+    /// launch waits on an unresponsive Secret Service once, never longer than the budget. The stuck
+    /// libsecret call stays on its own thread, which the process simply leaves behind at exit.
     private func onQueue<T: Sendable>(
         timedOut: @escaping @Sendable (KeychainError) -> T, _ body: @escaping @Sendable () -> T
     ) async -> T {
         let budget = self.budget
         guard let remaining = budget.remaining() else { return timedOut(budget.timeoutError) }
-        let started = DispatchTime.now()
-        let result: T = await withCheckedContinuation { continuation in
+        return await withCheckedContinuation { continuation in
             let once = ResumeOnce(continuation)
             queue.async { once.resume(body()) }
-            DispatchQueue.global().asyncAfter(deadline: started + remaining) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + remaining) {
                 if once.resume(timedOut(budget.timeoutError)) { budget.exhaust() }
             }
         }
-        budget.spend(since: started)
-        return result
     }
 }
 
-/// The time a process may spend waiting on the Secret Service, in total (DESIGN.md §4): 5 s by
-/// default, `APPGROUPSIM_KEYCHAIN_TIMEOUT` seconds when set. Once spent, keychain calls fail at once.
+/// How long a process waits for the Secret Service to answer one call (DESIGN.md §4): 5 s by default,
+/// `APPGROUPSIM_KEYCHAIN_TIMEOUT` seconds when set. After the first call that gets no answer in time,
+/// the Secret Service counts as unresponsive for the rest of the process and keychain calls fail at
+/// once, so a launch never waits longer than this in all. Calls that answer cost nothing from it: a
+/// long-lived process (a shell, `--watch`) makes as many as it likes.
 public final class SecretServiceBudget: @unchecked Sendable {
     public static let shared = SecretServiceBudget(
         seconds: ProcessInfo.processInfo.environment["APPGROUPSIM_KEYCHAIN_TIMEOUT"].flatMap(Double.init).flatMap { $0 > 0 && $0 < 3600 ? $0 : nil } ?? 5)
 
     let seconds: Double
     private let lock = NSLock()
-    private var left: Double
     private var exhausted = false
 
     public init(seconds: Double) {
         self.seconds = seconds
-        left = seconds
     }
 
     var timeoutError: KeychainError {
@@ -303,13 +302,9 @@ public final class SecretServiceBudget: @unchecked Sendable {
                 + "check that gnome-keyring-daemon is running and responsive on this D-Bus session, or run inside scripts/with-keyring")
     }
 
+    /// How long the next call may wait; nil once the Secret Service has failed to answer in time.
     func remaining() -> DispatchTimeInterval? {
-        lock.withLock { exhausted || left <= 0 ? nil : .milliseconds(Int(left * 1000)) }
-    }
-
-    func spend(since start: DispatchTime) {
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-        lock.withLock { left -= elapsed }
+        lock.withLock { exhausted ? nil : .milliseconds(Int(seconds * 1000)) }
     }
 
     func exhaust() { lock.withLock { exhausted = true } }

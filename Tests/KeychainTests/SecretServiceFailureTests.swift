@@ -136,3 +136,38 @@ final class SecretServiceTimeoutTests: XCTestCase {
         }
     }
 }
+
+/// The in-memory store, 10 ms slower on every call.
+final class SlowStore: SecretStore, @unchecked Sendable {
+    let inner = InMemorySecretStore()
+    func availability() -> SecretStoreAvailability {
+        usleep(10_000)
+        return inner.availability()
+    }
+    func search(_ attributes: [String: String]) throws(KeychainError) -> [SecretStoreItem] {
+        usleep(10_000)
+        return try inner.search(attributes)
+    }
+    func store(_ attributes: [String: String], label: String, secret: [UInt8]) throws(KeychainError) {
+        usleep(10_000)
+        try inner.store(attributes, label: label, secret: secret)
+    }
+    func delete(_ attributes: [String: String]) throws(KeychainError) -> Bool {
+        usleep(10_000)
+        return try inner.delete(attributes)
+    }
+}
+
+final class SecretServiceBudgetTests: XCTestCase {
+    /// A long-lived process (a shell, --watch) makes many calls; only an unanswered one uses the budget up.
+    func testCallsThatAnswerNeverUseTheBudgetUpHoweverManyThereAre() async {
+        let keychain = KeychainHelper(
+            store: SlowStore(), deviceID: "slow", accessGroups: ["SIMTEAM001.slow"], budget: SecretServiceBudget(seconds: 0.2))
+        for n in 0..<15 {
+            let written = await keychain.write([UInt8(n)], service: "svc")
+            XCTAssertEqual(written.status, .success, "call \(n): \(written.error?.message ?? "")")
+        }
+        let read = await keychain.read(service: "svc")
+        XCTAssertEqual(read.data, [14])
+    }
+}
