@@ -46,6 +46,9 @@ let package = Package(
         ]),
         .target(name: "OrgSimulator", dependencies: [
             .product(name: "Hummingbird", package: "hummingbird"),
+            // The org's records, tokens and cursors in SQLite (issue "Any org"): the same library the client's
+            // SmartStore uses, so no second SQLite binding.
+            .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -87,7 +90,7 @@ let package = Package(
         .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "MobileSyncTests", dependencies: ["MobileSync", "SmartStore", "RestClient", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
-        .testTarget(name: "OrgSimulatorTests", dependencies: ["OrgSimulator", "RestClient", "Keychain", "AppGroupSimTestSupport"]),
+        .testTarget(name: "OrgSimulatorTests", dependencies: ["OrgSimulator", "RestClient", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SmartStoreTests", dependencies: ["SmartStore", "AppGroupSimTestSupport"]),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKTests", dependencies: ["SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -1,226 +1,215 @@
 import Foundation
+import GRDB
 import Hummingbird
 
 /// `composite` (up to 25 sub-requests with `@{ref.path}` references and `allOrNone`) and the
-/// `composite/sobjects` collections: create, update and delete up to 200 records, retrieve up to 2,000.
+/// `composite/sobjects` collections for any object: create, update and delete up to 200 records,
+/// upsert by an External ID field, retrieve up to 2,000. A request runs in one SQLite transaction;
+/// `allOrNone` rolls back to a savepoint.
 struct CompositeRoutes {
     let state: OrgState
-    let auth: OAuthRoutes
     let sobjects: SObjectRoutes
     let queries: QueryRoutes
 
-    func register(on router: Router<BasicRequestContext>) {
-        router.post("/services/data/:version/composite") { request, context in
-            try await self.guarded(request, context) { s, v, body in await self.composite(s, v, body) }
+    func register(on api: RouterGroup<OrgContext>) {
+        api.post("composite") { request, context in try await self.perform(request, context, .post, ["composite"]) }
+        api.post("composite/sobjects") { request, context in try await self.perform(request, context, .post, ["composite", "sobjects"]) }
+        api.patch("composite/sobjects") { request, context in try await self.perform(request, context, .patch, ["composite", "sobjects"]) }
+        api.delete("composite/sobjects") { request, context in try await self.perform(request, context, .delete, ["composite", "sobjects"]) }
+        api.post("composite/sobjects/:type") { request, context in
+            try await self.perform(request, context, .post, ["composite", "sobjects", context.parameters.get("type") ?? ""])
         }
-        router.post("/services/data/:version/composite/sobjects") { request, context in
-            try await self.guarded(request, context) { s, _, body in await self.createMany(s, body) }
-        }
-        router.patch("/services/data/:version/composite/sobjects") { request, context in
-            try await self.guarded(request, context) { s, _, body in await self.updateMany(s, body) }
-        }
-        router.delete("/services/data/:version/composite/sobjects") { request, context in
-            try await self.guarded(request, context) { s, _, _ in
-                await self.deleteMany(s, ids: HTTP.query(request, "ids") ?? "", allOrNone: HTTP.query(request, "allOrNone") == "true")
-            }
-        }
-        router.patch("/services/data/:version/composite/sobjects/:type/:field") { request, context in
-            try await self.guarded(request, context) { s, _, body in
-                guard context.parameters.get("type") == "Contact" else {
-                    return HTTP.error(.notFound, "NOT_FOUND", "The requested resource does not exist")
-                }
-                return await self.upsertMany(s, field: context.parameters.get("field") ?? "", body)
-            }
-        }
-        router.post("/services/data/:version/composite/sobjects/:type") { request, context in
-            try await self.guarded(request, context) { s, v, body in
-                guard context.parameters.get("type") == "Contact" else {
-                    return HTTP.error(.notFound, "NOT_FOUND", "The requested resource does not exist")
-                }
-                return await self.retrieve(s, v, body)
-            }
+        api.patch("composite/sobjects/:type/:field") { request, context in
+            try await self.perform(request, context, .patch, ["composite", "sobjects", context.parameters.get("type") ?? "", context.parameters.get("field") ?? ""])
         }
     }
 
-    private func guarded(
-        _ request: Request, _ context: BasicRequestContext, _ body: (OrgState.AccessToken, String, Data) async -> Outcome
-    ) async throws -> Outcome {
-        let version = context.parameters.get("version") ?? ""
-        guard HTTP.isSupportedVersion(version) else { return HTTP.error(.notFound, "NOT_FOUND", "The requested resource does not exist") }
-        guard let session = await auth.authenticate(request) else { return QueryRoutes.invalidSession() }
-        let data = try await HTTP.body(request)
-        let outcome = await body(session, version, data)
-        try? await state.persist()
-        return outcome
+    private func perform(_ request: Request, _ context: OrgContext, _ method: HTTPRequest.Method, _ path: [String]) async throws -> Outcome {
+        let body = method == .delete ? Data() : try await HTTP.body(request)
+        let call = APICall(method: method, path: path, query: HTTP.queryItems(request), body: body, session: try context.requireSession, version: context.apiVersion)
+        return try await state.write { db in try handle(db, call) }
+    }
+
+    func handle(_ db: Database, _ call: APICall) throws -> Outcome {
+        switch (call.method, call.path.count) {
+        case (.post, 1): return try composite(db, call)
+        case (.post, 2): return try collection(db, call) { record, object in
+                .ok(try state.records.create(db, session: call.session, object: object, body: record))
+            }
+        case (.patch, 2): return try collection(db, call) { record, object in
+                var fields = record
+                let id = fields.removeValue(forKey: "Id") as? String ?? fields.removeValue(forKey: "id") as? String ?? ""
+                guard !id.isEmpty else { throw SalesforceError(.badRequest, "MISSING_ARGUMENT", "Id not specified in an update call") }
+                do {
+                    try state.records.update(db, session: call.session, object: object, id: id, body: fields)
+                } catch let error as SalesforceError where error.errorCode == "NOT_FOUND" {
+                    throw SalesforceError(.badRequest, "INVALID_CROSS_REFERENCE_KEY", "invalid cross reference id")
+                }
+                return .ok(OrgState.key(id))
+            }
+        case (.delete, 2): return try deleteMany(db, call)
+        case (.post, 3): return try retrieve(db, call, type: call.path[2])
+        case (.patch, 4): return try upsertMany(db, call, type: call.path[2], fieldName: call.path[3])
+        default: throw SalesforceError.notFound()
+        }
     }
 
     // MARK: Collections
 
-    private enum Records {
-        case valid([[String: Any]], allOrNone: Bool)
-        case invalid(Outcome)
-    }
-
-    private func records(_ body: Data, limit: Int) -> Records {
-        guard let object = HTTP.parseJSONObject(body), let records = object["records"] as? [[String: Any]] else {
-            return .invalid(HTTP.error(.badRequest, "JSON_PARSER_ERROR", "expected {\"allOrNone\": …, \"records\": […]}"))
+    func records(_ call: APICall, limit: Int) throws -> ([[String: Any]], allOrNone: Bool) {
+        guard let object = HTTP.parseJSONObject(call.body), let records = object["records"] as? [[String: Any]] else {
+            throw SalesforceError(.badRequest, "JSON_PARSER_ERROR", "expected {\"allOrNone\": …, \"records\": […]}")
         }
         guard records.count <= limit else {
-            return .invalid(HTTP.error(.badRequest, "EXCEEDED_ID_LIMIT", "record limit reached. cannot submit more than \(limit) records into this call"))
+            throw SalesforceError(.badRequest, "EXCEEDED_ID_LIMIT", "record limit reached. cannot submit more than \(limit) records into this call")
         }
-        return .valid(records, allOrNone: object["allOrNone"] as? Bool ?? false)
+        return (records, object["allOrNone"] as? Bool ?? false)
     }
 
-    func createMany(_ session: OrgState.AccessToken, _ body: Data) async -> Outcome {
-        switch records(body, limit: 200) {
-        case .invalid(let outcome): return outcome
-        case .valid(let records, let allOrNone):
-            let validated = records.map { SObjectRoutes.validateFields($0, requireLastName: true) }
-            do {
-                let results = try await state.createMany(orgId: session.orgId, userId: session.userId, validated, allOrNone: allOrNone)
-                return HTTP.json(.ok, results.map(Self.saveResult))
-            } catch {
-                return HTTP.error(.internalServerError, "UNKNOWN_EXCEPTION", "\(error)")
-            }
-        }
-    }
-
-    /// `PATCH composite/sobjects/Contact/<external id field>`: upsert up to 200 records by external id;
-    /// each result carries `created`.
-    func upsertMany(_ session: OrgState.AccessToken, field: String, _ body: Data) async -> Outcome {
-        guard let canonical = ContactSchema.canonical(field), ContactSchema.externalIdFields.contains(canonical), canonical != "Id" else {
-            return HTTP.error(.notFound, "NOT_FOUND", "Provided external ID field does not exist or is not accessible: \(field)")
-        }
-        switch records(body, limit: 200) {
-        case .invalid(let outcome): return outcome
-        case .valid(let records, let allOrNone):
-            let items = records.map { record -> (value: String?, fields: Result<OrgState.Record, SObjectRoutes.FieldError>) in
-                let value = record.first { $0.key.lowercased() == canonical.lowercased() }?.value as? String
-                return (value, SObjectRoutes.validateFields(record, requireLastName: false))
-            }
-            do {
-                let results = try await state.upsertMany(orgId: session.orgId, userId: session.userId, field: canonical, items, allOrNone: allOrNone)
-                return HTTP.json(.ok, results.map { result -> [String: Any] in
-                    switch result {
-                    case .success(let saved): return ["id": saved.id, "success": true, "errors": [Any](), "created": saved.created]
-                    case .failure: return Self.saveResult(result.map(\.id))
+    /// Each record in its own savepoint; with `allOrNone`, all of them in one that is rolled back if
+    /// any failed (the others then report `ALL_OR_NONE_OPERATION_ROLLED_BACK`).
+    func collection(_ db: Database, _ call: APICall, type: String? = nil, _ save: ([String: Any], ObjectDefinition) throws -> SaveResult) throws -> Outcome {
+        let (records, allOrNone) = try records(call, limit: 200)
+        var results: [SaveResult] = []
+        try db.inSavepoint {
+            for record in records {
+                var result: SaveResult = .failed(.rolledBack)
+                try db.inSavepoint {
+                    do {
+                        let typeName = type ?? ((record["attributes"] as? [String: Any])?["type"] as? String)
+                        guard let typeName else { throw SalesforceError(.badRequest, "INVALID_TYPE", "Must send a concrete entity type.") }
+                        result = try save(record, try state.records.object(typeName))
+                        return .commit
+                    } catch let error as SalesforceError {
+                        result = .failed(error)
+                        return .rollback
                     }
-                })
-            } catch {
-                return HTTP.error(.internalServerError, "UNKNOWN_EXCEPTION", "\(error)")
+                }
+                results.append(result)
+            }
+            guard allOrNone, results.contains(where: { !$0.success }) else { return .commit }
+            results = results.map { $0.success ? .failed(.rolledBack) : $0 }
+            return .rollback
+        }
+        return HTTP.encoded(.ok, results)
+    }
+
+    func upsertMany(_ db: Database, _ call: APICall, type: String, fieldName: String) throws -> Outcome {
+        let object = try state.records.object(type)
+        let field = try state.records.upsertField(object, fieldName)
+        guard field.type != .id else {
+            throw SalesforceError(.badRequest, "INVALID_FIELD", "Id is not an External ID field; use PATCH composite/sobjects to update by Id")
+        }
+        return try collection(db, call, type: object.name) { record, object in
+            guard let value = record.first(where: { $0.key.lowercased() == field.name.lowercased() })?.value as? String, !value.isEmpty else {
+                throw SalesforceError(.badRequest, "MISSING_ARGUMENT", "\(field.name) not specified", fields: [field.name])
+            }
+            switch try state.records.upsert(db, session: call.session, object: object, field: field, value: value, body: record) {
+            case .created(let id): return .ok(id, created: true)
+            case .updated(let id): return .ok(id, created: false)
+            case .ambiguous:
+                throw SalesforceError(.badRequest, "DUPLICATE_EXTERNAL_ID", "\(field.name): more than one record found for external id field: \(value)", fields: [field.name])
             }
         }
     }
 
-    func updateMany(_ session: OrgState.AccessToken, _ body: Data) async -> Outcome {
-        switch records(body, limit: 200) {
-        case .invalid(let outcome): return outcome
-        case .valid(let records, let allOrNone):
-            let items = records.map { record -> (id: String, fields: Result<OrgState.Record, SObjectRoutes.FieldError>) in
-                var fields = record
-                let id = fields.removeValue(forKey: "Id") as? String ?? fields.removeValue(forKey: "id") as? String ?? ""
-                return (id, SObjectRoutes.validateFields(fields, requireLastName: false))
-            }
-            let results = await state.updateMany(orgId: session.orgId, userId: session.userId, items, allOrNone: allOrNone)
-            return HTTP.json(.ok, zip(items, results).map { item, result in Self.saveResult(result.mapError { $0 }, id: item.id) })
-        }
-    }
-
-    func deleteMany(_ session: OrgState.AccessToken, ids: String, allOrNone: Bool) async -> Outcome {
-        let list = ids.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
-        guard !list.isEmpty else { return HTTP.error(.badRequest, "MISSING_ARGUMENT", "ids parameter is required") }
+    func deleteMany(_ db: Database, _ call: APICall) throws -> Outcome {
+        let list = (call.query["ids"] ?? "").split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+        guard !list.isEmpty else { throw SalesforceError(.badRequest, "MISSING_ARGUMENT", "ids parameter is required") }
         guard list.count <= 200 else {
-            return HTTP.error(.badRequest, "EXCEEDED_ID_LIMIT", "record limit reached. cannot submit more than 200 records into this call")
+            throw SalesforceError(.badRequest, "EXCEEDED_ID_LIMIT", "record limit reached. cannot submit more than 200 records into this call")
         }
-        let results = await state.deleteMany(orgId: session.orgId, ids: list, allOrNone: allOrNone)
-        return HTTP.json(.ok, zip(list, results).map { id, result in Self.saveResult(result, id: id) })
+        let allOrNone = call.query["allOrNone"] == "true"
+        var results: [SaveResult] = []
+        try db.inSavepoint {
+            for id in list {
+                do {
+                    guard let object = state.records.object(ofId: id) else {
+                        throw SalesforceError(.badRequest, "MALFORMED_ID", "malformed id \(id)")
+                    }
+                    try state.records.delete(db, session: call.session, object: object, id: id)
+                    results.append(.ok(OrgState.key(id)))
+                } catch let error as SalesforceError {
+                    let e = error.errorCode == "NOT_FOUND" ? SalesforceError(.badRequest, "INVALID_CROSS_REFERENCE_KEY", "invalid cross reference id") : error
+                    results.append(.failed(e, id: id))
+                }
+            }
+            guard allOrNone, results.contains(where: { !$0.success }) else { return .commit }
+            results = results.map { $0.success ? .failed(.rolledBack, id: $0.id) : $0 }
+            return .rollback
+        }
+        return HTTP.encoded(.ok, results)
     }
 
-    func retrieve(_ session: OrgState.AccessToken, _ version: String, _ body: Data) async -> Outcome {
-        guard let object = HTTP.parseJSONObject(body), let ids = object["ids"] as? [String], let fieldNames = object["fields"] as? [String] else {
-            return HTTP.error(.badRequest, "JSON_PARSER_ERROR", "expected {\"ids\": […], \"fields\": […]}")
+    func retrieve(_ db: Database, _ call: APICall, type: String) throws -> Outcome {
+        let object = try state.records.object(type)
+        let body = try call.json()
+        guard let ids = body["ids"] as? [String], let names = body["fields"] as? [String] else {
+            throw SalesforceError(.badRequest, "JSON_PARSER_ERROR", "expected {\"ids\": […], \"fields\": […]}")
         }
-        guard ids.count <= 2000 else {
-            return HTTP.error(.badRequest, "EXCEEDED_ID_LIMIT", "cannot retrieve more than 2000 records")
-        }
-        var fields: [String] = []
-        for name in fieldNames {
-            guard let canonical = ContactSchema.canonical(name) else {
-                return HTTP.error(.badRequest, "INVALID_FIELD", "No such column '\(name)' on sobject of type Contact")
+        guard ids.count <= 2000 else { throw SalesforceError(.badRequest, "EXCEEDED_ID_LIMIT", "cannot retrieve more than 2000 records") }
+        let fields = try names.map { name -> String in
+            guard let field = object.field(name) else {
+                throw SalesforceError(.badRequest, "INVALID_FIELD", "No such column '\(name)' on sobject of type \(object.name)", fields: [name])
             }
-            fields.append(canonical)
+            return field.name
         }
-        var out: [Any] = []
-        for id in ids {
-            if let record = await state.contact(orgId: session.orgId, id: id) {
-                out.append(QueryRoutes.record(of: record, fields: fields, version: version))
-            } else {
-                out.append(NSNull())
-            }
+        let out: [Any] = try ids.map { id in
+            guard let record = try state.records.read(db, orgId: call.session.orgId, object: object, id: id) else { return NSNull() }
+            return SObjectRoutes.json(record, fields: fields, object: object.name, version: call.version)
         }
         return HTTP.json(.ok, out)
     }
 
-    static func saveResult(_ result: Result<String, SObjectRoutes.FieldError>) -> [String: Any] { saveResult(result, id: nil) }
-
-    static func saveResult(_ result: Result<String, SObjectRoutes.FieldError>, id: String?) -> [String: Any] {
-        switch result {
-        case .success(let id): return ["id": id, "success": true, "errors": [Any]()]
-        case .failure(let e):
-            return [
-                "id": (id.map { $0 as Any }) ?? NSNull(), "success": false,
-                "errors": [["statusCode": e.errorCode, "message": e.message, "fields": e.fields]],
-            ]
-        }
-    }
-
     // MARK: Composite
 
-    func composite(_ session: OrgState.AccessToken, _ version: String, _ body: Data) async -> Outcome {
-        guard let object = HTTP.parseJSONObject(body), let requests = object["compositeRequest"] as? [[String: Any]] else {
-            return HTTP.error(.badRequest, "JSON_PARSER_ERROR", "expected {\"compositeRequest\": […]}")
+    static let halted = "The transaction was rolled back since another operation in the same transaction failed."
+
+    func composite(_ db: Database, _ call: APICall) throws -> Outcome {
+        let object = try call.json()
+        guard let requests = object["compositeRequest"] as? [[String: Any]] else {
+            throw SalesforceError(.badRequest, "JSON_PARSER_ERROR", "expected {\"compositeRequest\": […]}")
         }
-        guard requests.count <= 25 else {
-            return HTTP.error(.badRequest, "INVALID_BATCH_REQUEST", "Too many sub-requests: the limit is 25")
-        }
+        guard requests.count <= 25 else { throw SalesforceError(.badRequest, "INVALID_BATCH_REQUEST", "Too many sub-requests: the limit is 25") }
         let allOrNone = object["allOrNone"] as? Bool ?? false
-        let snapshot = allOrNone ? await state.snapshotRecords() : nil
         var results: [String: Any] = [:]
         var responses: [[String: Any]] = []
-        var failed = false
-        for sub in requests {
-            let referenceId = sub["referenceId"] as? String ?? ""
-            let outcome: Outcome
-            if failed && allOrNone {
-                outcome = HTTP.error(.badRequest, "PROCESSING_HALTED", "The transaction was rolled back since another operation in the same transaction failed.")
-            } else {
-                outcome = await dispatch(session, version, sub, references: results)
+        try db.inSavepoint {
+            var failed = false
+            for sub in requests {
+                let referenceId = sub["referenceId"] as? String ?? ""
+                var outcome: Outcome
+                if failed && allOrNone {
+                    outcome = HTTP.error(.badRequest, "PROCESSING_HALTED", Self.halted)
+                } else {
+                    outcome = SalesforceError.notFound().outcome
+                    try db.inSavepoint {
+                        outcome = try dispatch(db, call, sub, references: results)
+                        return outcome.status.code < 400 ? .commit : .rollback
+                    }
+                }
+                if outcome.status.code >= 400 { failed = true }
+                if let json = outcome.json { results[referenceId] = json }
+                responses.append([
+                    "body": outcome.json ?? NSNull(), "httpHeaders": outcome.headers[.location].map { ["Location": $0] } ?? [String: String](),
+                    "httpStatusCode": outcome.status.code, "referenceId": referenceId,
+                ])
             }
-            if outcome.status.code >= 400 { failed = true }
-            if let json = outcome.json { results[referenceId] = json }
-            responses.append([
-                "body": outcome.json ?? NSNull(), "httpHeaders": outcome.headers[.location].map { ["Location": $0] } ?? [String: String](),
-                "httpStatusCode": outcome.status.code, "referenceId": referenceId,
-            ])
-        }
-        if failed, let snapshot {
-            await state.restore(snapshot)
-            let halted: [[String: Any]] = [[
-                "errorCode": "PROCESSING_HALTED",
-                "message": "The transaction was rolled back since another operation in the same transaction failed.",
-            ]]
+            guard failed, allOrNone else { return .commit }
             responses = responses.map { r in
                 guard (r["httpStatusCode"] as? Int ?? 0) < 400 else { return r }
                 var rolled = r
                 rolled["httpStatusCode"] = 400
-                rolled["body"] = halted
+                rolled["httpHeaders"] = [String: String]()
+                rolled["body"] = [["errorCode": "PROCESSING_HALTED", "message": Self.halted]]
                 return rolled
             }
+            return .rollback
         }
         return HTTP.json(.ok, ["compositeResponse": responses])
     }
 
-    private func dispatch(_ session: OrgState.AccessToken, _ version: String, _ sub: [String: Any], references: [String: Any]) async -> Outcome {
+    private func dispatch(_ db: Database, _ call: APICall, _ sub: [String: Any], references: [String: Any]) throws -> Outcome {
         guard let method = (sub["method"] as? String)?.uppercased(), let rawURL = sub["url"] as? String else {
             return HTTP.error(.badRequest, "INVALID_BATCH_REQUEST", "each sub-request needs a method and a url")
         }
@@ -240,30 +229,26 @@ struct CompositeRoutes {
         guard let components = URLComponents(string: resolvedURL) else {
             return HTTP.error(.badRequest, "INVALID_BATCH_REQUEST", "bad url \(rawURL)")
         }
-        let parts = components.path.split(separator: "/").map(String.init)
-        guard parts.count >= 4, parts[0] == "services", parts[1] == "data", HTTP.isSupportedVersion(parts[2]) else {
-            return HTTP.error(.notFound, "NOT_FOUND", "The requested resource does not exist")
+        let parts = components.path.split(separator: "/").map { HTTP.decodePath(String($0)) }
+        guard parts.count >= 3, parts[0] == "services", parts[1] == "data", HTTP.isSupportedVersion(parts[2]) else {
+            return SalesforceError.notFound().outcome
         }
-        let version = parts[2]
-        let rest = Array(parts[3...])
         // Query strings in sub-request URLs are form-encoded: '+' is a space, '%2B' a plus.
-        let query = { (name: String) in components.percentEncodedQueryItems?.first { $0.name == name }?.value.flatMap(HTTP.decode) }
-        switch (method, rest.count, rest.first) {
-        case ("GET", 1, "query"), ("GET", 1, "queryAll"):
-            return await queries.run(session: session, version: version, soql: query("q"), includeDeleted: rest[0] == "queryAll", batchSize: QueryRoutes.defaultBatchSize)
-        case (_, _, "sobjects") where rest.count >= 2 && rest[1] == "Contact":
-            switch (method, rest.count) {
-            case ("GET", 2): return await sobjects.describe(session, version)
-            case ("POST", 2): return await sobjects.create(session, bodyData)
-            case ("GET", 3): return await sobjects.read(session, version, rest[2], query("fields"))
-            case ("PATCH", 3): return await sobjects.update(session, rest[2], bodyData)
-            case ("DELETE", 3): return await sobjects.delete(session, rest[2])
-            case ("PATCH", 4): return await sobjects.upsert(session, rest[2], rest[3], bodyData)
-            default: break
+        let query = HTTP.form(Data((components.percentEncodedQuery ?? "").utf8))
+        let sub = APICall(
+            method: HTTPRequest.Method(method) ?? .get, path: Array(parts[3...]), query: query, body: bodyData, session: call.session, version: parts[2])
+        do {
+            switch sub.path.first {
+            case nil: return DescribeRoutes.resources(version: sub.version)
+            case "sobjects" where sub.path.count == 1: return DescribeRoutes(state: state).global(version: sub.version)
+            case "sobjects": return try sobjects.handle(db, sub)
+            case "query" where method == "GET", "queryAll" where method == "GET", "search" where method == "GET": return try queries.handle(db, sub)
+            case "limits" where method == "GET": return DescribeRoutes(state: state).limits()
+            default: return HTTP.error(.badRequest, "INVALID_BATCH_REQUEST", "\(method) \(components.path) is not supported in composite")
             }
-        default: break
+        } catch let error as SalesforceError {
+            return error.outcome
         }
-        return HTTP.error(.badRequest, "INVALID_BATCH_REQUEST", "\(method) \(components.path) is not supported in composite")
     }
 
     struct ReferenceError: Error { var reference: String }

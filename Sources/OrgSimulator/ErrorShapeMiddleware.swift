@@ -11,11 +11,13 @@ import NIOHTTP1
 /// `[{"message", "errorCode", "fields"}]`, with the status the error carries. A client never gets an
 /// empty error body.
 struct ErrorShapeMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = OrgContext
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let error as SalesforceError {
+            return error.outcome.response
         } catch let error as HTTPError {
             return Self.outcome(error.status, detail: error.body).response
         } catch {

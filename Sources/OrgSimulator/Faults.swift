@@ -56,7 +56,7 @@ actor FaultState {
 
 /// Applies the faults to every request except the admin route.
 struct FaultMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = OrgContext
     let faults: FaultState
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -89,7 +89,7 @@ struct AdminRoutes {
     /// Closes the listener for this many seconds (connections are refused), then reopens it.
     let goOffline: @Sendable (Double) -> Void
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<OrgContext>) {
         router.get("/__admin/faults") { _, _ in HTTP.json(.ok, try await self.current()) }
         router.post("/__admin/faults") { request, _ in try await self.change(request) }
     }
@@ -98,7 +98,8 @@ struct AdminRoutes {
         let data = try JSONEncoder().encode(await faults.settings)
         var answer = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
         answer["appliedWrites"] = await faults.appliedWrites
-        answer["tokenRefreshes"] = await state.tokenRefreshes
+        answer["tokenRefreshes"] = state.grants.counters.tokenRefreshes
+        answer["openCursors"] = try await state.database.queue.read { db in try state.queries.openCursorCount(db) }
         return answer
     }
 
@@ -124,10 +125,10 @@ struct AdminRoutes {
             if let v = change.seed { settings.seed = v }
             if let v = change.writeResponseDelayMs { settings.writeResponseDelayMs = v }
         }
-        if let v = change.tokenLifetime { await state.setTokenLifetime(v) }
-        if change.expireTokens { await state.expireAllAccessTokens() }
+        if let v = change.tokenLifetime { state.grants.counters.setLifetime(v) }
+        if change.expireTokens { try state.grants.expireAllAccessTokens() }
         var revoked = 0
-        if let user = change.revokeUser { revoked = try await state.revokeUser(username: user) }
+        if let user = change.revokeUser { revoked = try state.grants.revokeUser(username: user) }
         var answer = try await current() as? [String: Any] ?? [:]
         answer["revokedGrants"] = revoked
         if let seconds = change.offlineForSeconds {

@@ -70,6 +70,9 @@ enum SalesforceDate {
             parts.tm_hour, parts.tm_min, parts.tm_sec, Int32(ms % 1000))
     }
 
+    /// `yyyy-MM-dd` in UTC, the REST API's date format.
+    static func dateString(_ date: Date) -> String { String(string(date).prefix(10)) }
+
     /// Parses `yyyy-MM-ddTHH:mm:ss[.SSS](Z|+0000|+00:00)` and plain dates `yyyy-MM-dd`.
     static func parse(_ text: String) -> Date? {
         let s = Array(text.utf8)

@@ -73,6 +73,15 @@ enum HTTP {
         return out
     }
 
+    /// A path segment: percent-decoded, `+` kept.
+    static func decodePath(_ s: String) -> String { s.removingPercentEncoding ?? s }
+
+    /// Every query parameter, form-decoded.
+    static func queryItems(_ request: Request) -> [String: String] {
+        guard let raw = request.uri.query else { return [:] }
+        return form(Data(raw.utf8))
+    }
+
     static func decode(_ s: String) -> String? { s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
 
     /// A query parameter, read from the raw query string as form encoding: `+` is a space, `%2B` a plus

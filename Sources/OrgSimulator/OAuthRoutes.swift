@@ -8,7 +8,7 @@ struct OAuthRoutes {
     let state: OrgState
     let baseURL: @Sendable () -> String
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<OrgContext>) {
         router.get("/services/oauth2/authorize") { request, _ in try await self.authorizePage(request) }
         router.post("/services/oauth2/authorize") { request, _ in try await self.authorizeSubmit(request) }
         router.post("/services/oauth2/token") { request, _ in try await self.token(request) }
@@ -18,7 +18,7 @@ struct OAuthRoutes {
         router.get("/id/:orgId/:userId") { request, context in await self.identity(request, context) }
     }
 
-    private var app: OrgFixture.ConnectedApp { state.fixture.connectedApp }
+    private func app(_ clientId: String?) -> OrgDefinition.ConnectedApp? { clientId.flatMap { state.definition.app(consumerKey: $0) } }
 
     private func authorizePage(_ request: Request) async throws -> Outcome {
         let p = { (name: String) in HTTP.query(request, name) }
@@ -40,24 +40,26 @@ struct OAuthRoutes {
         if let method = form["code_challenge_method"], !method.isEmpty, method != "S256" {
             return HTTP.oauthError(.badRequest, "invalid_request", "code_challenge_method must be S256")
         }
-        guard let (org, user) = await state.user(named: form["username"] ?? "", password: form["password"] ?? "") else {
+        guard let app = app(form["client_id"]), let redirectURI = form["redirect_uri"] else { return HTTP.oauthError(.badRequest, "invalid_client_id", "client identifier invalid") }
+        guard let (org, user) = state.grants.user(named: form["username"] ?? "", password: form["password"] ?? "") else {
             var params = form
             params["password"] = nil
             params["username"] = nil
             return HTTP.html(.ok, loginPage(params: params, error: "Please check your username and password. If you still can't log in, contact your Salesforce administrator."))
         }
         let challenge = form["code_challenge"].flatMap { $0.isEmpty ? nil : $0 }
-        let code = await state.issueCode(orgId: org.id, userId: user.id, clientId: app.consumerKey, redirectURI: app.redirectURI, challenge: challenge)
-        var location = app.redirectURI + (app.redirectURI.contains("?") ? "&" : "?") + "code=" + code
+        let code = try state.grants.issueCode(.init(
+            orgId: org.id, userId: user.id, clientId: app.consumerKey, redirectURI: redirectURI, challenge: challenge, scopes: app.scopes))
+        var location = redirectURI + (redirectURI.contains("?") ? "&" : "?") + "code=" + code
         if let s = form["state"], !s.isEmpty { location += "&state=" + (s.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? s) }
         return HTTP.redirect(location)
     }
 
     private func checkClient(clientId: String?, redirectURI: String?, responseType: String?) -> Outcome? {
-        guard clientId == app.consumerKey else {
+        guard let app = app(clientId) else {
             return HTTP.oauthError(.badRequest, "invalid_client_id", "client identifier invalid")
         }
-        guard redirectURI == app.redirectURI else {
+        guard let redirectURI, app.redirectURIs.contains(redirectURI) else {
             return HTTP.oauthError(.badRequest, "redirect_uri_mismatch", "redirect_uri must match configuration")
         }
         guard responseType == "code" else {
@@ -68,12 +70,12 @@ struct OAuthRoutes {
 
     private func token(_ request: Request) async throws -> Outcome {
         let form = HTTP.form(try await HTTP.body(request))
-        guard form["client_id"] == app.consumerKey else {
+        guard let app = app(form["client_id"]) else {
             return HTTP.oauthError(.badRequest, "invalid_client_id", "client identifier invalid")
         }
         switch form["grant_type"] {
         case "authorization_code":
-            guard let code = form["code"], let grant = await state.redeemCode(code) else {
+            guard let code = form["code"], let grant = try state.grants.redeemCode(code), grant.clientId == app.consumerKey else {
                 return HTTP.oauthError(.badRequest, "invalid_grant", "invalid authorization code")
             }
             guard form["redirect_uri"] == grant.redirectURI else {
@@ -84,22 +86,22 @@ struct OAuthRoutes {
                     return HTTP.oauthError(.badRequest, "invalid_grant", "invalid code verifier")
                 }
             }
-            let refresh = try await state.issueRefreshToken(orgId: grant.orgId, userId: grant.userId, clientId: grant.clientId, scopes: app.scopes)
-            let access = await state.issueAccessToken(orgId: grant.orgId, userId: grant.userId, refreshToken: refresh)
-            return HTTP.json(.ok, tokenResponse(access: access, refresh: refresh, orgId: grant.orgId, userId: grant.userId))
+            let refresh = try state.grants.issueRefreshToken(.init(orgId: grant.orgId, userId: grant.userId, clientId: grant.clientId, scopes: grant.scopes))
+            let access = try state.grants.issueAccessToken(orgId: grant.orgId, userId: grant.userId, clientId: grant.clientId, refreshToken: refresh)
+            return HTTP.json(.ok, tokenResponse(app: app, access: access, refresh: refresh, orgId: grant.orgId, userId: grant.userId))
         case "refresh_token":
-            guard let refresh = form["refresh_token"], let grant = await state.grant(forRefreshToken: refresh) else {
+            guard let refresh = form["refresh_token"], let grant = try state.grants.grant(forRefreshToken: refresh), grant.clientId == app.consumerKey else {
                 return HTTP.oauthError(.badRequest, "invalid_grant", "expired access/refresh token")
             }
-            let access = await state.issueAccessToken(orgId: grant.orgId, userId: grant.userId, refreshToken: refresh)
-            await state.countRefresh()
-            return HTTP.json(.ok, tokenResponse(access: access, refresh: nil, orgId: grant.orgId, userId: grant.userId))
+            let access = try state.grants.issueAccessToken(orgId: grant.orgId, userId: grant.userId, clientId: grant.clientId, refreshToken: refresh)
+            state.grants.counters.countRefresh()
+            return HTTP.json(.ok, tokenResponse(app: app, access: access, refresh: nil, orgId: grant.orgId, userId: grant.userId))
         default:
             return HTTP.oauthError(.badRequest, "unsupported_grant_type", "grant type not supported")
         }
     }
 
-    private func tokenResponse(access: String, refresh: String?, orgId: String, userId: String) -> [String: Any] {
+    private func tokenResponse(app: OrgDefinition.ConnectedApp, access: String, refresh: String?, orgId: String, userId: String) -> [String: Any] {
         let issuedAt = String(Int64(Date().timeIntervalSince1970 * 1000))
         let id = "\(baseURL())/id/\(orgId)/\(userId)"
         let key = SymmetricKey(data: Data(app.consumerKey.utf8))
@@ -115,14 +117,14 @@ struct OAuthRoutes {
     private func revoke(_ request: Request) async throws -> Outcome {
         var token = HTTP.query(request, "token")
         if token == nil { token = HTTP.form(try await HTTP.body(request))["token"] }
-        guard let token, try await state.revoke(token: token) else {
+        guard let token, try state.grants.revoke(token: token) else {
             return HTTP.oauthError(.badRequest, "unsupported_token_type", "this token type is not supported")
         }
         return HTTP.empty(.ok)
     }
 
     private func userinfo(_ request: Request) async -> Outcome {
-        guard let session = await authenticate(request), let (org, user) = await state.user(orgId: session.orgId, userId: session.userId) else {
+        guard let session = authenticate(request), let (org, user) = state.grants.user(orgId: session.orgId, userId: session.userId) else {
             return HTTP.oauthError(.forbidden, "Bad_OAuth_Token", "Session expired or invalid")
         }
         return HTTP.json(.ok, [
@@ -133,12 +135,12 @@ struct OAuthRoutes {
         ])
     }
 
-    private func identity(_ request: Request, _ context: BasicRequestContext) async -> Outcome {
-        guard let session = await authenticate(request) else {
+    private func identity(_ request: Request, _ context: OrgContext) async -> Outcome {
+        guard let session = authenticate(request) else {
             return HTTP.oauthError(.forbidden, "Bad_OAuth_Token", "Session expired or invalid")
         }
         let orgId = context.parameters.get("orgId") ?? "", userId = context.parameters.get("userId") ?? ""
-        guard session.orgId == orgId, let (org, user) = await state.user(orgId: orgId, userId: userId) else {
+        guard session.orgId == orgId, let (org, user) = state.grants.user(orgId: orgId, userId: userId) else {
             return HTTP.oauthError(.forbidden, "Bad_Id", "Bad id \(orgId)/\(userId)")
         }
         var body: [String: Any] = [
@@ -152,15 +154,16 @@ struct OAuthRoutes {
                 "sobjects": "\(baseURL())/services/data/v{version}/sobjects/", "recent": "\(baseURL())/services/data/v{version}/recent/",
             ],
         ]
-        if let policy = org.mobilePolicy {
+        // A connected app's own policy wins over the org's.
+        if let policy = app(session.clientId)?.mobilePolicy ?? org.mobilePolicy {
             body["mobile_policy"] = ["screen_lock": policy.screenLock, "pin_length": policy.pinLength]
         }
         return HTTP.json(.ok, body)
     }
 
-    func authenticate(_ request: Request) async -> OrgState.AccessToken? {
+    func authenticate(_ request: Request) -> Session? {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
-        return await state.session(forAccessToken: String(header.dropFirst("Bearer ".count)))
+        return try? state.grants.session(forAccessToken: String(header.dropFirst("Bearer ".count)))
     }
 
     /// PKCE S256: base64url(SHA-256(verifier)) without padding.

@@ -3,12 +3,6 @@ import Foundation
 /// `Fixtures/org/orgs.json`: the orgs, their users and policies, and the connected app. Contacts are
 /// generated from the seed, so the same file always gives the same org.
 public struct OrgFixture: Sendable, Codable {
-    public struct ConnectedApp: Sendable, Codable {
-        public var consumerKey: String
-        public var redirectURI: String
-        public var scopes: [String]
-    }
-
     public struct MobilePolicy: Sendable, Codable, Equatable {
         public var screenLock: Int
         public var pinLength: Int
@@ -32,7 +26,9 @@ public struct OrgFixture: Sendable, Codable {
 
     public var seed: UInt64
     public var referenceDate: String
-    public var connectedApp: ConnectedApp
+    /// One app (the first format) or several.
+    public var connectedApp: OrgDefinition.ConnectedApp?
+    public var connectedApps: [OrgDefinition.ConnectedApp]?
     public var orgs: [Org]
 
     /// Reads `orgs.json` from the data directory.
@@ -43,6 +39,8 @@ public struct OrgFixture: Sendable, Codable {
         }
         do {
             return try JSONDecoder().decode(OrgFixture.self, from: data)
+        } catch let error as DecodingError {
+            throw OrgSimulatorError.fixture(JSONLocator.describe(error, data: data, file: url.path))
         } catch {
             throw OrgSimulatorError.fixture("\(url.path) is not a valid org fixture: \(error)")
         }

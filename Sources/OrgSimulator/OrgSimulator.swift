@@ -13,15 +13,22 @@ public struct OrgSimulator: Sendable {
         /// Seconds an access token lives.
         public var tokenLifetime: TimeInterval
         public var faults: FaultSettings
+        /// Connected apps added at start (`--connected-app KEY=REDIRECT_URI`).
+        public var connectedApps: [OrgDefinition.ConnectedApp]
+        /// CSV files loaded into a new state (`--csv [ORG:]OBJECT=FILE`).
+        public var csv: [CSVSource]
 
         public init(
-            port: Int = 0, dataDirectory: URL, stateFile: URL? = nil, tokenLifetime: TimeInterval = 3600, faults: FaultSettings = FaultSettings()
+            port: Int = 0, dataDirectory: URL, stateFile: URL? = nil, tokenLifetime: TimeInterval = 3600, faults: FaultSettings = FaultSettings(),
+            connectedApps: [OrgDefinition.ConnectedApp] = [], csv: [CSVSource] = []
         ) {
             self.port = port
             self.dataDirectory = dataDirectory
             self.stateFile = stateFile
             self.tokenLifetime = tokenLifetime
             self.faults = faults
+            self.connectedApps = connectedApps
+            self.csv = csv
         }
     }
 
@@ -33,8 +40,8 @@ public struct OrgSimulator: Sendable {
 
     public init(configuration: Configuration) throws {
         self.configuration = configuration
-        let fixture = try OrgFixture.load(directory: configuration.dataDirectory)
-        state = try OrgState(fixture: fixture, stateURL: configuration.stateFile, tokenLifetime: configuration.tokenLifetime)
+        let definition = try OrgDefinition.load(directory: configuration.dataDirectory, extraApps: configuration.connectedApps)
+        state = try OrgState(definition: definition, stateURL: configuration.stateFile, tokenLifetime: configuration.tokenLifetime, csv: configuration.csv)
         faults = FaultState(configuration.faults)
     }
 
@@ -43,7 +50,7 @@ public struct OrgSimulator: Sendable {
     public func run(onListening: @escaping @Sendable (Int) async -> Void) async throws {
         var port = configuration.port
         while true {
-            let router = Router()
+            let router = Router(context: OrgContext.self)
             router.add(middleware: ErrorShapeMiddleware())
             router.add(middleware: FaultMiddleware(faults: faults))
             AdminRoutes(state: state, faults: faults, goOffline: { [group] seconds in
@@ -53,11 +60,14 @@ public struct OrgSimulator: Sendable {
             }).register(on: router)
             let oauth = OAuthRoutes(state: state, baseURL: { [address] in address.baseURL })
             oauth.register(on: router)
-            let queries = QueryRoutes(state: state, auth: oauth)
-            let sobjects = SObjectRoutes(state: state, auth: oauth)
-            queries.register(on: router)
-            sobjects.register(on: router)
-            CompositeRoutes(state: state, auth: oauth, sobjects: sobjects, queries: queries).register(on: router)
+            // The REST API: one version and authentication middleware, one route collection per area.
+            let api = router.group("/services/data/:version").add(middleware: APIMiddleware(state: state))
+            let queries = QueryRoutes(state: state)
+            let sobjects = SObjectRoutes(state: state)
+            DescribeRoutes(state: state).register(root: router, api: api)
+            queries.register(on: api)
+            sobjects.register(on: api)
+            CompositeRoutes(state: state, sobjects: sobjects, queries: queries).register(on: api)
             var logger = Logger(label: "sf-simulator")
             logger.logLevel = .warning
             let app = Application(

@@ -1,209 +1,142 @@
 import Foundation
+import GRDB
 import Hummingbird
 
-/// `sobjects/Contact`: create, read, update, delete, upsert by external id, and the describe with
-/// `recentItems`. Validation as a real org does it: `LastName` required, field lengths, unknown and
-/// read-only fields.
+/// `sobjects/<Type>` for every object of the org: basic info with recent items, create, read, update,
+/// delete; GET, PATCH (upsert) and DELETE by an External ID field at `sobjects/<Type>/<Field>/<value>`;
+/// `updated` and `deleted` with `start` and `end`.
 struct SObjectRoutes {
     let state: OrgState
-    let auth: OAuthRoutes
 
-    /// Fields that identify a record for upsert: `Id`, `Email` standing in for an External ID field, and
-    /// the custom External ID field `DeviceRecordId__c`.
-    static let externalIdFields = ContactSchema.externalIdFields
-
-    func register(on router: Router<BasicRequestContext>) {
-        let base = "/services/data/:version/sobjects/:type"
-        router.get(RouterPath(base)) { request, context in await self.guarded(request, context) { s, v in await self.describe(s, v) } }
-        router.post(RouterPath(base)) { request, context in
-            let body = try await HTTP.body(request)
-            return await self.guarded(request, context) { s, _ in await self.create(s, body) }
-        }
-        router.get(RouterPath(base + "/:key")) { request, context in
-            await self.guarded(request, context) { s, v in await self.read(s, v, context.parameters.get("key") ?? "", HTTP.query(request, "fields")) }
-        }
-        router.patch(RouterPath(base + "/:key")) { request, context in
-            let body = try await HTTP.body(request)
-            return await self.guarded(request, context) { s, _ in await self.update(s, context.parameters.get("key") ?? "", body) }
-        }
-        router.delete(RouterPath(base + "/:key")) { request, context in
-            await self.guarded(request, context) { s, _ in await self.delete(s, context.parameters.get("key") ?? "") }
-        }
-        router.patch(RouterPath(base + "/:key/:value")) { request, context in
-            let body = try await HTTP.body(request)
-            return await self.guarded(request, context) { s, _ in
-                await self.upsert(s, context.parameters.get("key") ?? "", HTTP.decode(context.parameters.get("value") ?? "") ?? "", body)
-            }
-        }
-    }
-
-    /// Version, session and type checks shared by every route.
-    private func guarded(
-        _ request: Request, _ context: BasicRequestContext,
-        _ body: (OrgState.AccessToken, String) async -> Outcome
-    ) async -> Outcome {
-        let version = context.parameters.get("version") ?? ""
-        guard HTTP.isSupportedVersion(version) else { return HTTP.error(.notFound, "NOT_FOUND", "The requested resource does not exist") }
-        guard let session = await auth.authenticate(request) else { return QueryRoutes.invalidSession() }
-        guard context.parameters.get("type") == "Contact" else {
-            return HTTP.error(.notFound, "NOT_FOUND", "The requested resource does not exist")
-        }
-        let response = await body(session, version)
-        try? await state.persist()
-        return response
-    }
-
-    func describe(_ session: OrgState.AccessToken, _ version: String) async -> Outcome {
-        var recent: [[String: Any]] = []
-        for id in await state.recentItems(userId: session.userId) {
-            guard let record = await state.contact(orgId: session.orgId, id: id) else { continue }
-            recent.append([
-                "attributes": ["type": "Contact", "url": "/services/data/\(version)/sobjects/Contact/\(id)"], "Id": id,
-                "Name": ContactSchema.value(record, "Name").jsonObject,
-            ])
-        }
-        return HTTP.json(.ok, [
-            "objectDescribe": [
-                "name": "Contact", "label": "Contact", "keyPrefix": "003", "createable": true, "updateable": true, "deletable": true,
-                "queryable": true, "urls": ["sobject": "/services/data/\(version)/sobjects/Contact", "rowTemplate": "/services/data/\(version)/sobjects/Contact/{ID}"],
-            ],
-            "recentItems": recent,
-        ])
-    }
-
-    func create(_ session: OrgState.AccessToken, _ body: Data) async -> Outcome {
-        switch Self.validate(body, requireLastName: true) {
-        case .failure(let response): return response
-        case .success(let fields):
-            do {
-                let id = try await state.create(orgId: session.orgId, userId: session.userId, fields: fields)
-                return HTTP.json(.created, ["id": id, "success": true, "errors": [Any]()])
-            } catch {
-                return HTTP.error(.internalServerError, "UNKNOWN_EXCEPTION", "\(error)")
-            }
-        }
-    }
-
-    func read(_ session: OrgState.AccessToken, _ version: String, _ id: String, _ fieldList: String?) async -> Outcome {
-        guard let record = await state.contact(orgId: session.orgId, id: id) else { return await gone(session, id) }
-        var fields = ContactSchema.fields
-        if let fieldList {
-            fields = []
-            for name in fieldList.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-                guard let canonical = ContactSchema.canonical(name) else {
-                    return HTTP.error(.badRequest, "INVALID_FIELD", "No such column '\(name)' on sobject of type Contact")
+    func register(on api: RouterGroup<OrgContext>) {
+        for path in ["sobjects/:type", "sobjects/:type/:a", "sobjects/:type/:a/:b"] {
+            for method in [HTTPRequest.Method.get, .post, .patch, .delete] {
+                api.on(RouterPath(path), method: method) { request, context in
+                    let session = try context.requireSession
+                    let body = method == .get || method == .delete ? Data() : try await HTTP.body(request)
+                    let parts = ["sobjects"] + ["type", "a", "b"].compactMap { context.parameters.get($0) }.map { HTTP.decodePath($0) }
+                    let call = APICall(method: method, path: parts, query: HTTP.queryItems(request), body: body, session: session, version: context.apiVersion)
+                    return try await state.write { db in try handle(db, call) }
                 }
-                fields.append(canonical)
             }
         }
-        await state.touch(userId: session.userId, id: id)
-        return HTTP.json(.ok, QueryRoutes.record(of: record, fields: fields, version: version))
     }
 
-    func update(_ session: OrgState.AccessToken, _ id: String, _ body: Data) async -> Outcome {
-        guard await state.contact(orgId: session.orgId, id: id) != nil else { return await gone(session, id) }
-        switch Self.validate(body, requireLastName: false) {
-        case .failure(let response): return response
-        case .success(let fields):
-            if fields["LastName"] == .null || fields["LastName"] == .string("") {
-                return HTTP.error(.badRequest, "REQUIRED_FIELD_MISSING", "Required fields are missing: [LastName]", fields: ["LastName"])
-            }
-            _ = await state.update(orgId: session.orgId, userId: session.userId, id: id, fields: fields)
+    /// A call whose path starts with `sobjects` (also a composite sub-request).
+    func handle(_ db: Database, _ call: APICall) throws -> Outcome {
+        let p = call.path
+        guard p.count >= 2 else { throw SalesforceError.notFound() }
+        let object = try state.records.object(p[1])
+        switch (call.method, p.count) {
+        case (.get, 2): return try basicInfo(db, call, object)
+        case (.post, 2):
+            let id = try state.records.create(db, session: call.session, object: object, body: try call.json())
+            var outcome = HTTP.encoded(.created, SaveResult.ok(id))
+            outcome.headers[.location] = "/services/data/\(call.version)/sobjects/\(object.name)/\(id)"
+            return outcome
+        case (.get, 3) where p[2] == "describe":
+            return try DescribeRoutes(state: state).describe(type: object.name, version: call.version)
+        case (.get, 3) where p[2] == "updated" || p[2] == "deleted":
+            return try replication(db, call, object, deleted: p[2] == "deleted")
+        case (.get, 3): return try read(db, call, object, id: p[2])
+        case (.patch, 3):
+            try state.records.update(db, session: call.session, object: object, id: p[2], body: try call.json())
             return HTTP.noContent()
+        case (.delete, 3):
+            try state.records.delete(db, session: call.session, object: object, id: p[2])
+            return HTTP.noContent()
+        case (.get, 4), (.delete, 4):
+            let field = try state.records.upsertField(object, p[2])
+            let ids = try state.records.ids(db, orgId: call.session.orgId, object: object, field: field, value: p[3])
+            if ids.count > 1 { return HTTP.json(.multipleChoices, ids.map { "/services/data/\(call.version)/sobjects/\(object.name)/\($0)" }) }
+            guard let id = ids.first else { throw SalesforceError.notFound() }
+            if call.method == .get { return try read(db, call, object, id: id) }
+            try state.records.delete(db, session: call.session, object: object, id: id)
+            return HTTP.noContent()
+        case (.patch, 4):
+            let field = try state.records.upsertField(object, p[2])
+            switch try state.records.upsert(db, session: call.session, object: object, field: field, value: p[3], body: try call.json()) {
+            case .ambiguous(let ids): return HTTP.json(.multipleChoices, ids.map { "/services/data/\(call.version)/sobjects/\(object.name)/\($0)" })
+            case .updated(let id): return HTTP.encoded(.ok, SaveResult.ok(id, created: false))
+            case .created(let id):
+                var outcome = HTTP.encoded(.created, SaveResult.ok(id, created: true))
+                outcome.headers[.location] = "/services/data/\(call.version)/sobjects/\(object.name)/\(id)"
+                return outcome
+            }
+        default:
+            throw SalesforceError(.methodNotAllowed, "METHOD_NOT_ALLOWED", "HTTP method '\(call.method.rawValue)' not allowed. Allowed are GET, PATCH, DELETE, HEAD")
         }
     }
 
-    func delete(_ session: OrgState.AccessToken, _ id: String) async -> Outcome {
-        guard await state.delete(orgId: session.orgId, id: id) else { return await gone(session, id) }
-        return HTTP.noContent()
+    /// `sobjects/<Type>`: the object's summary and the records this user touched last.
+    func basicInfo(_ db: Database, _ call: APICall, _ object: ObjectDefinition) throws -> Outcome {
+        let summary = DescribeRoutes(state: state).summary(object, version: call.version)
+        let recent = try state.records.recentItems(db, session: call.session, object: object).map { record -> [String: Any] in
+            var item: [String: Any] = [
+                "attributes": ["type": object.name, "url": "/services/data/\(call.version)/sobjects/\(object.name)/\(record["Id"]?.stringValue ?? "")"],
+                "Id": record["Id"]?.jsonObject ?? NSNull(),
+            ]
+            if let name = object.nameField { item[name] = (record[name] ?? .null).jsonObject }
+            return item
+        }
+        let data = try JSONEncoder().encode(summary)
+        let objectDescribe = try JSONSerialization.jsonObject(with: data)
+        return HTTP.json(.ok, ["objectDescribe": objectDescribe, "recentItems": recent])
     }
 
-    func upsert(_ session: OrgState.AccessToken, _ field: String, _ value: String, _ body: Data) async -> Outcome {
-        guard let canonical = ContactSchema.canonical(field), Self.externalIdFields.contains(canonical) else {
-            return HTTP.error(.notFound, "NOT_FOUND", "Provided external ID field does not exist or is not accessible: \(field)")
+    func read(_ db: Database, _ call: APICall, _ object: ObjectDefinition, id: String) throws -> Outcome {
+        guard let record = try state.records.read(db, orgId: call.session.orgId, object: object, id: id) else {
+            throw try state.records.gone(db, orgId: call.session.orgId, object: object, id: id)
         }
-        let matches = await state.allContacts(orgId: session.orgId, includeDeleted: false).filter {
-            guard let v = $0[canonical]?.stringValue else { return false }
-            return canonical == "Id" ? OrgState.key(v) == OrgState.key(value) : v.lowercased() == value.lowercased()
-        }
-        if matches.count > 1 {
-            return HTTP.json(.multipleChoices, matches.compactMap { $0["Id"]?.stringValue }.map { "/services/data/v66.0/sobjects/Contact/\($0)" })
-        }
-        if let existing = matches.first?["Id"]?.stringValue {
-            switch Self.validate(body, requireLastName: false) {
-            case .failure(let response): return response
-            case .success(let fields):
-                _ = await state.update(orgId: session.orgId, userId: session.userId, id: existing, fields: fields)
-                return HTTP.json(.ok, ["id": existing, "success": true, "errors": [Any](), "created": false])
+        var fields = object.fields
+        if let list = call.query["fields"] {
+            fields = []
+            for name in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+                guard let field = object.field(name) else {
+                    throw SalesforceError(.badRequest, "INVALID_FIELD", "No such column '\(name)' on sobject of type \(object.name)", fields: [name])
+                }
+                fields.append(field)
             }
         }
-        guard canonical != "Id" else { return HTTP.error(.notFound, "NOT_FOUND", "The requested resource does not exist") }
-        switch Self.validate(body, requireLastName: true) {
-        case .failure(let response): return response
-        case .success(var fields):
-            fields[canonical] = .string(value)
-            do {
-                let id = try await state.create(orgId: session.orgId, userId: session.userId, fields: fields)
-                return HTTP.json(.created, ["id": id, "success": true, "errors": [Any](), "created": true])
-            } catch {
-                return HTTP.error(.internalServerError, "UNKNOWN_EXCEPTION", "\(error)")
-            }
-        }
+        try state.records.touch(db, session: call.session, object: object, id: record["Id"]?.stringValue ?? id)
+        return HTTP.json(.ok, Self.json(record, fields: fields.map(\.name), object: object.name, version: call.version))
     }
 
-    /// A deleted record is `ENTITY_IS_DELETED`; one that never existed is `NOT_FOUND`.
-    private func gone(_ session: OrgState.AccessToken, _ id: String) async -> Outcome {
-        if await state.isDeleted(orgId: session.orgId, id: id) {
-            return HTTP.error(.notFound, "ENTITY_IS_DELETED", "entity is deleted")
-        }
-        return HTTP.error(.notFound, "NOT_FOUND", "The requested resource does not exist")
+    static func json(_ record: Record, fields: [String], object: String, version: String) -> [String: Any] {
+        var out: [String: Any] = [
+            "attributes": ["type": object, "url": "/services/data/\(version)/sobjects/\(object)/\(record["Id"]?.stringValue ?? "")"],
+        ]
+        for field in fields { out[field] = (record[field] ?? .null).jsonObject }
+        return out
     }
 
-    enum Validation {
-        case success([String: FieldValue])
-        case failure(Outcome)
-    }
-
-    /// The body's fields, or the error a real org gives.
-    static func validate(_ body: Data, requireLastName: Bool) -> Validation {
-        guard let object = HTTP.parseJSONObject(body) else {
-            return .failure(HTTP.error(.badRequest, "JSON_PARSER_ERROR", "The request body is not a JSON object"))
+    /// `updated` (`{"ids", "latestDateCovered"}`) and `deleted` (`{"deletedRecords", "earliestDateAvailable",
+    /// "latestDateCovered"}`) between `start` and `end`.
+    func replication(_ db: Database, _ call: APICall, _ object: ObjectDefinition, deleted: Bool) throws -> Outcome {
+        guard let startText = call.query["start"], let endText = call.query["end"], let start = SalesforceDate.parse(startText),
+            let end = SalesforceDate.parse(endText)
+        else {
+            throw SalesforceError(.badRequest, "INVALID_REPLICATION_DATE", "start and end are required, as dateTimes such as 2026-11-01T00:00:00+00:00")
         }
-        switch validateFields(object, requireLastName: requireLastName) {
-        case .success(let fields): return .success(fields)
-        case .failure(let e): return .failure(HTTP.error(.badRequest, e.errorCode, e.message, fields: e.fields))
+        guard start < end else { throw SalesforceError(.badRequest, "INVALID_REPLICATION_DATE", "start must be before end") }
+        let table = OrgDatabase.quote(object.table)
+        let latest = min(end, Date())
+        let s = SalesforceDate.string(start), e = SalesforceDate.string(latest)
+        if deleted {
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT \"Id\", \"SystemModstamp\" FROM \(table) WHERE org_id = ? AND \"IsDeleted\" = 1 AND \"SystemModstamp\" >= ? AND \"SystemModstamp\" < ? ORDER BY \"SystemModstamp\"",
+                arguments: [call.session.orgId, s, e])
+            let earliest = try String.fetchOne(db, sql: "SELECT MIN(\"SystemModstamp\") FROM \(table) WHERE org_id = ? AND \"IsDeleted\" = 1", arguments: [call.session.orgId])
+            var body: [String: Any] = [
+                "deletedRecords": rows.map { ["id": $0["Id"] as String, "deletedDate": $0["SystemModstamp"] as String] },
+                "latestDateCovered": e,
+            ]
+            body["earliestDateAvailable"] = earliest ?? SalesforceDate.string(start)
+            return HTTP.json(.ok, body)
         }
-    }
-
-    struct FieldError: Error {
-        var errorCode: String
-        var message: String
-        var fields: [String]
-    }
-
-    static func validateFields(_ object: [String: Any], requireLastName: Bool) -> Result<[String: FieldValue], FieldError> {
-        var fields: [String: FieldValue] = [:]
-        for (name, raw) in object where name != "attributes" {
-            guard let canonical = ContactSchema.canonical(name) else {
-                return .failure(FieldError(errorCode: "INVALID_FIELD", message: "No such column '\(name)' on sobject of type Contact", fields: [name]))
-            }
-            guard let limit = ContactSchema.writable[canonical] else {
-                return .failure(FieldError(
-                    errorCode: "INVALID_FIELD_FOR_INSERT_UPDATE", message: "Unable to create/update fields: \(canonical). Please check the security settings of this field.",
-                    fields: [canonical]))
-            }
-            guard let value = FieldValue(json: raw) else {
-                return .failure(FieldError(errorCode: "JSON_PARSER_ERROR", message: "Cannot deserialize instance of string from \(canonical)", fields: [canonical]))
-            }
-            if case .string(let s) = value, s.count > limit {
-                return .failure(FieldError(
-                    errorCode: "STRING_TOO_LONG", message: "\(canonical): data value too large: \(s.prefix(40))... (max length=\(limit))", fields: [canonical]))
-            }
-            fields[canonical] = value == .string("") ? .null : value
-        }
-        if requireLastName, fields["LastName"] == nil || fields["LastName"] == .null {
-            return .failure(FieldError(errorCode: "REQUIRED_FIELD_MISSING", message: "Required fields are missing: [LastName]", fields: ["LastName"]))
-        }
-        return .success(fields)
+        let ids = try String.fetchAll(
+            db, sql: "SELECT \"Id\" FROM \(table) WHERE org_id = ? AND \"IsDeleted\" = 0 AND \"SystemModstamp\" >= ? AND \"SystemModstamp\" < ? ORDER BY \"SystemModstamp\"",
+            arguments: [call.session.orgId, s, e])
+        return HTTP.json(.ok, ["ids": ids, "latestDateCovered": e])
     }
 }

@@ -17,6 +17,13 @@ struct SFSimulator: AsyncParsableCommand {
     @Option(help: "Fault: share (0-1) of API requests answered 503.") var errorRate: Double = 0
     @Flag(help: "Fault: truncate JSON bodies.") var malformedBodies = false
     @Option(help: "Seed of the fault randomness, to replay a run.") var seed: UInt64 = 1
+    @Option(name: .customLong("connected-app"), help: ArgumentHelp(
+        "Add a connected app at start: CONSUMER_KEY=REDIRECT_URI (repeatable), so an imported app can log in.", valueName: "KEY=URI"))
+    var connectedApps: [String] = []
+    @Option(name: .customLong("csv"), help: ArgumentHelp(
+        "Load records into a new org from a CSV whose header is field API names (sf data query --result-format csv): [ORG:]OBJECT=FILE (repeatable).",
+        valueName: "[ORG:]OBJECT=FILE"))
+    var csv: [String] = []
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535 (0 picks a free port)") }
@@ -25,13 +32,27 @@ struct SFSimulator: AsyncParsableCommand {
         }
         guard (0...60_000).contains(latencyMs) else { throw ValidationError("--latency-ms must be from 0 to 60000") }
         guard errorRate >= 0, errorRate <= 1 else { throw ValidationError("--error-rate must be from 0 to 1 (a share of requests)") }
+        for app in connectedApps {
+            let parts = app.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, !parts[0].isEmpty, parts[1].contains(":") else {
+                throw ValidationError("--connected-app \(app): expected CONSUMER_KEY=REDIRECT_URI, e.g. 3MVG9MyApp=myapp://oauth/done")
+            }
+        }
+        for item in csv where CSVSource(argument: item) == nil {
+            throw ValidationError("--csv \(item): expected [ORG:]OBJECT=FILE, e.g. Account=accounts.csv or Acme:Contact=contacts.csv")
+        }
     }
 
     func run() async throws {
         let simulator = try OrgSimulator(configuration: .init(
             port: port, dataDirectory: URL(fileURLWithPath: data), stateFile: state.map { URL(fileURLWithPath: $0) },
             tokenLifetime: tokenLifetime,
-            faults: FaultSettings(latencyMs: latencyMs, errorRate: errorRate, malformedBodies: malformedBodies, seed: seed)))
+            faults: FaultSettings(latencyMs: latencyMs, errorRate: errorRate, malformedBodies: malformedBodies, seed: seed),
+            connectedApps: connectedApps.map { app in
+                let parts = app.split(separator: "=", maxSplits: 1).map(String.init)
+                return OrgDefinition.ConnectedApp(consumerKey: parts[0], redirectURIs: [parts[1]], scopes: ["api", "web", "refresh_token", "id", "openid"])
+            },
+            csv: csv.compactMap(CSVSource.init(argument:))))
         try await simulator.run { port in
             FileHandle.standardOutput.write(Data("listening on http://127.0.0.1:\(port)\n".utf8))
         }

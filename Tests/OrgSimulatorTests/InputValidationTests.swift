@@ -96,12 +96,17 @@ final class InputValidationTests: XCTestCase {
 
     func testAQueryOfAnotherObjectNamesThatObject() async throws {
         let client = try await org.login()
-        let caught = await restError { _ = try await client.send(.query("SELECT Id, Password FROM User")) }
+        let caught = await restError { _ = try await client.send(.query("SELECT Id, Status FROM Lead")) }
         guard case .http(let status, let errors)? = caught else { return XCTFail("\(String(describing: caught))") }
         XCTAssertEqual(status, 400)
         XCTAssertEqual(errors.first?.errorCode, "INVALID_TYPE")
-        XCTAssertTrue(errors.first?.message.contains("User") ?? false, "\(errors)")
+        XCTAssertTrue(errors.first?.message.contains("Lead") ?? false, "\(errors)")
         XCTAssertFalse(errors.first?.message.contains("Contact") ?? true, "\(errors)")
+        // An object the org has, with a field it has not: the error names that object.
+        let field = await restError { _ = try await client.send(.query("SELECT Id, Password FROM User")) }
+        guard case .http(_, let fieldErrors)? = field else { return XCTFail("\(String(describing: field))") }
+        XCTAssertEqual(fieldErrors.first?.errorCode, "INVALID_FIELD")
+        XCTAssertTrue(fieldErrors.first?.message.contains("'User'") ?? false, "\(fieldErrors)")
     }
 
     func testACollectionsUpsertByExternalIdSentTwiceIsOneRecord() async throws {

@@ -74,7 +74,7 @@ final class RestAPITests: XCTestCase {
         for (soql, code) in [
             ("SELECT Id FROM Contact GROUP BY Id", "MALFORMED_QUERY"), ("SELECT Nope FROM Contact", "INVALID_FIELD"),
             ("SELECT Id FROM Contact WHERE LastModifiedDate > '2026-01-01T00:00:00Z'", "MALFORMED_QUERY"),
-            ("SELECT Id FROM Account", "INVALID_TYPE"), ("DELETE FROM Contact", "MALFORMED_QUERY"),
+            ("SELECT Id FROM Lead", "INVALID_TYPE"), ("DELETE FROM Contact", "MALFORMED_QUERY"),
         ] {
             let caught = await restError {
                 _ = try await client.send(.query(soql))

@@ -1,61 +1,200 @@
 import AppGroupSimTestSupport
 import Foundation
+import GRDB
 import XCTest
 
 @testable import OrgSimulator
 
+/// SOQL through the parser, the compiler and SQLite, on a small org of the fixture's objects.
 final class SOQLTests: XCTestCase {
-    let records: [[String: FieldValue]] = [
-        ["Id": "003A", "FirstName": "Ada", "LastName": "Lovelace", "Department": "Math", "LastModifiedDate": "2026-01-02T00:00:00.000+0000"],
-        ["Id": "003B", "FirstName": "Alan", "LastName": "Turing", "Department": "Math", "LastModifiedDate": "2026-03-01T10:00:00.000+0000"],
-        ["Id": "003C", "FirstName": .null, "LastName": "Hopper", "Department": "Navy", "LastModifiedDate": "2026-02-01T00:00:00.000+0000"],
-    ]
+    var state: OrgState!
+    let session = Session(orgId: "00D5g00000TestoEAA", userId: "0055g00000TesttAAA", clientId: "test")
+    let otherUser = "0055g00000OtherAAA"
+    var accounts: [String: String] = [:]
 
-    func ids(_ soql: String) throws -> [String] {
-        try SOQLParser.parse(soql).run(on: records).compactMap { $0["Id"]?.stringValue }
+    /// A test org with the fixture's objects and no seeded records: three contacts, two accounts.
+    static func definition() throws -> OrgDefinition {
+        let objects = try ObjectsFile.load(TestSupport.packageRoot.appendingPathComponent("Fixtures/org/objects.json"))
+        let org = try JSONDecoder().decode(OrgFixture.Org.self, from: Data("""
+            {"id": "00D5g00000TestoEAA", "name": "Test", "contactCount": 0, "mobilePolicy": null, "users": [
+              {"id": "0055g00000TesttAAA", "username": "t@test.test", "password": "p", "displayName": "Tess Tester", "email": "t@test.test"},
+              {"id": "0055g00000OtherAAA", "username": "o@test.test", "password": "p", "displayName": "Otto Other", "email": "o@test.test"}]}
+            """.utf8))
+        return OrgDefinition(seed: 1, referenceDate: Date(timeIntervalSince1970: 1_790_000_000), orgs: [org], connectedApps: [], objects: objects)
     }
 
-    func testMobileSyncsRewrittenQueryParses() throws {
-        let q = try SOQLParser.parse(
-            "select Id,LastModifiedDate,FirstName, LastName from Contact where LastModifiedDate > 2026-01-15T00:00:00.000Z order by LastModifiedDate limit 100")
-        XCTAssertEqual(q.fields, ["Id", "LastModifiedDate", "FirstName", "LastName"])
-        XCTAssertEqual(q.limit, 100)
-        XCTAssertEqual(q.run(on: records).compactMap { $0["Id"]?.stringValue }, ["003C", "003B"])
+    override func setUpWithError() throws {
+        state = try OrgState(definition: try Self.definition(), stateURL: nil, tokenLifetime: 3600)
+        try state.database.queue.write { [self] db in
+            let account = state.definition.object("Account")!, contact = state.definition.object("Contact")!
+            let a1 = try state.records.insert(db, orgId: session.orgId, object: account, record: ["Name": "Babbage Engines", "Industry": "Engineering"], userId: session.userId)
+            let a2 = try state.records.insert(db, orgId: session.orgId, object: account, record: ["Name": "Navy Yard"], userId: otherUser)
+            accounts = ["babbage": a1, "navy": a2]
+            let rows: [[String: FieldValue]] = [
+                ["Id": .string(SalesforceID.make(prefix: "003", number: 1)), "FirstName": "Ada", "LastName": "Lovelace", "Department": "Math", "AccountId": .string(a1),
+                 "LastModifiedDate": "2026-01-02T00:00:00.000+0000", "CreatedDate": "2026-01-01T00:00:00.000+0000"],
+                ["Id": .string(SalesforceID.make(prefix: "003", number: 2)), "FirstName": "Alan", "LastName": "Turing", "Department": "Math", "AccountId": .string(a1),
+                 "LastModifiedDate": "2026-03-01T10:00:00.000+0000", "CreatedDate": "2026-01-01T00:00:00.000+0000"],
+                ["Id": .string(SalesforceID.make(prefix: "003", number: 3)), "FirstName": .null, "LastName": "Hopper", "Department": "Navy", "AccountId": .string(a2),
+                 "LastModifiedDate": "2026-02-01T00:00:00.000+0000", "CreatedDate": "2026-01-01T00:00:00.000+0000"],
+            ]
+            for row in rows { try state.records.insert(db, orgId: session.orgId, object: contact, record: row, userId: session.userId) }
+        }
     }
+
+    func answer(_ soql: String, version: String = "v66.0", batchSize: Int = 2000, all: Bool = false, as s: Session? = nil) throws -> [String: Any] {
+        let data = try state.database.queue.write { [self] db in
+            try state.queries.run(db, soql: soql, session: s ?? session, version: version, includeDeleted: all, batchSize: batchSize)
+        }
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    func rows(_ soql: String) throws -> [[String: Any]] { try answer(soql)["records"] as? [[String: Any]] ?? [] }
+
+    func soqlError(_ soql: String) -> SalesforceError? {
+        do {
+            _ = try answer(soql)
+            return nil
+        } catch { return error as? SalesforceError }
+    }
+
+    func testMobileSyncsRewrittenQueryRuns() throws {
+        let soql = "select Id,LastModifiedDate,FirstName, LastName from Contact where LastModifiedDate > 2026-01-15T00:00:00.000Z order by LastModifiedDate limit 100"
+        let r = try rows(soql)
+        XCTAssertEqual(r.map { $0["LastName"] as? String }, ["Hopper", "Turing"])
+        XCTAssertEqual(Array(r[0].keys).sorted(), ["FirstName", "Id", "LastModifiedDate", "LastName", "attributes"])
+    }
+
+    func lastNames(_ soql: String) throws -> [String] { try rows(soql).compactMap { $0["LastName"] as? String } }
 
     func testBooleanLogicWithParenthesesInAndLike() throws {
-        XCTAssertEqual(try ids("SELECT Id FROM Contact WHERE (Department = 'math' AND FirstName LIKE 'A_a') OR LastName IN ('Hopper') ORDER BY Id"), ["003A", "003C"])
-        XCTAssertEqual(try ids("SELECT Id FROM Contact WHERE NOT Department = 'Math'"), ["003C"])
-        XCTAssertEqual(try ids("SELECT Id FROM Contact WHERE LastName NOT IN ('Turing', 'Hopper')"), ["003A"])
-        XCTAssertEqual(try ids("SELECT Id FROM Contact WHERE FirstName = null"), ["003C"])
-        XCTAssertEqual(try ids("SELECT Id FROM Contact WHERE FirstName != null ORDER BY FirstName DESC"), ["003B", "003A"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE (Department = 'math' AND FirstName LIKE 'A_a') OR LastName IN ('Hopper') ORDER BY LastName"), ["Hopper", "Lovelace"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE NOT Department = 'Math'"), ["Hopper"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE LastName NOT IN ('Turing', 'Hopper')"), ["Lovelace"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE FirstName = null"), ["Hopper"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE FirstName != null ORDER BY FirstName DESC"), ["Turing", "Lovelace"])
+        // != and NOT LIKE keep records whose field is null, as SOQL does.
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE FirstName != 'Ada' ORDER BY LastName"), ["Hopper", "Turing"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE NOT FirstName LIKE 'A%'"), ["Hopper"])
     }
 
-    func testOrderNullsAndOffset() throws {
-        XCTAssertEqual(try ids("SELECT Id FROM Contact ORDER BY FirstName ASC NULLS LAST"), ["003A", "003B", "003C"])
-        XCTAssertEqual(try ids("SELECT Id FROM Contact ORDER BY FirstName"), ["003C", "003A", "003B"])
-        XCTAssertEqual(try ids("SELECT Id FROM Contact ORDER BY LastModifiedDate DESC LIMIT 2 OFFSET 1"), ["003C", "003A"])
+    func testOrderBySeveralFieldsNullsAndOffset() throws {
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact ORDER BY FirstName ASC NULLS LAST"), ["Lovelace", "Turing", "Hopper"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact ORDER BY FirstName"), ["Hopper", "Lovelace", "Turing"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact ORDER BY FirstName DESC NULLS FIRST"), ["Hopper", "Turing", "Lovelace"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact ORDER BY Department DESC, LastName ASC"), ["Hopper", "Lovelace", "Turing"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact ORDER BY LastModifiedDate DESC LIMIT 2 OFFSET 1"), ["Hopper", "Lovelace"])
     }
 
     func testDatetimeLiteralsInEveryFormTheAPIAccepts() throws {
         for literal in ["2026-02-01T00:00:00Z", "2026-02-01T00:00:00.000+0000", "2026-02-01T01:00:00+01:00"] {
-            XCTAssertEqual(try ids("SELECT Id FROM Contact WHERE LastModifiedDate >= \(literal) ORDER BY Id"), ["003B", "003C"], literal)
+            XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE LastModifiedDate >= \(literal) ORDER BY LastName"), ["Hopper", "Turing"], literal)
         }
     }
 
-    func testWhatIsOutsideTheSubsetIsMalformed() {
-        for soql in ["SELECT COUNT() FROM Contact", "SELECT Id FROM Contact GROUP BY Id", "SELECT Id FROM Contact WHERE", "SELECT Id, FROM Contact",
-                     "SELECT Id FROM Contact WHERE LastName = 'open", "SELECT Id FROM Contact LIMIT -1"] {
-            XCTAssertThrowsError(try SOQLParser.parse(soql), soql) { error in
-                XCTAssertEqual((error as? SOQLError)?.errorCode, "MALFORMED_QUERY", soql)
-            }
+    func testDateLiteralsAreRangesOfTheCurrentDay() throws {
+        // The org's write clock stamps the accounts now: they are modified TODAY, this week, in the last 3 days.
+        for literal in ["TODAY", "THIS_WEEK", "LAST_N_DAYS:3", "THIS_MONTH", "THIS_YEAR"] {
+            XCTAssertEqual(try rows("SELECT Name FROM Account WHERE LastModifiedDate = \(literal)").count, 2, literal)
         }
+        XCTAssertEqual(try rows("SELECT Name FROM Account WHERE LastModifiedDate < TODAY").count, 0)
+        XCTAssertEqual(try rows("SELECT Name FROM Account WHERE LastModifiedDate > YESTERDAY").count, 2)
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE LastModifiedDate < LAST_N_DAYS:30 ORDER BY LastName"), ["Hopper", "Lovelace", "Turing"])
+        XCTAssertEqual(soqlError("SELECT Id FROM Contact WHERE LastModifiedDate = 'TODAY'")?.errorCode, "MALFORMED_QUERY")
+    }
+
+    func testParentFieldsAreNestedRecordsAndFilterAndSort() throws {
+        let r = try rows("SELECT LastName, Account.Name, Account.Owner.Name, Owner.Username FROM Contact WHERE Account.Industry = 'Engineering' ORDER BY Account.Name, LastName")
+        XCTAssertEqual(r.map { $0["LastName"] as? String }, ["Lovelace", "Turing"])
+        let account = try XCTUnwrap(r[0]["Account"] as? [String: Any])
+        XCTAssertEqual(account["Name"] as? String, "Babbage Engines")
+        XCTAssertEqual((account["attributes"] as? [String: Any])?["type"] as? String, "Account")
+        XCTAssertEqual((account["Owner"] as? [String: Any])?["Name"] as? String, "Tess Tester")
+        XCTAssertEqual((r[0]["Owner"] as? [String: Any])?["Username"] as? String, "t@test.test")
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact ORDER BY Account.Name DESC, LastName"), ["Hopper", "Lovelace", "Turing"])
+    }
+
+    func testAMissingParentIsNull() throws {
+        try state.database.queue.write { [self] db in
+            try state.records.insert(db, orgId: session.orgId, object: state.definition.object("Contact")!, record: ["LastName": "Orphan"], userId: session.userId)
+        }
+        let r = try rows("SELECT LastName, Account.Name FROM Contact WHERE LastName = 'Orphan'")
+        XCTAssertTrue(r[0]["Account"] is NSNull)
+    }
+
+    func testChildSubqueryGivesEachParentItsRecords() throws {
+        let r = try rows("SELECT Name, (SELECT LastName FROM Contacts ORDER BY LastName DESC LIMIT 5) FROM Account ORDER BY Name")
+        XCTAssertEqual(r.map { $0["Name"] as? String }, ["Babbage Engines", "Navy Yard"])
+        let first = try XCTUnwrap(r[0]["Contacts"] as? [String: Any])
+        XCTAssertEqual(first["totalSize"] as? Int, 2)
+        XCTAssertEqual((first["records"] as? [[String: Any]])?.map { $0["LastName"] as? String }, ["Turing", "Lovelace"])
+        XCTAssertEqual(((r[1]["Contacts"] as? [String: Any])?["records"] as? [[String: Any]])?.count, 1)
+        let none = try rows("SELECT Name, (SELECT Id FROM Opportunities) FROM Account LIMIT 1")
+        XCTAssertTrue(none[0]["Opportunities"] is NSNull)
+        XCTAssertEqual(soqlError("SELECT Name, (SELECT Id FROM Nothing__r) FROM Account")?.errorCode, "INVALID_TYPE")
+    }
+
+    func testCountAndCountField() throws {
+        let all = try answer("SELECT COUNT() FROM Contact WHERE Department = 'Math'")
+        XCTAssertEqual(all["totalSize"] as? Int, 2)
+        XCTAssertEqual((all["records"] as? [Any])?.count, 0)
+        let field = try answer("SELECT COUNT(FirstName) FROM Contact")
+        XCTAssertEqual(((field["records"] as? [[String: Any]])?.first)?["expr0"] as? Int, 2)
+        let aliased = try answer("SELECT COUNT(Id) n FROM Contact")
+        XCTAssertEqual(((aliased["records"] as? [[String: Any]])?.first)?["n"] as? Int, 3)
+    }
+
+    func testAnyObjectAndCustomRelationships() throws {
+        try state.database.queue.write { [self] db in
+            let wo = try state.records.insert(
+                db, orgId: session.orgId, object: state.definition.object("WorkOrder__c")!,
+                record: ["Name": "WO-1", "Status__c": "New", "Account__c": .string(accounts["babbage"]!), "EstimatedHours__c": .double(2.5)], userId: session.userId)
+            try state.records.insert(db, orgId: session.orgId, object: state.definition.object("WorkOrderLine__c")!,
+                                     record: ["Name": "L-1", "WorkOrder__c": .string(wo), "Quantity__c": .int(3)], userId: session.userId)
+        }
+        let lines = try rows("SELECT Name, Quantity__c, WorkOrder__r.Name, WorkOrder__r.Account__r.Name FROM WorkOrderLine__c WHERE Quantity__c >= 2")
+        XCTAssertEqual(lines.count, 1)
+        XCTAssertEqual(lines[0]["Quantity__c"] as? Int, 3)
+        let parent = try XCTUnwrap(lines[0]["WorkOrder__r"] as? [String: Any])
+        XCTAssertEqual(parent["Name"] as? String, "WO-1")
+        XCTAssertEqual((parent["Account__r"] as? [String: Any])?["Name"] as? String, "Babbage Engines")
+        XCTAssertEqual(try rows("SELECT Name FROM WorkOrder__c WHERE EstimatedHours__c > 2 AND Status__c IN ('New', 'Scheduled')").count, 1)
+        let withLines = try rows("SELECT Name, (SELECT Name FROM Lines__r) FROM WorkOrder__c")
+        XCTAssertEqual(((withLines[0]["Lines__r"] as? [String: Any])?["totalSize"]) as? Int, 1)
+    }
+
+    func testPolymorphicWhatGivesTheRecordsOwnType() throws {
+        try state.database.queue.write { [self] db in
+            try state.records.insert(db, orgId: session.orgId, object: state.definition.object("Task")!,
+                                     record: ["Subject": "Call", "Status": "Not Started", "Priority": "High", "WhatId": .string(accounts["navy"]!)], userId: session.userId)
+        }
+        let r = try rows("SELECT Subject, What.Name FROM Task")
+        let what = try XCTUnwrap(r[0]["What"] as? [String: Any])
+        XCTAssertEqual(what["Name"] as? String, "Navy Yard")
+        XCTAssertEqual((what["attributes"] as? [String: Any])?["type"] as? String, "Account")
+    }
+
+    func testErrorsAreSalesforces() {
+        for soql in ["SELECT Id FROM Contact GROUP BY Id", "SELECT Id FROM Contact WHERE", "SELECT Id, FROM Contact",
+                     "SELECT Id FROM Contact WHERE LastName = 'open", "SELECT Id FROM Contact LIMIT -1", "SELECT COUNT(), Id FROM Contact",
+                     "SELECT Id FROM Contact WHERE Id IN (SELECT Id FROM Contact)", "SELECT Id FROM Account WHERE AnnualRevenue > '5'",
+                     "SELECT Id FROM Contact WHERE CreatedDate > 2026-01-01", "SELECT MAX(Id) FROM Contact"] {
+            XCTAssertEqual(soqlError(soql)?.errorCode, "MALFORMED_QUERY", soql)
+        }
+        XCTAssertEqual(soqlError("SELECT Nope FROM Contact")?.errorCode, "INVALID_FIELD")
+        XCTAssertEqual(soqlError("SELECT Account.Nope FROM Contact")?.errorCode, "INVALID_FIELD")
+        XCTAssertEqual(soqlError("SELECT Nope.Name FROM Contact")?.errorCode, "INVALID_FIELD")
+        XCTAssertEqual(soqlError("SELECT Id FROM Nope__c")?.errorCode, "INVALID_TYPE")
+        XCTAssertEqual(soqlError("SELECT Id FROM Contact WHERE Department > true")?.errorCode, "MALFORMED_QUERY")
+        XCTAssertEqual(soqlError("SELECT Id FROM Contact WHERE AccountId = 'x'")?.errorCode, "INVALID_QUERY_FILTER_OPERATOR")
+        XCTAssertEqual(soqlError("SELECT Id FROM Contact WHERE IsDeleted LIKE 'x'")?.errorCode, "INVALID_QUERY_FILTER_OPERATOR")
+        XCTAssertEqual(soqlError("SELECT Id FROM Contact OFFSET 2001")?.errorCode, "NUMBER_OUTSIDE_VALID_RANGE")
     }
 
     /// Found by scripts/fuzz (SOQL): more than three fraction digits made an invalid range and crashed
     /// sf-simulator on any query with such a literal.
     func testADatetimeLiteralWithMoreThanThreeFractionDigitsIsCutToMillisecondsNotACrash() throws {
-        XCTAssertEqual(try ids("SELECT Id FROM Contact WHERE LastModifiedDate > 2026-02-01T00:00:00.0001+0000 ORDER BY Id"), ["003B"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE LastModifiedDate > 2026-02-01T00:00:00.0001+0000"), ["Turing"])
         XCTAssertEqual(SalesforceDate.parse("2026-02-01T00:00:00.123456Z"), SalesforceDate.parse("2026-02-01T00:00:00.123Z"))
         XCTAssertEqual(SalesforceDate.parse("2026-02-01T00:00:00.5Z"), SalesforceDate.parse("2026-02-01T00:00:00.500Z"))
     }
@@ -66,5 +205,94 @@ final class SOQLTests: XCTestCase {
         XCTAssertEqual(id.count, 18)
         XCTAssertTrue(SalesforceID.isValid(id))
         XCTAssertFalse(SalesforceID.isValid(String(id.prefix(17)) + "X"))
+    }
+
+    // MARK: Cursors
+
+    func insertContacts(_ n: Int) throws {
+        try state.database.queue.write { [self] db in
+            let contact = state.definition.object("Contact")!
+            for i in 0..<n { try state.records.insert(db, orgId: session.orgId, object: contact, record: ["LastName": .string("Bulk \(i)")], userId: session.userId) }
+        }
+    }
+
+    func page(_ next: String, as s: Session? = nil, now: Date = Date()) throws -> [String: Any] {
+        let parts = next.split(separator: "/")
+        // As the route does: an invalid locator is an answer, and the expiry it ran is kept.
+        let result: Result<Data, SalesforceError> = try state.database.queue.write { [self] db in
+            do {
+                return .success(try state.queries.more(db, locatorAndOffset: String(parts.last!), session: s ?? session, version: String(parts[2]), path: String(parts[3]), now: now))
+            } catch let error as SalesforceError { return .failure(error) }
+        }
+        let data = try result.get()
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    func testPagingReadsEveryRowOnceAndFreesTheFinishedCursor() throws {
+        try insertContacts(997)
+        var first = try answer("SELECT Id FROM Contact ORDER BY LastName", batchSize: 200)
+        var seen = Set((first["records"] as? [[String: Any]] ?? []).compactMap { $0["Id"] as? String })
+        XCTAssertEqual(first["totalSize"] as? Int, 1000)
+        while let next = first["nextRecordsUrl"] as? String {
+            first = try page(next)
+            seen.formUnion((first["records"] as? [[String: Any]] ?? []).compactMap { $0["Id"] as? String })
+        }
+        XCTAssertEqual(seen.count, 1000)
+        XCTAssertEqual(try state.database.queue.read { try self.state.queries.openCursorCount($0) }, 0)
+        XCTAssertEqual(try state.database.queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM cursor_rows") }, 0)
+    }
+
+    func testAnEleventhCursorBeforeV56ReleasesThatUsersOldest() throws {
+        try insertContacts(400)
+        var nexts: [String] = []
+        for _ in 0..<11 { nexts.append(try XCTUnwrap(answer("SELECT Id FROM Contact", version: "v55.0", batchSize: 200)["nextRecordsUrl"] as? String)) }
+        XCTAssertThrowsError(try page(nexts[0])) { XCTAssertEqual(($0 as? SalesforceError)?.errorCode, "INVALID_QUERY_LOCATOR") }
+        for next in nexts.dropFirst() { XCTAssertNotNil(try page(next)["records"]) }
+        // Another user's cursors do not count against this one's ten, and a locator is its owner's only.
+        let other = Session(orgId: session.orgId, userId: otherUser, clientId: "test")
+        let theirs = try XCTUnwrap(answer("SELECT Id FROM Contact", version: "v55.0", batchSize: 200, as: other)["nextRecordsUrl"] as? String)
+        XCTAssertThrowsError(try page(theirs)) { XCTAssertEqual(($0 as? SalesforceError)?.errorCode, "INVALID_QUERY_LOCATOR") }
+        XCTAssertNotNil(try page(theirs, as: other)["records"])
+    }
+
+    func testFromV56ThereIsNoLimitButCursorsExpire() throws {
+        try insertContacts(400)
+        var nexts: [String] = []
+        for _ in 0..<30 { nexts.append(try XCTUnwrap(answer("SELECT Id FROM Contact", version: "v66.0", batchSize: 200)["nextRecordsUrl"] as? String)) }
+        XCTAssertNotNil(try page(nexts[0])["records"])
+        // Two days and a minute later every v66 cursor is gone.
+        XCTAssertThrowsError(try page(nexts[1], now: Date().addingTimeInterval(2 * 86400 + 60))) {
+            XCTAssertEqual(($0 as? SalesforceError)?.errorCode, "INVALID_QUERY_LOCATOR")
+        }
+        XCTAssertEqual(try state.database.queue.read { try self.state.queries.openCursorCount($0) }, 0)
+        // Before v56, fifteen idle minutes expire one.
+        let old = try XCTUnwrap(answer("SELECT Id FROM Contact", version: "v50.0", batchSize: 200)["nextRecordsUrl"] as? String)
+        XCTAssertThrowsError(try page(old, now: Date().addingTimeInterval(16 * 60))) {
+            XCTAssertEqual(($0 as? SalesforceError)?.errorCode, "INVALID_QUERY_LOCATOR")
+        }
+    }
+
+    func testQueryAllSeesDeletedRecords() throws {
+        try state.database.queue.write { [self] db in
+            try state.records.delete(db, session: session, object: state.definition.object("Contact")!, id: SalesforceID.make(prefix: "003", number: 3))
+        }
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact ORDER BY LastName"), ["Lovelace", "Turing"])
+        let all = try answer("SELECT LastName, IsDeleted FROM Contact ORDER BY LastName", all: true)
+        XCTAssertEqual((all["records"] as? [[String: Any]])?.map { $0["IsDeleted"] as? Bool }, [true, false, false])
+    }
+
+    func testSOSLFindsWordsInTheSearchedFields() throws {
+        func search(_ q: String) throws -> [[String: Any]] {
+            let data = try state.database.queue.write { [self] db in try SOSLQuery.parse(q).run(db, engine: state.queries, session: session, version: "v66.0") }
+            return try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["searchRecords"] as? [[String: Any]])
+        }
+        XCTAssertEqual(try search("FIND {Lovelace} IN NAME FIELDS RETURNING Contact(FirstName, LastName)").map { $0["FirstName"] as? String }, ["Ada"])
+        XCTAssertEqual(try search("FIND {math} IN ALL FIELDS RETURNING Contact(LastName WHERE FirstName != null ORDER BY LastName DESC LIMIT 1)").map { $0["LastName"] as? String }, ["Turing"])
+        XCTAssertEqual(try search("FIND {math} IN NAME FIELDS RETURNING Contact").count, 0)
+        XCTAssertEqual(try search("FIND {Nav*} RETURNING Account(Name), Contact(LastName)").count, 2)
+        XCTAssertEqual(try search("FIND {Navy}").compactMap { ($0["attributes"] as? [String: Any])?["type"] as? String }.sorted(), ["Account", "Contact"])
+        for bad in ["FIND Navy", "FIND {Navy", "FIND {a}", "SEARCH {x}", "FIND {Navy} RETURNING Nope__c", "FIND {Navy} IN SOME FIELDS"] {
+            XCTAssertThrowsError(try search(bad), bad)
+        }
     }
 }

@@ -1,0 +1,552 @@
+import Foundation
+
+/// The org definition (`Fixtures/org/`): `orgs.json` (orgs, users, policies, connected apps, the seed)
+/// and `objects.json` (sObjects with typed fields and their seed rules). Every object also gets the
+/// system fields a real org has (`Id`, `IsDeleted`, `CreatedDate`, `CreatedById`, `LastModifiedDate`,
+/// `LastModifiedById`, `SystemModstamp`, and `OwnerId` except on User).
+public struct OrgDefinition: Sendable {
+    public var seed: UInt64
+    public var referenceDate: Date
+    public var orgs: [OrgFixture.Org]
+    public var connectedApps: [ConnectedApp]
+    public var objects: [ObjectDefinition]
+    let byName: [String: Int]
+
+    public struct ConnectedApp: Sendable, Codable, Equatable {
+        public var name: String?
+        public var consumerKey: String
+        public var redirectURIs: [String]
+        public var scopes: [String]
+        /// Overrides the org's policy for sessions of this app.
+        public var mobilePolicy: OrgFixture.MobilePolicy?
+
+        enum CodingKeys: String, CodingKey { case name, consumerKey, redirectURIs, redirectURI, scopes, mobilePolicy }
+
+        /// `redirectURI` (one) or `redirectURIs` (several).
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            name = try c.decodeIfPresent(String.self, forKey: .name)
+            consumerKey = try c.decode(String.self, forKey: .consumerKey)
+            redirectURIs = try c.decodeIfPresent([String].self, forKey: .redirectURIs) ?? [c.decode(String.self, forKey: .redirectURI)]
+            scopes = try c.decodeIfPresent([String].self, forKey: .scopes) ?? ["api", "web", "refresh_token"]
+            mobilePolicy = try c.decodeIfPresent(OrgFixture.MobilePolicy.self, forKey: .mobilePolicy)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encodeIfPresent(name, forKey: .name)
+            try c.encode(consumerKey, forKey: .consumerKey)
+            try c.encode(redirectURIs, forKey: .redirectURIs)
+            try c.encode(scopes, forKey: .scopes)
+            try c.encodeIfPresent(mobilePolicy, forKey: .mobilePolicy)
+        }
+
+        public init(name: String? = nil, consumerKey: String, redirectURIs: [String], scopes: [String], mobilePolicy: OrgFixture.MobilePolicy? = nil) {
+            self.name = name
+            self.consumerKey = consumerKey
+            self.redirectURIs = redirectURIs
+            self.scopes = scopes
+            self.mobilePolicy = mobilePolicy
+        }
+    }
+
+    public func object(_ name: String) -> ObjectDefinition? { byName[name.lowercased()].map { objects[$0] } }
+
+    public func object(prefix: String) -> ObjectDefinition? { objects.first { $0.keyPrefix == prefix } }
+
+    public func app(consumerKey: String) -> ConnectedApp? { connectedApps.first { $0.consumerKey == consumerKey } }
+
+    /// Relationships from children to this object: `Contacts` on Account, `WorkOrders__r`, …
+    public func childRelationships(of object: String) -> [(child: ObjectDefinition, field: FieldDefinition)] {
+        objects.flatMap { child in
+            child.fields.filter { $0.type == .reference && $0.referenceTo.contains { $0.lowercased() == object.lowercased() } && $0.childRelationshipName != nil }
+                .map { (child, $0) }
+        }
+    }
+
+    init(seed: UInt64, referenceDate: Date, orgs: [OrgFixture.Org], connectedApps: [ConnectedApp], objects: [ObjectDefinition]) {
+        self.seed = seed
+        self.referenceDate = referenceDate
+        self.orgs = orgs
+        self.connectedApps = connectedApps
+        self.objects = objects
+        byName = Dictionary(objects.enumerated().map { ($1.name.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Reads and checks `orgs.json` and `objects.json` from `directory`; `extraApps` come from
+    /// `--connected-app`. A mistake is refused with the file, line and column.
+    public static func load(directory: URL, extraApps: [ConnectedApp] = []) throws -> OrgDefinition {
+        let fixture = try OrgFixture.load(directory: directory)
+        guard let reference = SalesforceDate.parse(fixture.referenceDate) else {
+            throw OrgSimulatorError.fixture("\(directory.appendingPathComponent("orgs.json").path): referenceDate '\(fixture.referenceDate)' is not a date")
+        }
+        let objectsURL = directory.appendingPathComponent("objects.json")
+        let objects: [ObjectDefinition]
+        if FileManager.default.fileExists(atPath: objectsURL.path) {
+            objects = try ObjectsFile.load(objectsURL)
+        } else {
+            objects = try ObjectsFile.load(data: Data(ObjectsFile.builtIn.utf8), name: "(built-in objects)")
+        }
+        var apps = fixture.connectedApps ?? []
+        if let app = fixture.connectedApp { apps.insert(app, at: 0) }
+        for extra in extraApps {
+            if let i = apps.firstIndex(where: { $0.consumerKey == extra.consumerKey }) {
+                apps[i].redirectURIs = Array(Set(apps[i].redirectURIs + extra.redirectURIs)).sorted()
+            } else {
+                apps.append(extra)
+            }
+        }
+        let definition = OrgDefinition(seed: fixture.seed, referenceDate: reference, orgs: fixture.orgs, connectedApps: apps, objects: objects)
+        try definition.check(file: objectsURL.path)
+        return definition
+    }
+
+    /// References point at objects of this org; relationship names are unique per object.
+    func check(file: String) throws {
+        for object in objects {
+            var relationships = Set<String>()
+            for field in object.fields where field.type == .reference {
+                for target in field.referenceTo where self.object(target) == nil {
+                    throw OrgSimulatorError.fixture("\(file): \(object.name).\(field.name) refers to '\(target)', which is not an object of this org")
+                }
+                if let r = field.relationshipName, !relationships.insert(r.lowercased()).inserted {
+                    throw OrgSimulatorError.fixture("\(file): \(object.name) has two relationships named '\(r)'")
+                }
+            }
+        }
+        for object in objects {
+            var children = Set<String>()
+            for (child, field) in childRelationships(of: object.name) {
+                guard let name = field.childRelationshipName else { continue }
+                if !children.insert(name.lowercased()).inserted {
+                    throw OrgSimulatorError.fixture("\(file): two child relationships of \(object.name) are named '\(name)' (one is \(child.name).\(field.name))")
+                }
+            }
+        }
+    }
+}
+
+/// A field's type, as `describe` names it.
+public enum FieldType: String, Sendable, Codable, CaseIterable {
+    case id, string, textarea, email, phone, url, picklist, boolean, int, double, currency, percent, date, datetime, reference
+
+    var isText: Bool { [.string, .textarea, .email, .phone, .url, .picklist].contains(self) }
+    var isNumber: Bool { [.int, .double, .currency, .percent].contains(self) }
+
+    var soapType: String {
+        switch self {
+        case .id, .reference: return "tns:ID"
+        case .boolean: return "xsd:boolean"
+        case .int: return "xsd:int"
+        case .double, .currency, .percent: return "xsd:double"
+        case .date: return "xsd:date"
+        case .datetime: return "xsd:dateTime"
+        default: return "xsd:string"
+        }
+    }
+
+    /// How SQLite keeps it: text compares case-insensitively, as SOQL does; ids exactly.
+    var columnType: String {
+        switch self {
+        case .id, .reference, .date, .datetime: return "TEXT"
+        case .boolean, .int: return "INTEGER"
+        case .double, .currency, .percent: return "REAL"
+        default: return "TEXT COLLATE NOCASE"
+        }
+    }
+}
+
+public struct FieldDefinition: Sendable, Codable, Equatable {
+    public var name: String
+    public var type: FieldType
+    public var label: String?
+    public var length: Int?
+    public var required: Bool?
+    public var unique: Bool?
+    public var externalId: Bool?
+    /// Upsert may match on it (Contact.Email is one in a real org).
+    public var idLookup: Bool?
+    public var createable: Bool?
+    public var updateable: Bool?
+    public var referenceTo: [String]
+    public var relationshipName: String?
+    public var childRelationshipName: String?
+    public var picklistValues: [String]?
+    /// Seed generator: values to pick from (text fields), and a range (numbers and dates, in days from
+    /// the reference date).
+    public var samples: [String]?
+    public var min: Double?
+    public var max: Double?
+    /// Seed generator: leave it empty.
+    public var noSeed: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case name, type, label, length, required, unique, externalId, idLookup, createable, updateable, referenceTo, relationshipName,
+            childRelationshipName, picklistValues = "values", samples, min, max, noSeed
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        type = try c.decode(FieldType.self, forKey: .type)
+        label = try c.decodeIfPresent(String.self, forKey: .label)
+        length = try c.decodeIfPresent(Int.self, forKey: .length)
+        required = try c.decodeIfPresent(Bool.self, forKey: .required)
+        unique = try c.decodeIfPresent(Bool.self, forKey: .unique)
+        externalId = try c.decodeIfPresent(Bool.self, forKey: .externalId)
+        idLookup = try c.decodeIfPresent(Bool.self, forKey: .idLookup)
+        createable = try c.decodeIfPresent(Bool.self, forKey: .createable)
+        updateable = try c.decodeIfPresent(Bool.self, forKey: .updateable)
+        // One target or several (a polymorphic lookup such as Task.WhatId).
+        if let one = try? c.decode(String.self, forKey: .referenceTo) {
+            referenceTo = [one]
+        } else {
+            referenceTo = try c.decodeIfPresent([String].self, forKey: .referenceTo) ?? []
+        }
+        relationshipName = try c.decodeIfPresent(String.self, forKey: .relationshipName)
+        childRelationshipName = try c.decodeIfPresent(String.self, forKey: .childRelationshipName)
+        picklistValues = try c.decodeIfPresent([String].self, forKey: .picklistValues)
+        samples = try c.decodeIfPresent([String].self, forKey: .samples)
+        min = try c.decodeIfPresent(Double.self, forKey: .min)
+        max = try c.decodeIfPresent(Double.self, forKey: .max)
+        noSeed = try c.decodeIfPresent(Bool.self, forKey: .noSeed)
+    }
+
+    init(_ name: String, _ type: FieldType, length: Int? = nil, required: Bool = false, createable: Bool = true, updateable: Bool = true,
+         referenceTo: [String] = [], relationshipName: String? = nil, label: String? = nil)
+    {
+        self.name = name
+        self.type = type
+        self.label = label
+        self.length = length
+        self.required = required
+        self.createable = createable
+        self.updateable = updateable
+        self.referenceTo = referenceTo
+        self.relationshipName = relationshipName
+    }
+
+    public var isCreateable: Bool { createable ?? true }
+    public var isUpdateable: Bool { updateable ?? true }
+    public var isRequired: Bool { required ?? false }
+    public var isExternalId: Bool { externalId ?? false }
+    public var isUnique: Bool { unique ?? false }
+    public var isCustom: Bool { name.hasSuffix("__c") }
+    /// Fields that may identify a record in an upsert: `Id`, External ID fields and idLookup fields.
+    public var matchesForUpsert: Bool { type == .id || isExternalId || (idLookup ?? false) }
+    public var displayLabel: String { label ?? Self.labelFrom(name) }
+
+    static func labelFrom(_ name: String) -> String {
+        var base = name.hasSuffix("__c") ? String(name.dropLast(3)) : name
+        if base.hasSuffix("Id"), base.count > 2 { base = String(base.dropLast(2)) }
+        var out = ""
+        for (i, c) in base.enumerated() {
+            if i > 0, c.isUppercase, let prev = out.last, prev.isLowercase { out.append(" ") }
+            out.append(c == "_" ? " " : c)
+        }
+        return out
+    }
+
+    var effectiveLength: Int {
+        if let length { return length }
+        switch type {
+        case .id, .reference: return 18
+        case .textarea: return 32_000
+        case .email, .phone: return 80
+        case .url: return 255
+        case .picklist: return 255
+        case .string: return 255
+        default: return 0
+        }
+    }
+}
+
+public struct ObjectDefinition: Sendable, Equatable {
+    public var name: String
+    public var label: String
+    public var labelPlural: String
+    public var keyPrefix: String
+    /// The field `Name` shows (Task's is Subject), or nil.
+    public var nameField: String?
+    /// `Name` made of these fields, e.g. FirstName and LastName on Contact.
+    public var compoundName: [String]?
+    public var createable: Bool
+    /// Seed: records per org (by org name), generated before any later object in the file.
+    public var seedCounts: [String: Int]
+    public var fields: [FieldDefinition]
+    let fieldIndex: [String: Int]
+
+    public var isCustom: Bool { name.hasSuffix("__c") }
+
+    public func field(_ name: String) -> FieldDefinition? { fieldIndex[name.lowercased()].map { fields[$0] } }
+
+    /// The reference field whose relationship name is `name` (`Account` → AccountId, `Owner` → OwnerId).
+    public func relationship(_ name: String) -> FieldDefinition? {
+        fields.first { $0.type == .reference && $0.relationshipName?.lowercased() == name.lowercased() }
+    }
+
+    /// The SQLite table of this object.
+    var table: String { "obj_" + name }
+
+    init(name: String, label: String?, labelPlural: String?, keyPrefix: String, nameField: String?, compoundName: [String]?, createable: Bool,
+         seedCounts: [String: Int], declared: [FieldDefinition])
+    {
+        self.name = name
+        self.label = label ?? FieldDefinition.labelFrom(name)
+        self.labelPlural = labelPlural ?? (self.label + "s")
+        self.keyPrefix = keyPrefix
+        self.nameField = nameField ?? (compoundName != nil || declared.contains { $0.name == "Name" } ? "Name" : nil)
+        self.compoundName = compoundName
+        self.createable = createable
+        self.seedCounts = seedCounts
+        var fields = [FieldDefinition("Id", .id, createable: false, updateable: false)]
+        fields += declared
+        var system: [FieldDefinition] = [
+            FieldDefinition("IsDeleted", .boolean, createable: false, updateable: false),
+            FieldDefinition("CreatedDate", .datetime, createable: false, updateable: false),
+            FieldDefinition("CreatedById", .reference, createable: false, updateable: false, referenceTo: ["User"], relationshipName: "CreatedBy"),
+            FieldDefinition("LastModifiedDate", .datetime, createable: false, updateable: false),
+            FieldDefinition("LastModifiedById", .reference, createable: false, updateable: false, referenceTo: ["User"], relationshipName: "LastModifiedBy"),
+            FieldDefinition("SystemModstamp", .datetime, createable: false, updateable: false),
+        ]
+        if name != "User" { system.insert(FieldDefinition("OwnerId", .reference, referenceTo: ["User"], relationshipName: "Owner"), at: 0) }
+        if let compoundName, !declared.contains(where: { $0.name == "Name" }) {
+            fields.append(FieldDefinition("Name", .string, length: compoundName.count * 80 + 1, createable: false, updateable: false, label: "Full Name"))
+        }
+        for field in system where !fields.contains(where: { $0.name.lowercased() == field.name.lowercased() }) { fields.append(field) }
+        self.fields = fields
+        fieldIndex = Dictionary(fields.enumerated().map { ($1.name.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+    }
+}
+
+/// `objects.json`: `{"objects": [{"name", "label", "labelPlural", "keyPrefix", "nameField",
+/// "compoundName", "createable", "seed": {"<org name>": count}, "fields": [...]}]}`.
+enum ObjectsFile {
+    struct Raw: Decodable {
+        struct Object: Decodable {
+            var name: String
+            var label: String?
+            var labelPlural: String?
+            var keyPrefix: String
+            var nameField: String?
+            var compoundName: [String]?
+            var createable: Bool?
+            var seed: [String: Int]?
+            var fields: [FieldDefinition]
+        }
+        var objects: [Object]
+    }
+
+    static func load(_ url: URL) throws -> [ObjectDefinition] {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw OrgSimulatorError.fixture("\(url.path) cannot be read")
+        }
+        return try load(data: data, name: url.path)
+    }
+
+    static let reservedSystem: Set<String> = ["id", "isdeleted", "createddate", "createdbyid", "lastmodifieddate", "lastmodifiedbyid", "systemmodstamp"]
+
+    static func load(data: Data, name: String) throws -> [ObjectDefinition] {
+        let raw: Raw
+        do {
+            raw = try JSONDecoder().decode(Raw.self, from: data)
+        } catch let error as DecodingError {
+            throw OrgSimulatorError.fixture(JSONLocator.describe(error, data: data, file: name))
+        } catch {
+            throw OrgSimulatorError.fixture("\(name): \(error)")
+        }
+        var objects: [ObjectDefinition] = []
+        var prefixes = Set<String>()
+        func fail(_ path: [JSONLocator.Step], _ message: String) -> OrgSimulatorError {
+            .fixture("\(name):\(JSONLocator.lineColumn(of: path, in: data)): \(message)")
+        }
+        for (i, o) in raw.objects.enumerated() {
+            let at: [JSONLocator.Step] = [.key("objects"), .index(i)]
+            guard Self.isAPIName(o.name) else { throw fail(at + [.key("name")], "'\(o.name)' is not an API name (letters, digits, _, custom objects end in __c)") }
+            guard o.keyPrefix.count == 3, o.keyPrefix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+                throw fail(at + [.key("keyPrefix")], "keyPrefix of \(o.name) must be 3 letters or digits")
+            }
+            guard prefixes.insert(o.keyPrefix).inserted else { throw fail(at + [.key("keyPrefix")], "keyPrefix \(o.keyPrefix) is used twice") }
+            guard !objects.contains(where: { $0.name.lowercased() == o.name.lowercased() }) else { throw fail(at + [.key("name")], "object \(o.name) is defined twice") }
+            var seen = Set<String>()
+            for (j, f) in o.fields.enumerated() {
+                let fat = at + [.key("fields"), .index(j)]
+                guard Self.isAPIName(f.name) else { throw fail(fat + [.key("name")], "'\(f.name)' is not an API name") }
+                guard !reservedSystem.contains(f.name.lowercased()) else { throw fail(fat + [.key("name")], "\(o.name).\(f.name) is a system field; every object has it") }
+                guard seen.insert(f.name.lowercased()).inserted else { throw fail(fat + [.key("name")], "\(o.name).\(f.name) is defined twice") }
+                if f.type == .reference {
+                    guard !f.referenceTo.isEmpty else { throw fail(fat, "\(o.name).\(f.name) is a reference and needs referenceTo") }
+                    guard let r = f.relationshipName, Self.isAPIName(r) else { throw fail(fat, "\(o.name).\(f.name) is a reference and needs a relationshipName") }
+                    if f.isCustom, !r.hasSuffix("__r") { throw fail(fat + [.key("relationshipName")], "the relationship of custom field \(o.name).\(f.name) must end in __r") }
+                }
+                if f.type == .picklist, (f.picklistValues ?? []).isEmpty { throw fail(fat, "\(o.name).\(f.name) is a picklist and needs values") }
+                if f.type == .id { throw fail(fat + [.key("type")], "\(o.name).\(f.name): only Id is of type id") }
+                if let length = f.length, length <= 0 || length > 131_072 { throw fail(fat + [.key("length")], "\(o.name).\(f.name): length must be from 1 to 131072") }
+                if o.name.hasSuffix("__c"), !f.isCustom, f.name != "Name" {
+                    throw fail(fat + [.key("name")], "fields of custom object \(o.name) end in __c (except Name)")
+                }
+            }
+            for part in o.compoundName ?? [] where !seen.contains(part.lowercased()) {
+                throw fail(at + [.key("compoundName")], "compoundName of \(o.name) names '\(part)', which is not one of its fields")
+            }
+            objects.append(ObjectDefinition(
+                name: o.name, label: o.label, labelPlural: o.labelPlural, keyPrefix: o.keyPrefix, nameField: o.nameField,
+                compoundName: o.compoundName, createable: o.createable ?? true, seedCounts: o.seed ?? [:], declared: o.fields))
+            if let nameField = o.nameField, objects.last?.field(nameField) == nil {
+                throw fail(at + [.key("nameField")], "nameField of \(o.name) names '\(nameField)', which is not one of its fields")
+            }
+        }
+        guard objects.contains(where: { $0.name == "User" }) else {
+            throw OrgSimulatorError.fixture("\(name): the org needs a User object (owners and the users of orgs.json are Users)")
+        }
+        return objects
+    }
+
+    static func isAPIName(_ s: String) -> Bool {
+        guard let first = s.first, first.isASCII, first.isLetter else { return false }
+        guard s.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else { return false }
+        let core = s.hasSuffix("__c") || s.hasSuffix("__r") ? String(s.dropLast(3)) : s
+        return !core.contains("__") && !core.hasSuffix("_")
+    }
+
+    /// Used when a data directory has no objects.json: the standard objects this org always had.
+    static let builtIn = """
+        {"objects": [
+          {"name": "User", "keyPrefix": "005", "compoundName": ["FirstName", "LastName"], "createable": false, "fields": [
+            {"name": "Username", "type": "string", "length": 80, "required": true, "unique": true},
+            {"name": "FirstName", "type": "string", "length": 40}, {"name": "LastName", "type": "string", "length": 80, "required": true},
+            {"name": "Email", "type": "email", "required": true}, {"name": "IsActive", "type": "boolean"}]},
+          {"name": "Contact", "keyPrefix": "003", "compoundName": ["FirstName", "LastName"], "fields": [
+            {"name": "FirstName", "type": "string", "length": 40}, {"name": "LastName", "type": "string", "length": 80, "required": true},
+            {"name": "Title", "type": "string", "length": 128}, {"name": "Email", "type": "email", "idLookup": true},
+            {"name": "MobilePhone", "type": "phone", "length": 40}, {"name": "HomePhone", "type": "phone", "length": 40},
+            {"name": "Department", "type": "string", "length": 80},
+            {"name": "DeviceRecordId__c", "type": "string", "length": 64, "externalId": true, "unique": true}]}
+        ]}
+        """
+}
+
+/// Where in a JSON file a value is, for errors a user can act on: the line and column of the value at
+/// a path of keys and indices.
+enum JSONLocator {
+    enum Step { case key(String), index(Int) }
+
+    static func describe(_ error: DecodingError, data: Data, file: String) -> String {
+        func path(_ codingPath: [any CodingKey]) -> [Step] {
+            codingPath.map { key in key.intValue.map { .index($0) } ?? .key(key.stringValue) }
+        }
+        switch error {
+        case .typeMismatch(_, let c), .valueNotFound(_, let c):
+            return "\(file):\(lineColumn(of: path(c.codingPath), in: data)): \(c.debugDescription) (at \(dotted(c.codingPath)))"
+        case .keyNotFound(let key, let c):
+            return "\(file):\(lineColumn(of: path(c.codingPath), in: data)): missing \"\(key.stringValue)\" (at \(dotted(c.codingPath)))"
+        case .dataCorrupted(let c):
+            if c.codingPath.isEmpty {
+                let detail = (c.underlyingError as NSError?)?.userInfo["NSDebugDescription"] as? String ?? c.debugDescription
+                return "\(file): not valid JSON: \(detail)"
+            }
+            return "\(file):\(lineColumn(of: path(c.codingPath), in: data)): \(c.debugDescription) (at \(dotted(c.codingPath)))"
+        @unknown default:
+            return "\(file): \(error)"
+        }
+    }
+
+    static func dotted(_ path: [any CodingKey]) -> String {
+        path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+    }
+
+    /// `line:column` (1-based) of the value at `path`; the closest enclosing value when a step is missing.
+    static func lineColumn(of path: [Step], in data: Data) -> String {
+        let bytes = [UInt8](data)
+        var scanner = Scanner(bytes: bytes)
+        let offset = scanner.find(path) ?? 0
+        var line = 1, column = 1
+        for b in bytes[..<min(offset, bytes.count)] {
+            if b == 0x0A { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
+        }
+        return "\(line):\(column)"
+    }
+
+    struct Scanner {
+        let bytes: [UInt8]
+        var i = 0
+
+        mutating func ws() { while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 } }
+
+        /// Offset of the value at `path` from the current position.
+        mutating func find(_ path: [Step]) -> Int? {
+            ws()
+            let start = i
+            guard let step = path.first else { return start }
+            guard i < bytes.count else { return nil }
+            switch (step, bytes[i]) {
+            case (.key(let wanted), 0x7B):
+                i += 1
+                while true {
+                    ws()
+                    guard i < bytes.count, bytes[i] == 0x22, let key = string() else { return start }
+                    ws()
+                    guard i < bytes.count, bytes[i] == 0x3A else { return start }
+                    i += 1
+                    if key == wanted { return find(Array(path.dropFirst())) ?? start }
+                    guard skipValue() else { return start }
+                    ws()
+                    guard i < bytes.count, bytes[i] == 0x2C else { return start }
+                    i += 1
+                }
+            case (.index(let wanted), 0x5B):
+                i += 1
+                var n = 0
+                while true {
+                    ws()
+                    if n == wanted { return find(Array(path.dropFirst())) ?? start }
+                    guard skipValue() else { return start }
+                    ws()
+                    guard i < bytes.count, bytes[i] == 0x2C else { return start }
+                    i += 1
+                    n += 1
+                }
+            default:
+                return start
+            }
+        }
+
+        mutating func string() -> String? {
+            guard bytes[i] == 0x22 else { return nil }
+            i += 1
+            var out: [UInt8] = []
+            while i < bytes.count, bytes[i] != 0x22 {
+                if bytes[i] == 0x5C { i += 1 }
+                if i < bytes.count { out.append(bytes[i]) }
+                i += 1
+            }
+            i += 1
+            return String(decoding: out, as: UTF8.self)
+        }
+
+        mutating func skipValue() -> Bool {
+            ws()
+            guard i < bytes.count else { return false }
+            switch bytes[i] {
+            case 0x22: return string() != nil
+            case 0x7B, 0x5B:
+                var depth = 0
+                while i < bytes.count {
+                    switch bytes[i] {
+                    case 0x22: _ = string(); continue
+                    case 0x7B, 0x5B: depth += 1
+                    case 0x7D, 0x5D:
+                        depth -= 1
+                        if depth == 0 { i += 1; return true }
+                    default: break
+                    }
+                    i += 1
+                }
+                return false
+            default:
+                while i < bytes.count, ![0x2C, 0x7D, 0x5D].contains(bytes[i]) { i += 1 }
+                return true
+            }
+        }
+    }
+}

@@ -1,0 +1,257 @@
+import Foundation
+import GRDB
+
+/// Runs compiled queries in SQLite and writes their pages straight to JSON bytes.
+///
+/// Cursors are kept as Salesforce keeps them, by the API version of the request that opened them:
+/// from v56.0 on there is no limit on open cursors and one lives two days; before v56.0 a user has at
+/// most 10 (opening an 11th releases that user's oldest) and one expires after 15 idle minutes. Nothing
+/// else evicts a cursor. A cursor is its plan and the row ids of its result (`cursor_rows`), so its
+/// memory is eight bytes a row in SQLite, and it is freed when its last page is served.
+struct QueryEngine: Sendable {
+    let database: OrgDatabase
+
+    static let defaultBatchSize = 2000
+    static let cursorLifetimeV56: TimeInterval = 2 * 24 * 3600
+    static let cursorIdleLimitBeforeV56: TimeInterval = 15 * 60
+    static let cursorsPerUserBeforeV56 = 10
+
+    struct Page {
+        var body: Data
+    }
+
+    func run(_ db: Database, soql: String, session: Session, version: String, includeDeleted: Bool, batchSize: Int, now: Date = Date()) throws -> Data {
+        let parsed = try SOQLParser.parse(soql)
+        let plan = try SOQLCompiler.compile(parsed, definition: database.definition, now: now)
+        return try run(db, plan: plan, session: session, version: version, includeDeleted: includeDeleted, batchSize: batchSize, now: now)
+    }
+
+    func baseSQL(_ plan: QueryPlan, includeDeleted: Bool) throws -> String {
+        guard let object = database.definition.object(plan.object) else { throw SalesforceError.invalidType(plan.object) }
+        return "FROM \(OrgDatabase.quote(object.table)) t0 \(plan.joins) WHERE t0.org_id = ? \(includeDeleted ? "" : "AND t0.\"IsDeleted\" = 0") AND \(plan.condition)"
+    }
+
+    func run(_ db: Database, plan: QueryPlan, session: Session, version: String, includeDeleted: Bool, batchSize: Int, now: Date = Date()) throws -> Data {
+        let base = try baseSQL(plan, includeDeleted: includeDeleted)
+        let args = StatementArguments([session.orgId.databaseValue] + plan.arguments.map(\.databaseValue))
+        let window = "LIMIT \(plan.limit.map(String.init) ?? "-1") OFFSET \(plan.offset ?? 0)"
+        switch plan.count {
+        case .rows:
+            let n = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT t0.rowid \(base) ORDER BY \(plan.order) \(window))", arguments: args) ?? 0
+            return Data("{\"totalSize\":\(n),\"done\":true,\"records\":[]}".utf8)
+        case .field(let alias, let expr):
+            let n = try Int.fetchOne(db, sql: "SELECT COUNT(c) FROM (SELECT \(expr) AS c \(base) ORDER BY \(plan.order) \(window))", arguments: args) ?? 0
+            var out: [UInt8] = Array("{\"totalSize\":1,\"done\":true,\"records\":[{\"attributes\":{\"type\":\"AggregateResult\"},".utf8)
+            JSONBytes.string(alias, into: &out)
+            out += Array(":\(n)}]}".utf8)
+            return Data(out)
+        case .none:
+            break
+        }
+        // A result that fits in one page needs no cursor.
+        let probeLimit = min(plan.limit ?? Int.max, batchSize + 1)
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT \(plan.columns.joined(separator: ", ")) \(base) ORDER BY \(plan.order) LIMIT \(probeLimit) OFFSET \(plan.offset ?? 0)", arguments: args)
+        if rows.count <= batchSize {
+            return try page(db, rows: rows, plan: plan, session: session, version: version, total: rows.count, next: nil)
+        }
+        let firstPos = (try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(pos), 0) FROM cursor_rows") ?? 0) + 1
+        try db.execute(sql: "INSERT INTO cursor_rows(rid) SELECT t0.rowid \(base) ORDER BY \(plan.order) \(window)", arguments: args)
+        let total = db.changesCount
+        let locator = try openCursor(db, plan: plan, session: session, version: version, batchSize: batchSize, total: total, firstPos: firstPos, now: now)
+        let path = includeDeleted ? "queryAll" : "query"
+        return try page(
+            db, rows: Array(rows.prefix(batchSize)), plan: plan, session: session, version: version, total: total,
+            next: "/services/data/\(version)/\(path)/\(locator)-\(batchSize)")
+    }
+
+    static func versionNumber(_ version: String) -> Double { Double(version.dropFirst()) ?? 66 }
+
+    func openCursor(_ db: Database, plan: QueryPlan, session: Session, version: String, batchSize: Int, total: Int, firstPos: Int64, now: Date) throws -> String {
+        try expireCursors(db, now: now)
+        let number = Int(try database.meta(db, "nextCursor") ?? "1") ?? 1
+        try database.setMeta(db, "nextCursor", String(number + 1))
+        let locator = SalesforceID.make(prefix: "01g", number: number)
+        let v = Self.versionNumber(version)
+        if v < 56 {
+            let open = try String.fetchAll(
+                db, sql: "SELECT locator FROM cursors WHERE user_id = ? AND version < 56 ORDER BY created ASC, rowid ASC", arguments: [session.userId])
+            for old in open.prefix(max(0, open.count - (Self.cursorsPerUserBeforeV56 - 1))) { try release(db, locator: old) }
+        }
+        let plan = try JSONEncoder().encode(plan)
+        try db.execute(
+            sql: "INSERT INTO cursors(locator, org_id, user_id, version, plan, batch_size, total, first_pos, created, last_used) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            arguments: [locator, session.orgId, session.userId, v, plan, batchSize, total, firstPos, now.timeIntervalSince1970, now.timeIntervalSince1970])
+        return locator
+    }
+
+    /// Frees every cursor past its lifetime (v56.0 on) or idle limit (before).
+    func expireCursors(_ db: Database, now: Date) throws {
+        let t = now.timeIntervalSince1970
+        let expired = try String.fetchAll(
+            db, sql: "SELECT locator FROM cursors WHERE (version >= 56 AND created < ?) OR (version < 56 AND last_used < ?)",
+            arguments: [t - Self.cursorLifetimeV56, t - Self.cursorIdleLimitBeforeV56])
+        for locator in expired { try release(db, locator: locator) }
+    }
+
+    func release(_ db: Database, locator: String) throws {
+        guard let row = try Row.fetchOne(db, sql: "SELECT first_pos, total FROM cursors WHERE locator = ?", arguments: [locator]) else { return }
+        let first: Int64 = row["first_pos"], total: Int64 = row["total"]
+        try db.execute(sql: "DELETE FROM cursor_rows WHERE pos BETWEEN ? AND ?", arguments: [first, first + total - 1])
+        try db.execute(sql: "DELETE FROM cursors WHERE locator = ?", arguments: [locator])
+    }
+
+    /// `query/<locator>-<offset>`: the next page of an open cursor.
+    func more(_ db: Database, locatorAndOffset: String, session: Session, version: String, path: String, now: Date = Date()) throws -> Data {
+        let invalid = SalesforceError(.badRequest, "INVALID_QUERY_LOCATOR", "invalid query locator")
+        let parts = locatorAndOffset.split(separator: "-")
+        guard parts.count == 2, let offset = Int(parts[1]), offset >= 0 else { throw invalid }
+        let locator = String(parts[0])
+        try expireCursors(db, now: now)
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM cursors WHERE locator = ?", arguments: [locator]),
+            (row["org_id"] as String) == session.orgId, (row["user_id"] as String) == session.userId
+        else { throw invalid }
+        let total: Int = row["total"], batchSize: Int = row["batch_size"], firstPos: Int64 = row["first_pos"]
+        guard offset < total else { throw invalid }
+        let plan = try JSONDecoder().decode(QueryPlan.self, from: row["plan"] as Data)
+        guard let object = database.definition.object(plan.object) else { throw invalid }
+        let end = min(offset + batchSize, total)
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT \(plan.columns.joined(separator: ", ")) FROM cursor_rows c JOIN \(OrgDatabase.quote(object.table)) t0 ON t0.rowid = c.rid \(plan.joins) WHERE c.pos BETWEEN ? AND ? ORDER BY c.pos",
+            arguments: [firstPos + Int64(offset), firstPos + Int64(end) - 1])
+        let next = end < total ? "/services/data/\(version)/\(path)/\(locator)-\(end)" : nil
+        if next == nil {
+            try release(db, locator: locator)
+        } else {
+            try db.execute(sql: "UPDATE cursors SET last_used = ? WHERE locator = ?", arguments: [now.timeIntervalSince1970, locator])
+        }
+        return try page(db, rows: rows, plan: plan, session: session, version: version, total: total, next: next)
+    }
+
+    /// Open cursors (for tests and `GET /__admin/faults`).
+    func openCursorCount(_ db: Database) throws -> Int { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cursors") ?? 0 }
+
+    // MARK: JSON
+
+    func page(_ db: Database, rows: [Row], plan: QueryPlan, session: Session, version: String, total: Int, next: String?) throws -> Data {
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + rows.count * (96 + plan.columns.count * 32))
+        out += Array("{\"totalSize\":\(total),\"done\":\(next == nil)".utf8)
+        if let next {
+            out += Array(",\"nextRecordsUrl\":".utf8)
+            JSONBytes.string(next, into: &out)
+        }
+        out += Array(",\"records\":".utf8)
+        try records(db, rows: rows, plan: plan, session: session, version: version, into: &out)
+        out.append(0x7D)
+        return Data(out)
+    }
+
+    func records(_ db: Database, rows: [Row], plan: QueryPlan, session: Session, version: String, into out: inout [UInt8]) throws {
+        // Child subqueries: one query per child relationship for the whole page.
+        var childRecords: [[String: [Row]]] = []
+        for child in plan.children {
+            let ids = rows.compactMap { $0[0] as String? }
+            var grouped: [String: [Row]] = [:]
+            if !ids.isEmpty {
+                let base = try baseSQL(child.plan, includeDeleted: false)
+                let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+                let args = StatementArguments(
+                    [session.orgId.databaseValue] + child.plan.arguments.map(\.databaseValue) + ids.map(\.databaseValue))
+                let found = try Row.fetchAll(
+                    db, sql: "SELECT \(child.plan.columns.joined(separator: ", ")) \(base) AND t0.\(OrgDatabase.quote(child.parentField)) IN (\(placeholders)) ORDER BY \(child.plan.order)",
+                    arguments: args)
+                let parentColumn = child.plan.columns.count - 1
+                for row in found {
+                    guard let parent = row[parentColumn] as String? else { continue }
+                    grouped[parent, default: []].append(row)
+                }
+                for (k, v) in grouped {
+                    grouped[k] = Array(v.dropFirst(child.plan.offset ?? 0).prefix(child.plan.limit ?? Int.max))
+                }
+            }
+            childRecords.append(grouped)
+        }
+        out.append(0x5B)
+        for (i, row) in rows.enumerated() {
+            if i > 0 { out.append(0x2C) }
+            let id = row[0] as String? ?? ""
+            try record(db, row: row, id: id, type: plan.object, shape: plan.shape, children: plan.children, childRows: childRecords, session: session, version: version, into: &out)
+        }
+        out.append(0x5D)
+    }
+
+    func record(
+        _ db: Database, row: Row, id: String, type: String, shape: [OutputNode], children: [QueryPlan.ChildPlan], childRows: [[String: [Row]]],
+        session: Session, version: String, into out: inout [UInt8]
+    ) throws {
+        out += Array("{\"attributes\":{\"type\":".utf8)
+        JSONBytes.string(type, into: &out)
+        out += Array(",\"url\":".utf8)
+        JSONBytes.string("/services/data/\(version)/sobjects/\(type)/\(id)", into: &out)
+        out.append(0x7D)
+        for node in shape {
+            out.append(0x2C)
+            switch node {
+            case .field(let name, let column, let fieldType):
+                JSONBytes.string(name, into: &out)
+                out.append(0x3A)
+                JSONBytes.value(FieldCoding.fromDatabase(row[column] ?? .null, fieldType), into: &out)
+            case .parent(let name, let types, let idColumns, let nodes):
+                JSONBytes.string(name, into: &out)
+                out.append(0x3A)
+                if let k = idColumns.firstIndex(where: { (row[$0] as String?) != nil }), let parentId = row[idColumns[k]] as String? {
+                    try record(db, row: row, id: parentId, type: types[k], shape: nodes, children: [], childRows: [], session: session, version: version, into: &out)
+                } else {
+                    out += Array("null".utf8)
+                }
+            case .child(let name, let index):
+                JSONBytes.string(name, into: &out)
+                out.append(0x3A)
+                let child = children[index]
+                if let found = childRows[index][id], !found.isEmpty {
+                    out += Array("{\"totalSize\":\(found.count),\"done\":true,\"records\":".utf8)
+                    let childObject = database.definition.object(child.plan.object)?.name ?? child.plan.object
+                    out.append(0x5B)
+                    for (j, r) in found.enumerated() {
+                        if j > 0 { out.append(0x2C) }
+                        try record(db, row: r, id: r[0] as String? ?? "", type: childObject, shape: child.plan.shape, children: [], childRows: [], session: session, version: version, into: &out)
+                    }
+                    out += Array("]}".utf8)
+                } else {
+                    out += Array("null".utf8)
+                }
+            }
+        }
+        out.append(0x7D)
+    }
+}
+
+/// Minimal JSON writing for field values.
+enum JSONBytes {
+    static func value(_ value: FieldValue, into out: inout [UInt8]) {
+        switch value {
+        case .null: out += [0x6E, 0x75, 0x6C, 0x6C]
+        case .bool(let b): out += Array((b ? "true" : "false").utf8)
+        case .int(let i): out += Array(String(i).utf8)
+        case .double(let d): out += Array((d.isFinite ? "\(d)" : "null").utf8)
+        case .string(let s): string(s, into: &out)
+        }
+    }
+
+    static func string(_ s: String, into out: inout [UInt8]) {
+        out.append(0x22)
+        for byte in s.utf8 {
+            switch byte {
+            case 0x22: out += [0x5C, 0x22]
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x0A: out += [0x5C, 0x6E]
+            case 0x0D: out += [0x5C, 0x72]
+            case 0x09: out += [0x5C, 0x74]
+            case ..<0x20: out += Array(String(format: "\\u%04x", byte).utf8)
+            default: out.append(byte)
+            }
+        }
+        out.append(0x22)
+    }
+}

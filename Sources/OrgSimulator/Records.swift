@@ -1,0 +1,327 @@
+import Foundation
+import GRDB
+
+typealias Record = [String: FieldValue]
+
+/// Typed values: what a request body, a CSV cell or a database column holds, turned into the field's
+/// type, or the error a real org gives.
+enum FieldCoding {
+    /// A JSON value from a request body.
+    static func fromJSON(_ raw: Any, _ field: FieldDefinition, object: String) -> Result<FieldValue, SalesforceError> {
+        if raw is NSNull { return .success(.null) }
+        guard let value = FieldValue(json: raw) else {
+            return .failure(SalesforceError(.badRequest, "JSON_PARSER_ERROR", "Cannot deserialize instance of \(field.type.rawValue) from an array or object value: \(field.name)", fields: [field.name]))
+        }
+        return check(value, field, object: object)
+    }
+
+    /// Brings a value into the field's type and checks it (length, picklist values, id shape).
+    static func check(_ value: FieldValue, _ field: FieldDefinition, object: String) -> Result<FieldValue, SalesforceError> {
+        func wrong(_ what: String) -> Result<FieldValue, SalesforceError> {
+            .failure(SalesforceError(.badRequest, "JSON_PARSER_ERROR", "Cannot deserialize instance of \(field.type.rawValue) from \(what) value: \(field.name)", fields: [field.name]))
+        }
+        if value == .null { return .success(.null) }
+        switch field.type {
+        case .string, .textarea, .email, .phone, .url, .picklist:
+            let text: String
+            switch value {
+            case .string(let s): text = s
+            case .int(let i): text = String(i)
+            case .double(let d): text = String(d)
+            case .bool: return wrong("VALUE_TRUE/VALUE_FALSE")
+            case .null: return .success(.null)
+            }
+            if text.isEmpty { return .success(.null) }
+            if text.count > field.effectiveLength {
+                return .failure(SalesforceError(
+                    .badRequest, "STRING_TOO_LONG", "\(field.displayLabel): data value too large: \(text.prefix(40))... (max length=\(field.effectiveLength))",
+                    fields: [field.name]))
+            }
+            if field.type == .picklist, let values = field.picklistValues, !values.contains(text) {
+                return .failure(SalesforceError(.badRequest, "INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST", "\(field.displayLabel): bad value for restricted picklist field: \(text)", fields: [field.name]))
+            }
+            if field.type == .email, !isEmail(text) {
+                return .failure(SalesforceError(.badRequest, "INVALID_EMAIL_ADDRESS", "\(field.displayLabel): invalid email address: \(text)", fields: [field.name]))
+            }
+            return .success(.string(text))
+        case .boolean:
+            switch value {
+            case .bool: return .success(value)
+            case .string(let s) where ["true", "false"].contains(s.lowercased()): return .success(.bool(s.lowercased() == "true"))
+            default: return wrong("a non-boolean")
+            }
+        case .int:
+            switch value {
+            case .int: return .success(value)
+            case .double(let d) where d.rounded() == d && abs(d) < 1e15: return .success(.int(Int(d)))
+            case .string(let s): return Int(s).map { .success(.int($0)) } ?? wrong("VALUE_STRING")
+            default: return wrong("a non-integer")
+            }
+        case .double, .currency, .percent:
+            switch value {
+            case .int(let i): return .success(.double(Double(i)))
+            case .double(let d) where d.isFinite: return .success(value)
+            case .string(let s): return Double(s).flatMap { $0.isFinite ? FieldValue.double($0) : nil }.map { .success($0) } ?? wrong("VALUE_STRING")
+            default: return wrong("a non-number")
+            }
+        case .date:
+            guard case .string(let s) = value, let date = SalesforceDate.parse(s) else { return wrong("a non-date") }
+            return .success(.string(SalesforceDate.dateString(date)))
+        case .datetime:
+            guard case .string(let s) = value, let date = SalesforceDate.parse(s) else { return wrong("a non-datetime") }
+            return .success(.string(SalesforceDate.string(date)))
+        case .id, .reference:
+            guard case .string(let s) = value, SalesforceID.isValid(s) else {
+                return .failure(SalesforceError(.badRequest, "MALFORMED_ID", "\(field.displayLabel): id value of incorrect type: \(value)", fields: [field.name]))
+            }
+            return .success(.string(OrgState.key(s)))
+        }
+    }
+
+    static func isEmail(_ s: String) -> Bool {
+        let parts = s.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !s.contains(" ")
+    }
+
+    static func toDatabase(_ value: FieldValue) -> DatabaseValue {
+        switch value {
+        case .null: return .null
+        case .bool(let b): return (b ? 1 : 0).databaseValue
+        case .int(let i): return i.databaseValue
+        case .double(let d): return d.databaseValue
+        case .string(let s): return s.databaseValue
+        }
+    }
+
+    static func fromDatabase(_ value: DatabaseValue, _ type: FieldType) -> FieldValue {
+        switch value.storage {
+        case .null: return .null
+        case .int64(let i):
+            switch type {
+            case .boolean: return .bool(i != 0)
+            case .double, .currency, .percent: return .double(Double(i))
+            default: return .int(Int(i))
+            }
+        case .double(let d): return type == .int ? .int(Int(d)) : .double(d)
+        case .string(let s): return .string(s)
+        case .blob: return .null
+        }
+    }
+}
+
+/// Records of any object: create, read, update, delete and upsert, with the checks a real org makes
+/// (required fields, lengths, types, references to existing records, unique values). Every function
+/// runs inside the caller's transaction.
+struct RecordStore: Sendable {
+    let database: OrgDatabase
+    var definition: OrgDefinition { database.definition }
+
+    func object(_ name: String) throws -> ObjectDefinition {
+        guard let object = definition.object(name) else { throw SalesforceError.invalidType(name) }
+        return object
+    }
+
+    /// The body's fields, checked for a create (`creating`) or an update.
+    func fields(_ body: [String: Any], of object: ObjectDefinition, creating: Bool) -> Result<Record, SalesforceError> {
+        var out: Record = [:]
+        for (name, raw) in body where name != "attributes" {
+            guard let field = object.field(name) else {
+                return .failure(SalesforceError(.badRequest, "INVALID_FIELD", "No such column '\(name)' on sobject of type \(object.name)", fields: [name]))
+            }
+            guard creating ? field.isCreateable : field.isUpdateable else {
+                return .failure(SalesforceError(
+                    .badRequest, "INVALID_FIELD_FOR_INSERT_UPDATE",
+                    "Unable to create/update fields: \(field.name). Please check the security settings of this field and verify that it is read/write for your profile or permission set.",
+                    fields: [field.name]))
+            }
+            switch FieldCoding.fromJSON(raw, field, object: object.name) {
+            case .failure(let e): return .failure(e)
+            case .success(let v): out[field.name] = v
+            }
+        }
+        return .success(out)
+    }
+
+    /// Required fields, references and unique values, against the record as it will be.
+    func validate(_ db: Database, orgId: String, object: ObjectDefinition, record: Record, id: String?) throws -> SalesforceError? {
+        let missing = object.fields.filter { $0.isRequired && $0.isCreateable && (record[$0.name] ?? .null) == .null }.map(\.name)
+        if !missing.isEmpty {
+            return SalesforceError(.badRequest, "REQUIRED_FIELD_MISSING", "Required fields are missing: [\(missing.joined(separator: ", "))]", fields: missing)
+        }
+        for field in object.fields where field.type == .reference && field.isCreateable {
+            guard case .string(let target)? = record[field.name] else { continue }
+            let targets = field.referenceTo.compactMap { definition.object($0) }
+            guard let targetObject = targets.first(where: { target.hasPrefix($0.keyPrefix) }) else {
+                return SalesforceError(.badRequest, "FIELD_INTEGRITY_EXCEPTION", "\(field.displayLabel): id value of incorrect type: \(target)", fields: [field.name])
+            }
+            let exists = try Int.fetchOne(
+                db, sql: "SELECT 1 FROM \(OrgDatabase.quote(targetObject.table)) WHERE \"Id\" = ? AND org_id = ? AND \"IsDeleted\" = 0", arguments: [target, orgId])
+            if exists == nil {
+                return SalesforceError(.badRequest, "INVALID_CROSS_REFERENCE_KEY", "\(field.displayLabel): invalid cross reference id", fields: [field.name])
+            }
+        }
+        for field in object.fields where field.isUnique {
+            guard let value = record[field.name], value != .null else { continue }
+            if let other = try String.fetchOne(
+                db, sql: "SELECT \"Id\" FROM \(OrgDatabase.quote(object.table)) WHERE org_id = ? AND \(OrgDatabase.quote(field.name)) = ? AND \"IsDeleted\" = 0 AND \"Id\" IS NOT ?",
+                arguments: [orgId, FieldCoding.toDatabase(value), id])
+            {
+                return SalesforceError(.badRequest, "DUPLICATE_VALUE", "duplicate value found: \(field.name) duplicates value on record with id: \(other)", fields: [field.name])
+            }
+        }
+        return nil
+    }
+
+    /// Inserts a record as is (seed and CSV loading too): system fields filled unless given.
+    @discardableResult
+    func insert(_ db: Database, orgId: String, object: ObjectDefinition, record: Record, userId: String) throws -> String {
+        var record = record
+        let id = try record["Id"]?.stringValue ?? database.nextId(db, orgId: orgId, object: object)
+        record["Id"] = .string(id)
+        let now = try (record["LastModifiedDate"] == nil || record["CreatedDate"] == nil) ? database.nextWriteTime(db) : ""
+        if record["CreatedDate"] == nil { record["CreatedDate"] = .string(now) }
+        if record["LastModifiedDate"] == nil { record["LastModifiedDate"] = .string(now) }
+        if record["SystemModstamp"] == nil { record["SystemModstamp"] = record["LastModifiedDate"] }
+        if record["IsDeleted"] == nil { record["IsDeleted"] = .bool(false) }
+        if object.name != "User", (record["OwnerId"] ?? .null) == .null { record["OwnerId"] = .string(userId) }
+        if (record["CreatedById"] ?? .null) == .null { record["CreatedById"] = .string(userId) }
+        if (record["LastModifiedById"] ?? .null) == .null { record["LastModifiedById"] = .string(userId) }
+        fillName(object, &record)
+        let names = record.keys.sorted()
+        let sql = "INSERT INTO \(OrgDatabase.quote(object.table)) (org_id, \(names.map(OrgDatabase.quote).joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: names.count)))"
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments([orgId.databaseValue] + names.map { FieldCoding.toDatabase(record[$0]!) }))
+        return id
+    }
+
+    func fillName(_ object: ObjectDefinition, _ record: inout Record) {
+        guard let parts = object.compoundName else { return }
+        let words = parts.compactMap { record[$0]?.stringValue }.filter { !$0.isEmpty }
+        record["Name"] = words.isEmpty ? .null : .string(words.joined(separator: " "))
+    }
+
+    func create(_ db: Database, session: Session, object: ObjectDefinition, body: [String: Any]) throws -> String {
+        guard object.createable else {
+            throw SalesforceError(.badRequest, "INVALID_TYPE_FOR_OPERATION", "entity type \(object.name) does not support create")
+        }
+        var record = try fields(body, of: object, creating: true).get()
+        record = record.filter { $0.value != .null }
+        if let error = try validate(db, orgId: session.orgId, object: object, record: record, id: nil) { throw error }
+        let id = try insert(db, orgId: session.orgId, object: object, record: record, userId: session.userId)
+        try touch(db, session: session, object: object, id: id)
+        return id
+    }
+
+    func read(_ db: Database, orgId: String, object: ObjectDefinition, id: String, includeDeleted: Bool = false) throws -> Record? {
+        guard SalesforceID.isValid(id) else { return nil }
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT * FROM \(OrgDatabase.quote(object.table)) WHERE \"Id\" = ? AND org_id = ?", arguments: [OrgState.key(id), orgId])
+        else { return nil }
+        var record: Record = [:]
+        for field in object.fields { record[field.name] = FieldCoding.fromDatabase(row[field.name] ?? .null, field.type) }
+        if !includeDeleted, record["IsDeleted"] == .bool(true) { return nil }
+        return record
+    }
+
+    /// A missing record: `ENTITY_IS_DELETED` when it was deleted, `NOT_FOUND` when it never existed.
+    func gone(_ db: Database, orgId: String, object: ObjectDefinition, id: String) throws -> SalesforceError {
+        if try read(db, orgId: orgId, object: object, id: id, includeDeleted: true) != nil {
+            return SalesforceError(.notFound, "ENTITY_IS_DELETED", "entity is deleted")
+        }
+        return .notFound()
+    }
+
+    func update(_ db: Database, session: Session, object: ObjectDefinition, id: String, body: [String: Any]) throws {
+        let changes = try fields(body, of: object, creating: false).get()
+        try apply(db, session: session, object: object, id: id, changes: changes)
+    }
+
+    func apply(_ db: Database, session: Session, object: ObjectDefinition, id: String, changes: Record) throws {
+        guard var record = try read(db, orgId: session.orgId, object: object, id: id) else {
+            throw try gone(db, orgId: session.orgId, object: object, id: id)
+        }
+        for (k, v) in changes { record[k] = v }
+        if let error = try validate(db, orgId: session.orgId, object: object, record: record, id: record["Id"]?.stringValue) { throw error }
+        let now = try database.nextWriteTime(db)
+        var set = changes
+        set["LastModifiedDate"] = .string(now)
+        set["SystemModstamp"] = .string(now)
+        set["LastModifiedById"] = .string(session.userId)
+        if let parts = object.compoundName, parts.contains(where: { changes[$0] != nil }) {
+            fillName(object, &record)
+            set["Name"] = record["Name"]
+        }
+        let names = set.keys.sorted()
+        try db.execute(
+            sql: "UPDATE \(OrgDatabase.quote(object.table)) SET \(names.map { "\(OrgDatabase.quote($0)) = ?" }.joined(separator: ", ")) WHERE \"Id\" = ?",
+            arguments: StatementArguments(names.map { FieldCoding.toDatabase(set[$0]!) } + [(record["Id"] ?? .null).stringValue ?? ""]))
+        try touch(db, session: session, object: object, id: record["Id"]?.stringValue ?? id)
+    }
+
+    /// Soft delete: `queryAll` and `deleted` still see it.
+    func delete(_ db: Database, session: Session, object: ObjectDefinition, id: String) throws {
+        guard try read(db, orgId: session.orgId, object: object, id: id) != nil else {
+            throw try gone(db, orgId: session.orgId, object: object, id: id)
+        }
+        let now = try database.nextWriteTime(db)
+        try db.execute(
+            sql: "UPDATE \(OrgDatabase.quote(object.table)) SET \"IsDeleted\" = 1, \"LastModifiedDate\" = ?, \"SystemModstamp\" = ?, \"LastModifiedById\" = ? WHERE \"Id\" = ?",
+            arguments: [now, now, session.userId, OrgState.key(id)])
+        try db.execute(sql: "DELETE FROM recent WHERE record_id = ?", arguments: [OrgState.key(id)])
+    }
+
+    /// The object of an id, by its key prefix.
+    func object(ofId id: String) -> ObjectDefinition? { definition.object(prefix: String(id.prefix(3))) }
+
+    /// Ids of live records whose `field` is `value` (text compared without case, ids in either form).
+    func ids(_ db: Database, orgId: String, object: ObjectDefinition, field: FieldDefinition, value: String) throws -> [String] {
+        let coded: FieldValue
+        switch FieldCoding.check(.string(value), field, object: object.name) {
+        case .success(let v): coded = v
+        case .failure: return []
+        }
+        return try String.fetchAll(
+            db, sql: "SELECT \"Id\" FROM \(OrgDatabase.quote(object.table)) WHERE org_id = ? AND \(OrgDatabase.quote(field.name)) = ? AND \"IsDeleted\" = 0 LIMIT 10",
+            arguments: [orgId, FieldCoding.toDatabase(coded)])
+    }
+
+    /// The upsert field: `Id`, an External ID field or an idLookup field.
+    func upsertField(_ object: ObjectDefinition, _ name: String) throws -> FieldDefinition {
+        guard let field = object.field(name), field.matchesForUpsert else {
+            throw SalesforceError(.notFound, "NOT_FOUND", "Provided external ID field does not exist or is not accessible: \(name)")
+        }
+        return field
+    }
+
+    enum UpsertResult { case created(String), updated(String), ambiguous([String]) }
+
+    /// Upsert by `field` = `value`: one match is updated, none is created with the value, several are
+    /// refused (300 over REST).
+    func upsert(_ db: Database, session: Session, object: ObjectDefinition, field: FieldDefinition, value: String, body: [String: Any]) throws -> UpsertResult {
+        let matches = try ids(db, orgId: session.orgId, object: object, field: field, value: value)
+        if matches.count > 1 { return .ambiguous(matches) }
+        var body = body
+        if let existing = matches.first {
+            body = body.filter { $0.key.lowercased() != field.name.lowercased() }
+            try update(db, session: session, object: object, id: existing, body: body)
+            return .updated(existing)
+        }
+        guard field.type != .id else { throw SalesforceError.notFound() }
+        body[field.name] = value
+        return .created(try create(db, session: session, object: object, body: body))
+    }
+
+    // MARK: Recent items
+
+    func touch(_ db: Database, session: Session, object: ObjectDefinition, id: String) throws {
+        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        try db.execute(
+            sql: "INSERT INTO recent(user_id, record_id, object, touched) VALUES (?, ?, ?, ?) ON CONFLICT(user_id, record_id) DO UPDATE SET touched = excluded.touched",
+            arguments: [session.userId, id, object.name, now])
+    }
+
+    func recentItems(_ db: Database, session: Session, object: ObjectDefinition, limit: Int = 200) throws -> [Record] {
+        let ids = try String.fetchAll(
+            db, sql: "SELECT record_id FROM recent WHERE user_id = ? AND object = ? ORDER BY touched DESC LIMIT ?", arguments: [session.userId, object.name, limit])
+        return try ids.compactMap { try read(db, orgId: session.orgId, object: object, id: $0) }
+    }
+}

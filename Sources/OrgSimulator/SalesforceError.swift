@@ -1,0 +1,45 @@
+import Hummingbird
+
+/// Salesforce's error, in one place for the store and the routes: the REST API answers it as
+/// `[{"message", "errorCode", "fields"}]` with `status`; a collection result carries it per record as
+/// `{"statusCode", "message", "fields"}`.
+struct SalesforceError: Error, Sendable, Equatable {
+    var status: HTTPResponse.Status
+    var errorCode: String
+    var message: String
+    var fields: [String] = []
+
+    init(_ status: HTTPResponse.Status = .badRequest, _ errorCode: String, _ message: String, fields: [String] = []) {
+        self.status = status
+        self.errorCode = errorCode
+        self.message = message
+        self.fields = fields
+    }
+
+    var outcome: Outcome { HTTP.error(status, errorCode, message, fields: fields) }
+
+    static func notFound() -> SalesforceError { SalesforceError(.notFound, "NOT_FOUND", "The requested resource does not exist") }
+
+    static func invalidSession() -> SalesforceError { SalesforceError(.unauthorized, "INVALID_SESSION_ID", "Session expired or invalid") }
+
+    static func invalidType(_ name: String) -> SalesforceError {
+        SalesforceError(.notFound, "NOT_FOUND", "The requested resource does not exist: no sObject type '\(name)' in this org")
+    }
+
+    static func malformedQuery(_ detail: String) -> SalesforceError { SalesforceError(.badRequest, "MALFORMED_QUERY", detail) }
+
+    static func invalidField(_ field: String, object: String) -> SalesforceError {
+        SalesforceError(
+            .badRequest, "INVALID_FIELD",
+            "No such column '\(field)' on entity '\(object)'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name.",
+            fields: [field])
+    }
+
+    static let rolledBack = SalesforceError(
+        .badRequest, "ALL_OR_NONE_OPERATION_ROLLED_BACK",
+        "Record rolled back because not all records were valid and the request was using AllOrNone header")
+
+    static func unknown(_ error: any Error) -> SalesforceError {
+        SalesforceError(.internalServerError, "UNKNOWN_EXCEPTION", "An unexpected error occurred: \(error)")
+    }
+}
