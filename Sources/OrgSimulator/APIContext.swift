@@ -37,7 +37,10 @@ struct APIMiddleware: RouterMiddleware {
         var context = context
         context.session = session
         context.apiVersion = version
-        return try await next(request, context)
+        var response = try await next(request, context)
+        // As a real org reports the day's usage on every answer.
+        response.headers[HTTPField.Name("Sforce-Limit-Info")!] = "api-usage=\(state.grants.counters.apiRequestCount)/\(DescribeRoutes.dailyApiRequests)"
+        return response
     }
 }
 
@@ -64,7 +67,7 @@ struct APICall: Sendable {
 extension HTTP {
     static func encoded<T: Encodable>(_ status: HTTPResponse.Status, _ value: T) -> Outcome {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         return Outcome(status: status, headers: [.contentType: "application/json;charset=UTF-8"], body: data)
     }

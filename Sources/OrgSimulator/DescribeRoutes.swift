@@ -7,6 +7,7 @@ struct DescribeRoutes {
     let state: OrgState
 
     static let versions: [Int] = Array(31...66)
+    static let dailyApiRequests = 15000
 
     struct VersionInfo: Codable {
         var label: String
@@ -151,7 +152,7 @@ struct DescribeRoutes {
     func limits() -> Outcome {
         let used = state.grants.counters.apiRequestCount
         return HTTP.encoded(.ok, [
-            "DailyApiRequests": Limit(Max: 15000, Remaining: max(0, 15000 - used)),
+            "DailyApiRequests": Limit(Max: Self.dailyApiRequests, Remaining: max(0, Self.dailyApiRequests - used)),
             "DailyAsyncApexExecutions": Limit(Max: 250_000, Remaining: 250_000),
             "DailyBulkApiBatches": Limit(Max: 15000, Remaining: 15000),
             "DataStorageMB": Limit(Max: 5, Remaining: 5),

@@ -48,8 +48,13 @@ struct OAuthRoutes {
             return HTTP.html(.ok, loginPage(params: params, error: "Please check your username and password. If you still can't log in, contact your Salesforce administrator."))
         }
         let challenge = form["code_challenge"].flatMap { $0.isEmpty ? nil : $0 }
+        // The scopes granted are the ones asked for that the connected app allows (all of its scopes when
+        // none were asked for); the token response names them, as Salesforce's does.
+        let requested = (form["scope"] ?? "").split(separator: " ").map(String.init)
+        let scopes = requested.isEmpty ? app.scopes : requested.filter { app.scopes.contains($0) }
+        guard !scopes.isEmpty else { return HTTP.oauthError(.badRequest, "invalid_scope", "none of the requested scopes is allowed for this connected app") }
         let code = try state.grants.issueCode(.init(
-            orgId: org.id, userId: user.id, clientId: app.consumerKey, redirectURI: redirectURI, challenge: challenge, scopes: app.scopes))
+            orgId: org.id, userId: user.id, clientId: app.consumerKey, redirectURI: redirectURI, challenge: challenge, scopes: scopes))
         var location = redirectURI + (redirectURI.contains("?") ? "&" : "?") + "code=" + code
         if let s = form["state"], !s.isEmpty { location += "&state=" + (s.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? s) }
         return HTTP.redirect(location)
@@ -88,27 +93,27 @@ struct OAuthRoutes {
             }
             let refresh = try state.grants.issueRefreshToken(.init(orgId: grant.orgId, userId: grant.userId, clientId: grant.clientId, scopes: grant.scopes))
             let access = try state.grants.issueAccessToken(orgId: grant.orgId, userId: grant.userId, clientId: grant.clientId, refreshToken: refresh)
-            return HTTP.json(.ok, tokenResponse(app: app, access: access, refresh: refresh, orgId: grant.orgId, userId: grant.userId))
+            return HTTP.json(.ok, tokenResponse(app: app, scopes: grant.scopes, access: access, refresh: refresh, orgId: grant.orgId, userId: grant.userId))
         case "refresh_token":
             guard let refresh = form["refresh_token"], let grant = try state.grants.grant(forRefreshToken: refresh), grant.clientId == app.consumerKey else {
                 return HTTP.oauthError(.badRequest, "invalid_grant", "expired access/refresh token")
             }
             let access = try state.grants.issueAccessToken(orgId: grant.orgId, userId: grant.userId, clientId: grant.clientId, refreshToken: refresh)
             state.grants.counters.countRefresh()
-            return HTTP.json(.ok, tokenResponse(app: app, access: access, refresh: nil, orgId: grant.orgId, userId: grant.userId))
+            return HTTP.json(.ok, tokenResponse(app: app, scopes: grant.scopes, access: access, refresh: nil, orgId: grant.orgId, userId: grant.userId))
         default:
             return HTTP.oauthError(.badRequest, "unsupported_grant_type", "grant type not supported")
         }
     }
 
-    private func tokenResponse(app: OrgDefinition.ConnectedApp, access: String, refresh: String?, orgId: String, userId: String) -> [String: Any] {
+    private func tokenResponse(app: OrgDefinition.ConnectedApp, scopes: [String], access: String, refresh: String?, orgId: String, userId: String) -> [String: Any] {
         let issuedAt = String(Int64(Date().timeIntervalSince1970 * 1000))
         let id = "\(baseURL())/id/\(orgId)/\(userId)"
         let key = SymmetricKey(data: Data(app.consumerKey.utf8))
         let signature = Data(HMAC<SHA256>.authenticationCode(for: Data((id + issuedAt).utf8), using: key)).base64EncodedString()
         var body: [String: Any] = [
             "access_token": access, "instance_url": baseURL(), "id": id, "token_type": "Bearer", "issued_at": issuedAt,
-            "signature": signature, "scope": app.scopes.joined(separator: " "),
+            "signature": signature, "scope": scopes.joined(separator: " "),
         ]
         if let refresh { body["refresh_token"] = refresh }
         return body

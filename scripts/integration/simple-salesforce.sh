@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Real outside clients against sf-simulator, behind TLS (socat + an openssl certificate for
+# 127.0.0.1): requests-oauthlib logs in with PKCE, simple-salesforce makes every call a new user
+# tries first (describe, sobjects, CRUD on several objects, external ids, SOQL with relationships,
+# SOSL, limits, updated/deleted, errors, cursors). Both come from PyPI into a venv under .build/.
+set -euo pipefail
+source "$(dirname "$0")/../lib/integration.sh"
+source "$ROOT/scripts/lib/common.sh"
+PY=$(ensure_python_venv)
+
+start_org
+ORG_PORT=${ORG##*:}
+
+# A CA and a server certificate for 127.0.0.1, made fresh for this run.
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=AppGroupSim test CA" \
+  -keyout "$WORK/ca.key" -out "$WORK/ca.pem" 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$WORK/server.key" -out "$WORK/server.csr" 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1\n' > "$WORK/san.ext"
+openssl x509 -req -in "$WORK/server.csr" -CA "$WORK/ca.pem" -CAkey "$WORK/ca.key" -CAcreateserial -days 1 \
+  -extfile "$WORK/san.ext" -out "$WORK/server.crt" 2>/dev/null
+cat "$WORK/server.crt" "$WORK/server.key" > "$WORK/server.pem"
+
+TLS_PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+socat "OPENSSL-LISTEN:$TLS_PORT,bind=127.0.0.1,reuseaddr,fork,cert=$WORK/server.pem,verify=0" "TCP:127.0.0.1:$ORG_PORT" 2>"$WORK/socat.err" &
+SOCAT_PID=$!
+trap 'kill $SOCAT_PID $ORG_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+for _ in $(seq 1 100); do
+  curl -s --cacert "$WORK/ca.pem" "https://127.0.0.1:$TLS_PORT/services/data" >/dev/null 2>&1 && break
+  sleep 0.05
+done
+curl -sf --cacert "$WORK/ca.pem" "https://127.0.0.1:$TLS_PORT/services/data" >/dev/null || fail "TLS front did not start: $(cat "$WORK/socat.err")"
+ok "sf-simulator behind TLS at https://127.0.0.1:$TLS_PORT (certificate checked by the clients)"
+
+REQUESTS_CA_BUNDLE="$WORK/ca.pem" "$PY" "$ROOT/scripts/integration/simple_salesforce_client.py" "https://127.0.0.1:$TLS_PORT" "$WORK/ca.pem" \
+  || fail "the PyPI clients failed against sf-simulator"
