@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HTTPTypes
 import Hummingbird
 
 /// The request context of every route: the session of an authenticated REST request and its API
