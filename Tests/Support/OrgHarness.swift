@@ -21,12 +21,14 @@ public final class OrgHarness: @unchecked Sendable {
         self.simulator = simulator
     }
 
-    public static func start(stateFile: URL? = nil, faults: FaultSettings = FaultSettings(), tokenLifetime: TimeInterval = 3600, dataDirectory: URL? = nil
+    public static func start(stateFile: URL? = nil, faults: FaultSettings = FaultSettings(), tokenLifetime: TimeInterval = 3600, dataDirectory: URL? = nil,
+                             connectedApps: [OrgDefinition.ConnectedApp] = [], csv: [CSVSource] = []
     ) async throws
         -> OrgHarness
     {
         let simulator = try OrgSimulator(configuration: .init(
-            port: 0, dataDirectory: dataDirectory ?? fixtureDirectory, stateFile: stateFile, tokenLifetime: tokenLifetime, faults: faults))
+            port: 0, dataDirectory: dataDirectory ?? fixtureDirectory, stateFile: stateFile, tokenLifetime: tokenLifetime, faults: faults,
+            connectedApps: connectedApps, csv: csv))
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let task = Task { try await simulator.run { port in continuation.yield(port) } }
         var port = 0

@@ -1,0 +1,158 @@
+import AppGroupSimTestSupport
+import Foundation
+import GRDB
+import XCTest
+
+@testable import OrgSimulator
+
+/// The org definition and CSV loading: good files give the org they describe, bad ones are refused at
+/// start with the file, line and column.
+final class OrgDefinitionTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("orgdef-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: TestSupport.packageRoot.appendingPathComponent("Fixtures/org/orgs.json"), to: dir.appendingPathComponent("orgs.json"))
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    func refusal(_ body: () throws -> Void) -> String {
+        do {
+            try body()
+            return "accepted"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    static let objects = """
+        {"objects": [
+          {"name": "User", "keyPrefix": "005", "compoundName": ["FirstName", "LastName"], "createable": false, "fields": [
+            {"name": "Username", "type": "string"}, {"name": "FirstName", "type": "string"}, {"name": "LastName", "type": "string"},
+            {"name": "Email", "type": "email"}]},
+          {"name": "Contact", "keyPrefix": "003", "compoundName": ["FirstName", "LastName"], "fields": [
+            {"name": "FirstName", "type": "string", "length": 40}, {"name": "LastName", "type": "string", "length": 80, "required": true},
+            {"name": "Title", "type": "string"}, {"name": "Email", "type": "email"}, {"name": "MobilePhone", "type": "phone"},
+            {"name": "HomePhone", "type": "phone"}, {"name": "Department", "type": "string"},
+            {"name": "Site__c", "type": "reference", "referenceTo": "Site__c", "relationshipName": "Site__r", "childRelationshipName": "Contacts__r"}]},
+          {"name": "Site__c", "keyPrefix": "a05", "fields": [
+            {"name": "Name", "type": "string", "required": true}, {"name": "Capacity__c", "type": "int"},
+            {"name": "Open__c", "type": "boolean"}, {"name": "Opened__c", "type": "date"}]}
+        ]}
+        """
+
+    func testACustomObjectDefinitionGivesThatOrg() throws {
+        _ = try write("objects.json", Self.objects)
+        let definition = try OrgDefinition.load(directory: dir)
+        XCTAssertEqual(definition.objects.map(\.name), ["User", "Contact", "Site__c"])
+        let site = try XCTUnwrap(definition.object("site__c"))
+        XCTAssertEqual(site.fields.map(\.name).prefix(2), ["Id", "Name"])
+        XCTAssertNotNil(site.field("OwnerId"))
+        XCTAssertEqual(definition.childRelationships(of: "Site__c").map { $0.field.childRelationshipName }, ["Contacts__r"])
+        // The fixture's contacts are still generated, identically.
+        let state = try OrgState(definition: definition, stateURL: nil, tokenLifetime: 60)
+        let count = try state.database.queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM obj_Contact") }
+        XCTAssertEqual(count, 1050)
+    }
+
+    func testMistakesInObjectsJsonNameTheFileLineAndColumn() throws {
+        let cases: [(String, String, String)] = [
+            // (broken text, expected position, words of the message)
+            (Self.objects.replacingOccurrences(of: "\"type\": \"int\"", with: "\"type\": \"integer\""), "objects.json:11:", "integer"),
+            (Self.objects.replacingOccurrences(of: "\"referenceTo\": \"Site__c\"", with: "\"referenceTo\": \"Nowhere__c\""), "objects.json", "Nowhere__c"),
+            (Self.objects.replacingOccurrences(of: "\"Site__r\"", with: "\"Site\""), "objects.json:9:", "__r"),
+            (Self.objects.replacingOccurrences(of: "\"keyPrefix\": \"a05\"", with: "\"keyPrefix\": \"003\""), "objects.json:10:", "003"),
+            (Self.objects.replacingOccurrences(of: "{\"name\": \"Title\", \"type\": \"string\"}", with: "{\"name\": \"Title\"}"), "objects.json:7:", "type"),
+            (Self.objects.replacingOccurrences(of: "{\"name\": \"Capacity__c\"", with: "{\"name\": \"CreatedDate\""), "objects.json:11:", "system field"),
+            (String(Self.objects.dropLast(3)), "objects.json", "not valid JSON"),
+        ]
+        for (text, position, words) in cases {
+            _ = try write("objects.json", text)
+            let message = refusal { _ = try OrgDefinition.load(directory: dir) }
+            XCTAssertTrue(message.contains(position), "\(position) not in: \(message)")
+            XCTAssertTrue(message.contains(words), "\(words) not in: \(message)")
+        }
+    }
+
+    func testACSVExportLoadsWithItsIdsAndReferences() throws {
+        _ = try write("objects.json", Self.objects)
+        let sites = try write("sites.csv", "Id,Name,Capacity__c,Open__c,Opened__c,CreatedDate\r\n\(SalesforceID.make(prefix: "a05", number: 7)),\"Dock, North\",120,true,2024-03-01,2024-03-01T08:00:00.000+0000\r\n")
+        let contacts = try write("contacts.csv", "LastName,FirstName,Site__c,Title\nQuay,Ada,\(SalesforceID.make(prefix: "a05", number: 7)),\"Says \"\"hi\"\"\"\n")
+        let definition = try OrgDefinition.load(directory: dir)
+        let state = try OrgState(definition: definition, stateURL: nil, tokenLifetime: 60, csv: [
+            CSVSource(argument: "Contact=\(contacts)")!, CSVSource(argument: "Acme:Site__c=\(sites)")!,
+        ])
+        let session = Session(orgId: definition.orgs[0].id, userId: definition.orgs[0].users[0].id, clientId: "t")
+        let data = try state.database.queue.write { db in
+            try state.queries.run(db, soql: "SELECT LastName, Title, Site__r.Name, Site__r.Capacity__c, Site__r.Open__c FROM Contact", session: session,
+                                  version: "v66.0", includeDeleted: false, batchSize: 2000)
+        }
+        let rows = try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["records"] as? [[String: Any]])
+        // A CSV for Contact replaces the generated contacts of that org.
+        XCTAssertEqual(rows.count, 1)
+        XCTAssertEqual(rows[0]["Title"] as? String, "Says \"hi\"")
+        let site = try XCTUnwrap(rows[0]["Site__r"] as? [String: Any])
+        XCTAssertEqual(site["Name"] as? String, "Dock, North")
+        XCTAssertEqual(site["Capacity__c"] as? Int, 120)
+        XCTAssertEqual(site["Open__c"] as? Bool, true)
+    }
+
+    func testBadCSVFilesAreRefusedWithLineAndColumn() throws {
+        _ = try write("objects.json", Self.objects)
+        let definition = try OrgDefinition.load(directory: dir)
+        let cases: [(String, String, String)] = [
+            ("Name,Nope__c\nA,1\n", ":1:2:", "Nope__c"),
+            ("Name,Capacity__c\nA,1\nB,lots\n", ":3:2:", "int"),
+            ("Name,Opened__c\nA,someday\n", ":2:2:", "date"),
+            ("Name,Owner.Name\nA,x\n", ":1:2:", "relationship column"),
+            ("Name,Capacity__c\nA\n", ":2:", "cells"),
+            ("Capacity__c\n3\n", ":2:", "Name"),
+            ("Name,Open__c\n\"A,1\n", ":2:", "not closed"),
+        ]
+        for (text, position, words) in cases {
+            let path = try write("bad.csv", text)
+            let message = refusal { _ = try OrgState(definition: definition, stateURL: nil, tokenLifetime: 60, csv: [CSVSource(object: "Site__c", path: path)]) }
+            XCTAssertTrue(message.contains("bad.csv\(position)"), "\(position) not in: \(message)")
+            XCTAssertTrue(message.contains(words), "\(words) not in: \(message)")
+        }
+        let dangling = try write("contacts.csv", "LastName,Site__c\nLost,\(SalesforceID.make(prefix: "a05", number: 99))\n")
+        let message = refusal { _ = try OrgState(definition: definition, stateURL: nil, tokenLifetime: 60, csv: [CSVSource(object: "Contact", path: dangling)]) }
+        XCTAssertTrue(message.contains("contacts.csv:2:2:") && message.contains("refers to no Site__c"), message)
+        XCTAssertTrue(refusal { _ = try OrgState(definition: definition, stateURL: nil, tokenLifetime: 60, csv: [CSVSource(object: "Lead", path: dangling)]) }
+            .contains("'Lead' is not an object"))
+    }
+
+    func testStateSurvivesAndAnOlderJSONStateIsRefusedNotOverwritten() throws {
+        let definition = try OrgDefinition.load(directory: TestSupport.packageRoot.appendingPathComponent("Fixtures/org"))
+        let stateURL = dir.appendingPathComponent("state.sqlite")
+        let session = Session(orgId: definition.orgs[0].id, userId: definition.orgs[0].users[0].id, clientId: "t")
+        do {
+            let state = try OrgState(definition: definition, stateURL: stateURL, tokenLifetime: 60)
+            _ = try state.database.queue.write { db in
+                try state.records.create(db, session: session, object: definition.object("Account")!, body: ["Name": "Persisted"])
+            }
+        }
+        let again = try OrgState(definition: definition, stateURL: stateURL, tokenLifetime: 60)
+        let names = try again.database.queue.read { try String.fetchAll($0, sql: "SELECT Name FROM obj_Account WHERE Name = 'Persisted'") }
+        XCTAssertEqual(names, ["Persisted"])
+        XCTAssertTrue(refusal { _ = try OrgState(definition: definition, stateURL: stateURL, tokenLifetime: 60, csv: [CSVSource(object: "Account", path: "/x.csv")]) }
+            .contains("already holds a seeded org"))
+        let old = dir.appendingPathComponent("old-state.json")
+        try Data("{\"contacts\": {}}".utf8).write(to: old)
+        XCTAssertTrue(refusal { _ = try OrgState(definition: definition, stateURL: old, tokenLifetime: 60) }.contains("older sf-simulator (JSON)"))
+        XCTAssertEqual(try String(contentsOf: old, encoding: .utf8), "{\"contacts\": {}}")
+        // Secrets are kept by hash only.
+        let token = try again.grants.issueRefreshToken(.init(orgId: session.orgId, userId: session.userId, clientId: "t", scopes: ["api"]))
+        let file = try Data(contentsOf: stateURL) + ((try? Data(contentsOf: URL(fileURLWithPath: stateURL.path + "-wal"))) ?? Data())
+        XCTAssertNil(file.range(of: Data(token.utf8)))
+    }
+}
