@@ -94,17 +94,25 @@ struct FixtureGenerator {
 
     /// The org's contacts, oldest first.
     mutating func contacts(org: OrgFixture.Org, orgIndex: Int, reference: Date) -> [[String: FieldValue]] {
+        var out: [[String: FieldValue]] = []
+        out.reserveCapacity(org.contactCount)
+        contacts(org: org, orgIndex: orgIndex, reference: reference) { out.append($0) }
+        return out
+    }
+
+    /// The same contacts one at a time, so an org of a million is seeded without holding them all.
+    mutating func contacts(org: OrgFixture.Org, orgIndex: Int, reference: Date, _ body: ([String: FieldValue]) throws -> Void) rethrows {
         let domain = org.name.lowercased() + ".example"
         let yearMs: UInt64 = 365 * 24 * 3600 * 1000
         var dates: [UInt64] = (0..<org.contactCount).map { _ in next() % yearMs }
         dates.sort(by: >)
-        return (0..<org.contactCount).map { i in
+        for i in 0..<org.contactCount {
             let first = pick(Self.firstNames)
             let last = pick(Self.lastNames)
             let modified = reference.addingTimeInterval(-Double(dates[i]) / 1000)
             let created = modified.addingTimeInterval(-Double(next() % (30 * 24 * 3600)))
             let phone = String(format: "+1 415 555 %04d", Int(next() % 10_000))
-            return [
+            try body([
                 "Id": .string(SalesforceID.make(prefix: "003", number: orgIndex * 1_000_000 + i + 1)),
                 "FirstName": .string(first), "LastName": .string(last), "Title": .string(pick(Self.titles)),
                 "Email": .string("\(first).\(last)\(i + 1)@\(domain)".lowercased()), "MobilePhone": .string(phone),
@@ -114,7 +122,7 @@ struct FixtureGenerator {
                 "LastModifiedDate": .string(SalesforceDate.string(modified)),
                 "SystemModstamp": .string(SalesforceDate.string(modified)),
                 "IsDeleted": .bool(false),
-            ]
+            ])
         }
     }
 }

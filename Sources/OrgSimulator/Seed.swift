@@ -73,37 +73,42 @@ struct Seeder {
             for object in definition.objects where object.name != "User" {
                 if loaded.contains(where: { $0.org.id == org.id && $0.object.name == object.name }) { continue }
                 var generator = FixtureGenerator(seed: definition.seed ^ Self.hash(object.name + org.id))
-                var rows: [Record]
-                let count: Int
+                var made: [String] = []
+                // Fills the fields a row does not have yet, then inserts it.
+                func finish(_ row: Record, index: Int) throws {
+                    var row = row
+                    for field in object.fields where row[field.name] == nil && field.isCreateable && !(field.noSeed ?? false) {
+                        if (field.isExternalId || field.isUnique) && !field.isRequired { continue }
+                        if let value = try generator.value(for: field, object: object, org: org, index: index, ids: ids, reference: definition.referenceDate) {
+                            row[field.name] = value
+                        }
+                    }
+                    if row["OwnerId"] == nil, !users.isEmpty { row["OwnerId"] = .string(users[Int(generator.next() % UInt64(users.count))]) }
+                    made.append(try records.insert(db, orgId: org.id, object: object, record: row, userId: users.first ?? ""))
+                }
                 if object.name == "Contact" {
                     // Today's contacts, from the same stream as before: same names, ids and dates.
                     var legacy = FixtureGenerator(seed: definition.seed)
-                    if orgIndex > 0 {
-                        for previous in definition.orgs.prefix(orgIndex) { _ = legacy.contacts(org: previous, orgIndex: 0, reference: definition.referenceDate) }
+                    for previous in definition.orgs.prefix(orgIndex) {
+                        legacy.contacts(org: previous, orgIndex: 0, reference: definition.referenceDate) { _ in }
                     }
-                    rows = legacy.contacts(org: org, orgIndex: orgIndex, reference: definition.referenceDate).map { $0.filter { object.field($0.key) != nil } }
-                    count = rows.count
+                    var index = 0
+                    try legacy.contacts(org: org, orgIndex: orgIndex, reference: definition.referenceDate) { row in
+                        index += 1
+                        try finish(row.filter { object.field($0.key) != nil }, index: index)
+                    }
                 } else {
-                    count = object.seedCounts[org.name] ?? object.seedCounts["*"] ?? 0
-                    rows = generator.dated(count: count, reference: definition.referenceDate).enumerated().map { i, dates in
-                        [
+                    let count = object.seedCounts[org.name] ?? object.seedCounts["*"] ?? 0
+                    for (i, dates) in generator.dated(count: count, reference: definition.referenceDate).enumerated() {
+                        try finish([
                             "Id": .string(SalesforceID.make(prefix: object.keyPrefix, number: orgIndex * 1_000_000 + i + 1)),
                             "CreatedDate": .string(SalesforceDate.string(dates.created)),
                             "LastModifiedDate": .string(SalesforceDate.string(dates.modified)),
-                        ]
+                        ], index: i + 1)
                     }
                 }
-                for i in rows.indices {
-                    for field in object.fields where rows[i][field.name] == nil && field.isCreateable && !(field.noSeed ?? false) {
-                        if (field.isExternalId || field.isUnique) && !field.isRequired { continue }
-                        if let value = try generator.value(for: field, object: object, org: org, index: i + 1, ids: ids, reference: definition.referenceDate) {
-                            rows[i][field.name] = value
-                        }
-                    }
-                    if rows[i]["OwnerId"] == nil, !users.isEmpty { rows[i]["OwnerId"] = .string(users[Int(generator.next() % UInt64(users.count))]) }
-                    try records.insert(db, orgId: org.id, object: object, record: rows[i], userId: users.first ?? "")
-                }
-                ids[object.name.lowercased()] = rows.compactMap { $0["Id"]?.stringValue }
+                let count = made.count
+                ids[object.name.lowercased()] = made
                 if count > 0 {
                     try database.setMeta(db, "next:\(org.id):\(object.keyPrefix)", String(orgIndex * 1_000_000 + count + 1))
                 }
