@@ -5,8 +5,8 @@ import Foundation
 //   swift build -c release --product bench --product appgroupsim-probe && .build/release/bench
 
 let which = CommandLine.arguments.dropFirst().first ?? "all"
-guard ["all", "platform", "smartstore", "simulator", "sync", "widget"].contains(which) else {
-    FileHandle.standardError.write(Data("usage: bench [all|platform|smartstore|simulator|sync|widget]\n".utf8))
+guard ["all", "platform", "smartstore", "simulator", "sync", "widget", "org"].contains(which) else {
+    FileHandle.standardError.write(Data("usage: bench [all|platform|smartstore|simulator|sync|widget|org]\n".utf8))
     exit(2)
 }
 if which == "all" || which == "platform" {
@@ -28,6 +28,10 @@ if which == "all" || which == "simulator" {
 if which == "all" || which == "sync" {
     try await runSyncBenchmark()
     print("")
+}
+// Minutes, not seconds (a million-row org): only when asked for.
+if which == "org" {
+    try await runOrgBenchmark()
 }
 if which == "widget" {
     try runWidgetBenchmark()
