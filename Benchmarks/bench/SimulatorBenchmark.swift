@@ -30,10 +30,10 @@ let fixtureOrgDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCompon
     .appendingPathComponent("Fixtures/org")
 
 /// The release sf-simulator on an ephemeral port, stopped when the returned process is terminated.
-func startSimulator(data: URL) throws -> (Process, URL) {
+func startSimulator(data: URL, state: URL? = nil) throws -> (Process, URL) {
     let process = Process()
     process.executableURL = binDir.appendingPathComponent("sf-simulator")
-    process.arguments = ["--port", "0", "--data", data.path]
+    process.arguments = ["--port", "0", "--data", data.path] + (state.map { ["--state", $0.path] } ?? [])
     let out = Pipe()
     process.standardOutput = out
     try process.run()

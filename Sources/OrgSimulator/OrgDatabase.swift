@@ -84,7 +84,10 @@ final class OrgDatabase: Sendable {
             let table = object.table
             try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(Self.quote(table + "_lmd")) ON \(Self.quote(table)) (org_id, \"LastModifiedDate\")")
             try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(Self.quote(table + "_sms")) ON \(Self.quote(table)) (org_id, \"SystemModstamp\")")
-            for field in object.fields where field.name != "Id" && (field.isExternalId || field.isUnique || field.idLookup == true || field.type == .reference) {
+            // Lookups by external id, unique checks, joins and child subqueries; not the audit fields.
+            let audit: Set<String> = ["CreatedById", "LastModifiedById"]
+            for field in object.fields where field.name != "Id" && !audit.contains(field.name)
+                && (field.isExternalId || field.isUnique || field.idLookup == true || field.type == .reference) {
                 try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(Self.quote(table + "_" + field.name)) ON \(Self.quote(table)) (org_id, \(Self.quote(field.name)))")
             }
         }

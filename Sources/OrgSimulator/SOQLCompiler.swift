@@ -116,7 +116,9 @@ struct SOQLCompiler {
         for o in query.orderBy {
             let (expr, field) = try resolve(o.path, object: object, alias: "t0", prefix: "")
             let collated = field.type.isText ? "\(expr) COLLATE NOCASE" : expr
-            order.append("(\(expr) IS NULL) \(o.nullsFirst ? "DESC" : "ASC")")
+            // SQLite sorts nulls as the smallest value, which is SOQL's default (first ascending, last
+            // descending); only the other choice needs a term of its own, which keeps an index usable.
+            if o.nullsFirst != o.ascending { order.append("(\(expr) IS NULL) \(o.nullsFirst ? "DESC" : "ASC")") }
             order.append("\(collated) \(o.ascending ? "ASC" : "DESC")")
         }
         order.append("t0.rowid ASC")
