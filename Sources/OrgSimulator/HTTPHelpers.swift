@@ -106,3 +106,8 @@ enum HTTP {
         (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
     }
 }
+
+extension SalesforceError {
+    /// The REST API's answer for this error.
+    var outcome: Outcome { HTTP.error(HTTPResponse.Status(code: status.rawValue), errorCode, message, fields: fields) }
+}

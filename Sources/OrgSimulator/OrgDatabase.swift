@@ -93,7 +93,7 @@ final class OrgDatabase: Sendable {
         }
     }
 
-    static func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    static func quote(_ identifier: String) -> String { SQL.quote(identifier) }
 
     // MARK: Counters and the clock
 

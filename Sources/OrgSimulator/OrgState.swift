@@ -40,7 +40,7 @@ final class OrgState: Sendable {
     // MARK: Helpers
 
     /// 15- and 18-character forms name the same record.
-    static func key(_ id: String) -> String { id.count == 15 && SalesforceID.isValid(id) ? SalesforceID.withSuffix(id) : id }
+    static func key(_ id: String) -> String { SalesforceID.key(id) }
 
     static func hash(_ token: String) -> String {
         SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()

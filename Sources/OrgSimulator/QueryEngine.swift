@@ -255,3 +255,14 @@ enum JSONBytes {
         out.append(0x22)
     }
 }
+
+extension SQLArg {
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: return .null
+        case .int(let i): return i.databaseValue
+        case .double(let d): return d.databaseValue
+        case .text(let s): return s.databaseValue
+        }
+    }
+}

@@ -1,18 +1,14 @@
 import Foundation
-import GRDB
 
 /// A bound SQL argument that a cursor can keep.
 enum SQLArg: Codable, Sendable, Equatable {
     case null, int(Int64), double(Double), text(String)
 
-    var databaseValue: DatabaseValue {
-        switch self {
-        case .null: return .null
-        case .int(let i): return i.databaseValue
-        case .double(let d): return d.databaseValue
-        case .text(let s): return s.databaseValue
-        }
-    }
+}
+
+enum SQL {
+    /// A quoted SQLite identifier.
+    static func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 }
 
 /// What a query's answer looks like, column by column: fields, parent records (`"Account": {…}`),
@@ -105,7 +101,7 @@ struct SOQLCompiler {
                 var rewritten = inner
                 rewritten.object = child.name
                 var plan = try sub.compile(rewritten, allowSubqueries: false)
-                plan.columns.append("t0.\(OrgDatabase.quote(field.name))")
+                plan.columns.append("t0.\(SQL.quote(field.name))")
                 children.append(.init(name: field.childRelationshipName ?? inner.object, parentField: field.name, plan: plan))
                 shape.append(.child(name: field.childRelationshipName ?? inner.object, index: children.count - 1))
             }
@@ -136,7 +132,7 @@ struct SOQLCompiler {
     mutating func resolve(_ path: [String], object: ObjectDefinition, alias: String, prefix: String) throws -> (String, FieldDefinition) {
         if path.count == 1 {
             guard let field = object.field(path[0]) else { throw SalesforceError.invalidField(path[0], object: object.name) }
-            return ("\(alias).\(OrgDatabase.quote(field.name))", field)
+            return ("\(alias).\(SQL.quote(field.name))", field)
         }
         let (relationship, targets) = try self.relationship(path[0], of: object)
         if targets.count == 1 {
@@ -150,7 +146,7 @@ struct SOQLCompiler {
         for target in targets {
             guard let field = target.field(path[1]) else { continue }
             let joined = join(prefix: prefix, relationship: relationship, target: target, from: alias)
-            exprs.append("\(joined).\(OrgDatabase.quote(field.name))")
+            exprs.append("\(joined).\(SQL.quote(field.name))")
             found = found ?? field
         }
         guard let found else { throw SalesforceError.invalidField(path.joined(separator: "."), object: object.name) }
@@ -172,7 +168,7 @@ struct SOQLCompiler {
         if let existing = joinAliases[key] { return existing }
         let joined = "t\(joinAliases.count + 1)"
         joinAliases[key] = joined
-        joinSQL.append("LEFT JOIN \(OrgDatabase.quote(target.table)) \(joined) ON \(joined).\"Id\" = \(alias).\(OrgDatabase.quote(relationship.name))")
+        joinSQL.append("LEFT JOIN \(SQL.quote(target.table)) \(joined) ON \(joined).\"Id\" = \(alias).\(SQL.quote(relationship.name))")
         return joined
     }
 
@@ -324,7 +320,7 @@ struct SOQLCompiler {
         case .id, .reference:
             guard case .string(let s) = value else { throw wrong("id", quoted: false) }
             guard SalesforceID.isValid(s) else { throw SalesforceError(.badRequest, "INVALID_QUERY_FILTER_OPERATOR", "invalid ID field: \(s)") }
-            return .single(.text(OrgState.key(s)))
+            return .single(.text(SalesforceID.key(s)))
         case .boolean:
             guard case .bool(let b) = value else { throw wrong("boolean", quoted: { if case .string = value { return true } else { return false } }()) }
             return .single(.int(b ? 1 : 0))

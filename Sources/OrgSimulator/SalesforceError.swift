@@ -1,22 +1,27 @@
-import Hummingbird
+import Foundation
 
 /// Salesforce's error, in one place for the store and the routes: the REST API answers it as
 /// `[{"message", "errorCode", "fields"}]` with `status`; a collection result carries it per record as
 /// `{"statusCode", "message", "fields"}`.
 struct SalesforceError: Error, Sendable, Equatable {
-    var status: HTTPResponse.Status
+    /// The statuses the REST API answers errors with (this file needs no HTTP library, so the SOQL
+    /// fuzzer can build it alone).
+    enum Status: Int, Sendable {
+        case badRequest = 400, unauthorized = 401, forbidden = 403, notFound = 404, methodNotAllowed = 405, contentTooLarge = 413
+        case internalServerError = 500, serviceUnavailable = 503
+    }
+
+    var status: Status
     var errorCode: String
     var message: String
     var fields: [String] = []
 
-    init(_ status: HTTPResponse.Status = .badRequest, _ errorCode: String, _ message: String, fields: [String] = []) {
+    init(_ status: Status = .badRequest, _ errorCode: String, _ message: String, fields: [String] = []) {
         self.status = status
         self.errorCode = errorCode
         self.message = message
         self.fields = fields
     }
-
-    var outcome: Outcome { HTTP.error(status, errorCode, message, fields: fields) }
 
     static func notFound() -> SalesforceError { SalesforceError(.notFound, "NOT_FOUND", "The requested resource does not exist") }
 

@@ -30,6 +30,9 @@ enum SalesforceID {
         return id15 + suffix
     }
 
+    /// 15- and 18-character forms name the same record: the 18-character one.
+    static func key(_ id: String) -> String { id.count == 15 && isValid(id) ? withSuffix(id) : id }
+
     /// True for a well-formed 15- or 18-character id.
     static func isValid(_ id: String) -> Bool {
         guard id.count == 15 || id.count == 18, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return false }
