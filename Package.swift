@@ -34,6 +34,8 @@ let package = Package(
         ),
         .target(name: "Keychain", dependencies: ["CSecret"]),
         .target(name: "AppGroup", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // Reads a developer's Xcode project (project.pbxproj) for `msdk-sim import` and `doctor --xcodeproj`.
+        .target(name: "XcodeProject"),
 
         // Data layer and facade: filled by later issues; they compile and hold no behaviour yet.
         .target(name: "RestClient", dependencies: ["Keychain", .product(name: "Crypto", package: "swift-crypto")]),
@@ -67,7 +69,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Diagnosis and field-failure reproductions for msdk-sim: reads bundles and devices through the facade.
-        .target(name: "Diagnostics", dependencies: ["AppGroup", "Keychain", "RestClient", "SmartStore", "SalesforceSDK"]),
+        .target(name: "Diagnostics", dependencies: ["AppGroup", "Keychain", "RestClient", "SmartStore", "SalesforceSDK", "XcodeProject"]),
         .executableTarget(name: "msdk-sim", dependencies: [
             "AppGroup", "Keychain", "SalesforceSDK", "Diagnostics",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -87,6 +89,7 @@ let package = Package(
         ], path: "Benchmarks/bench"),
 
         .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "RestClient", "Keychain"], path: "Tests/Support"),
+        .testTarget(name: "XcodeProjectTests", dependencies: ["XcodeProject", "AppGroupSimTestSupport"]),
         .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "MobileSyncTests", dependencies: ["MobileSync", "SmartStore", "RestClient", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),

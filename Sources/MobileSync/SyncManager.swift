@@ -149,6 +149,20 @@ public final class SyncManager: @unchecked Sendable {
         try store.query(.all(soup: SyncState.soupName, pageSize: 100_000)).compactMap { $0.objectValue.flatMap(SyncState.init(entry:)) }
     }
 
+    /// The syncs a `usersyncs.json` names, in file order.
+    public static func configuredSyncs(_ url: URL) throws -> [(name: String, type: SyncType, soup: String)] {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return [] }
+        guard let text = String(data: data, encoding: .utf8), let syncs = JSON(text: text)?["syncs"]?.arrayValue else {
+            throw MobileSyncError.invalidTarget("\(url.path) is not JSON with a \"syncs\" array")
+        }
+        return try syncs.map { sync in
+            guard let name = sync["syncName"]?.stringValue, let soup = sync["soupName"]?.stringValue,
+                let type = sync["syncType"]?.stringValue.flatMap(SyncType.init(rawValue:))
+            else { throw MobileSyncError.invalidTarget("\(url.path): each sync needs syncName, syncType (syncDown or syncUp) and soupName") }
+            return (name, type, soup)
+        }
+    }
+
     /// Creates the named syncs of a bundle's `usersyncs.json` that do not exist yet.
     public func createSyncs(fromConfig url: URL) throws {
         guard let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8),

@@ -33,7 +33,10 @@ extension SyncManager {
 
         if sync.options.mergeMode == .leaveIfChanged {
             // Skip records changed on the server since this copy was fetched; they stay dirty.
-            let server = try await serverModificationDates(target.sobjectType, ids: (updates + deletes).compactMap { $0[SyncField.id]?.stringValue })
+            var server: [String: Int64] = [:]
+            for (type, records) in Dictionary(grouping: updates + deletes, by: { recordType($0, target) }) {
+                server.merge(try await serverModificationDates(type, ids: records.compactMap { $0[SyncField.id]?.stringValue })) { a, _ in a }
+            }
             func newerOnServer(_ record: SoupEntry) -> Bool {
                 guard let id = record[SyncField.id]?.stringValue, let serverDate = server[id] else { return false }
                 let local = record[SyncField.lastModifiedDate]?.stringValue.flatMap(SalesforceTime.milliseconds) ?? Int64.min
@@ -69,7 +72,7 @@ extension SyncManager {
         var recreate: [SoupEntry] = []
         for chunk in chunks(updates) {
             let records: [[String: Any]] = chunk.map { record in
-                var fields = body(record, fieldlist: target.updateFieldlist ?? sync.options.fieldlist, type: target.sobjectType)
+                var fields = body(record, fieldlist: target.updateFieldlist ?? sync.options.fieldlist, type: recordType(record, target))
                 fields["Id"] = record[SyncField.id]?.stringValue ?? ""
                 return fields
             }
@@ -97,13 +100,16 @@ extension SyncManager {
         if let externalId {
             creates.removeAll { !($0[externalId]?.stringValue ?? "").isEmpty }
         }
-        for (chunk, upsertBy) in chunks(upserts).map({ ($0, externalId) }) + chunks(creates).map({ ($0, String?.none) }) {
+        // An upsert names one object in its path: one batch per type.
+        let upsertBatches = Dictionary(grouping: upserts, by: { recordType($0, target) }).sorted { $0.key < $1.key }
+            .flatMap { type, records in chunks(records).map { ($0, Optional((externalId ?? "", type))) } }
+        for (chunk, upsertBy) in upsertBatches + chunks(creates).map({ ($0, Optional<(String, String)>.none) }) {
             let records: [[String: Any]] = chunk.map { record in
-                var fields = body(record, fieldlist: target.createFieldlist ?? sync.options.fieldlist, type: target.sobjectType)
-                if let upsertBy { fields[upsertBy] = record[upsertBy]?.stringValue }
+                var fields = body(record, fieldlist: target.createFieldlist ?? sync.options.fieldlist, type: recordType(record, target))
+                if let upsertBy { fields[upsertBy.0] = record[upsertBy.0]?.stringValue }
                 return fields
             }
-            let path = "/services/data/\(RestClient.apiVersion)/composite/sobjects" + (upsertBy.map { "/\(target.sobjectType)/\($0)" } ?? "")
+            let path = "/services/data/\(RestClient.apiVersion)/composite/sobjects" + (upsertBy.map { "/\($0.1)/\($0.0)" } ?? "")
             let results = try await client.send(try .json(upsertBy == nil ? "POST" : "PATCH", path, ["allOrNone": false, "records": records]))
             let answers = try collectionResults(results, count: chunk.count)
             var saved: [SoupEntry] = []
@@ -124,6 +130,26 @@ extension SyncManager {
 
     private func flag(_ record: SoupEntry, _ name: String) -> Bool { record[name]?.boolValue == true }
 
+    /// The record's sObject type, as the SDK reads it: `attributes.type`, else the target's.
+    private func recordType(_ record: SoupEntry, _ target: SyncUpTarget) -> String {
+        record["attributes"]?["type"]?.stringValue ?? target.sobjectType
+    }
+
+    /// The sObject a soup holds, from its syncs: a sync up target's `sobjectType` if it names one,
+    /// else the object of a SOQL sync down into it (`… FROM WorkOrder__c …`).
+    public func sobjectType(forSoup soup: String) throws -> String? {
+        let syncs = try allSyncs().filter { $0.soupName == soup }
+        for sync in syncs where sync.type == .syncUp {
+            if let type = sync.target["sobjectType"]?.stringValue { return type }
+        }
+        for sync in syncs where sync.type == .syncDown {
+            guard let query = sync.target["query"]?.stringValue else { continue }
+            let words = query.split(whereSeparator: { $0.isWhitespace || $0 == "," })
+            if let from = words.firstIndex(where: { $0.uppercased() == "FROM" }), from + 1 < words.count { return String(words[from + 1]) }
+        }
+        return nil
+    }
+
     private func chunks(_ records: [SoupEntry]) -> [[SoupEntry]] {
         stride(from: 0, to: records.count, by: Self.collectionLimit).map { Array(records[$0..<min($0 + Self.collectionLimit, records.count)]) }
     }
@@ -132,7 +158,10 @@ extension SyncManager {
     private func body(_ record: SoupEntry, fieldlist: [String]?, type: String) -> [String: Any] {
         var out: [String: Any] = ["attributes": ["type": type]]
         let names = fieldlist ?? Array(record.keys)
-        for name in names where !Self.neverSent.contains(name) && !SyncField.all.contains(name) && !name.hasPrefix("_soup") {
+        // A field list names what to send, Name included (a custom object's Name is writable); without
+        // one, Name is left out with the other fields a record carries back from the server.
+        let excluded = fieldlist == nil ? Self.neverSent : Self.neverSent.subtracting(["Name"])
+        for name in names where !excluded.contains(name) && !SyncField.all.contains(name) && !name.hasPrefix("_soup") {
             if let value = record[name] { out[name] = foundation(value) }
         }
         return out
@@ -208,6 +237,10 @@ extension SyncManager {
     @discardableResult
     public func createLocally(_ fields: SoupEntry, soupName: String) throws -> SoupEntry {
         var entry = fields
+        // As the SDK's sample apps do when they make a record: name its type, so a sync up knows the object.
+        if entry["attributes"]?["type"] == nil, let type = try sobjectType(forSoup: soupName) {
+            entry["attributes"] = .object(["type": .string(type)])
+        }
         for field in try externalIdFields(soupName: soupName) where (entry[field]?.stringValue ?? "").isEmpty {
             entry[field] = .string(UUID().uuidString)
         }

@@ -1,6 +1,7 @@
 import AppGroup
 import Foundation
 import Keychain
+import SmartStore
 
 /// The sample's Recent Contacts widget: it never logs in. It applies its own app-group settings,
 /// reads `userLoggedIn` from `msdkUserDefaults`, and only then would bootstrap the SDK.
@@ -36,12 +37,24 @@ public enum RecentContactsWidget {
         public var LastModifiedDate: String?
     }
 
-    /// What `extension-widget --json` prints.
+    /// What `extension-widget --json` prints. `contacts` is the sample's contract; `title` and
+    /// `records` (the configured fields of each listed entry, as text, with `Id`) serve any widget.
     public struct Report: Codable, Sendable, Equatable {
         public var state: State
         public var user: User?
         public var contacts: [Contact]
         public var message: String
+        public var title: String = WidgetConfig.sample.title
+        public var records: [[String: String]] = []
+
+        public init(state: State, user: User?, contacts: [Contact], message: String, title: String = WidgetConfig.sample.title, records: [[String: String]] = []) {
+            self.state = state
+            self.user = user
+            self.contacts = contacts
+            self.message = message
+            self.title = title
+            self.records = records
+        }
 
         /// Always writes `user`, as `null` when there is none: the contract is `"user": {…} | null`.
         public func encode(to encoder: any Encoder) throws {
@@ -50,13 +63,17 @@ public enum RecentContactsWidget {
             if let user { try c.encode(user, forKey: .user) } else { try c.encodeNil(forKey: .user) }
             try c.encode(contacts, forKey: .contacts)
             try c.encode(message, forKey: .message)
+            try c.encode(title, forKey: .title)
+            try c.encode(records, forKey: .records)
         }
     }
 
     /// Runs the widget's launch checks in the order the sample does them, then lists the `count`
     /// most recently modified contacts from the shared store. It never talks to the org.
-    public static func evaluate(_ launch: ProcessLaunch, count: Int = 3, events: SDKEvents = SDKEvents()) async throws -> Report {
+    public static func evaluate(_ launch: ProcessLaunch, count: Int? = nil, events: SDKEvents = SDKEvents()) async throws -> Report {
         let sandbox = launch.sandbox
+        let widget = try WidgetConfig.load(from: sandbox.bundle)
+        let count = count ?? widget.count
         guard let config = launch.config else {
             return misconfigured("\(sandbox.bundle.url.lastPathComponent) has no \(AppGroupConfig.fileName), so it cannot know the app group; add one with the app's appGroupName")
         }
@@ -98,23 +115,38 @@ public enum RecentContactsWidget {
         guard loggedIn else {
             return Report(state: .notLoggedIn, user: user, contacts: [], message: "the current user has no refresh token in the shared keychain group; log in again with main-app")
         }
-        let soup = "contacts"
-        // A user who logged in but never synced has no store or no contacts soup yet: nothing to list, not an error.
+        let soup = widget.soup
+        // A user who logged in but never synced has no store or no soup yet: nothing to list, not an error.
         // Logged in was checked just above, against the keychain: no second read of the token here.
+        let nothing = "no \(widget.soup) synced yet"
         guard let store = try sdk.storeManager().existingStore(for: account.storeUser), try store.soupExists(soup) else {
-            return Report(state: .listed, user: user, contacts: [], message: "no contacts synced yet")
+            return Report(state: .listed, user: user, contacts: [], message: nothing, title: widget.title)
         }
-        let rows = try store.query(.smart(
-            "SELECT {\(soup):_soup} FROM {\(soup)} ORDER BY {\(soup):_soupLastModifiedDate} DESC, {\(soup):_soupEntryId} DESC",
-            pageSize: max(1, count)))
-        let contacts = rows.compactMap { row -> Contact? in
-            guard let entry = row.arrayValue?.first, let id = entry["Id"]?.stringValue else { return nil }
+        let rows = try store.query(.smart(widget.smartSQL, pageSize: max(1, count)))
+        let entries = rows.compactMap { $0.arrayValue?.first }
+        let contacts = soup == WidgetConfig.sample.soup ? entries.compactMap { entry -> Contact? in
+            guard let id = entry["Id"]?.stringValue else { return nil }
             return Contact(
                 Id: id, FirstName: entry["FirstName"]?.stringValue, LastName: entry["LastName"]?.stringValue,
                 LastModifiedDate: entry["LastModifiedDate"]?.stringValue)
+        } : []
+        let records = entries.map { entry -> [String: String] in
+            var out: [String: String] = [:]
+            for field in ["Id"] + widget.fields {
+                switch entry.project(field) {
+                case .string(let v)?: out[field] = v
+                case .int(let v)?: out[field] = String(v)
+                case .double(let v)?: out[field] = String(v)
+                case .bool(let v)?: out[field] = v ? "true" : "false"
+                default: continue
+                }
+            }
+            return out
         }
-        events.step("listed", ["count": String(contacts.count)])
-        return Report(state: .listed, user: user, contacts: contacts, message: contacts.isEmpty ? "no contacts synced yet" : "\(contacts.count) most recent contacts")
+        events.step("listed", ["count": String(records.count)])
+        return Report(
+            state: .listed, user: user, contacts: contacts, message: records.isEmpty ? nothing : "\(records.count) \(widget.title.lowercased())",
+            title: widget.title, records: records)
     }
 
     /// The report for a launch that failed on a file it reads: one message naming the file and the fix.
@@ -123,7 +155,7 @@ public enum RecentContactsWidget {
     }
 
     /// `evaluate`, with any file the widget cannot read reported as `unreadable` instead of thrown.
-    public static func evaluateReporting(_ launch: ProcessLaunch, count: Int = 3, events: SDKEvents = SDKEvents()) async -> Report {
+    public static func evaluateReporting(_ launch: ProcessLaunch, count: Int? = nil, events: SDKEvents = SDKEvents()) async -> Report {
         do { return try await evaluate(launch, count: count, events: events) } catch { return unreadable(error) }
     }
 

@@ -24,7 +24,7 @@ public enum WidgetCard {
         let user = report.user.map { "<span class=\"user\">\(escape($0.username))</span>" } ?? ""
         return """
             <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><title>Recent Contacts</title>
+            <html lang="en"><head><meta charset="utf-8"><title>\(escape(report.title))</title>
             <style>
             html,body{margin:0;background:#d9dde3;font-family:"DejaVu Sans",-apple-system,Helvetica,Arial,sans-serif}
             .card{box-sizing:border-box;width:360px;min-height:180px;margin:20px;padding:14px 16px;border-radius:22px;
@@ -47,7 +47,7 @@ public enum WidgetCard {
             .empty{font-size:13px;color:#6e6e73}
             </style></head>
             <body data-state="\(report.state.rawValue)"><div class="card">
-            <header><h1>Recent Contacts</h1>\(user)</header>
+            <header><h1>\(escape(report.title))</h1>\(user)</header>
             \(body)
             </div></body></html>
             """

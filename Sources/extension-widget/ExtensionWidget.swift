@@ -11,7 +11,7 @@ struct ExtensionWidget: AsyncParsableCommand {
 
     @Option(help: "The widget bundle (.appex directory).") var bundle: String
     @Option(help: "The device directory (default: $APPGROUPSIM_DEVICE).") var device: String?
-    @Option(help: "How many contacts to list.") var count: Int = 3
+    @Option(help: "How many entries to list (default: the widget's WidgetConfig.plist, or 3).") var count: Int?
     @Flag(help: "Print one JSON object.") var json = false
     enum Render: String, ExpressibleByArgument, CaseIterable { case text, html }
     @Option(help: "How to show the widget without --json: text (a card for the terminal) or html (a page to open in a browser).")
@@ -83,7 +83,7 @@ struct ExtensionWidget: AsyncParsableCommand {
 
     /// The small card a person reads.
     static func card(_ report: RecentContactsWidget.Report) -> String {
-        var lines = ["┌─ Recent Contacts " + String(repeating: "─", count: 30)]
+        var lines = ["┌─ \(report.title) " + String(repeating: "─", count: max(4, 46 - report.title.count))]
         if let user = report.user { lines.append("│ \(user.username)") }
         switch report.state {
         case .listed:
@@ -91,7 +91,12 @@ struct ExtensionWidget: AsyncParsableCommand {
                 let name = [c.FirstName, c.LastName].compactMap { $0 }.joined(separator: " ")
                 lines.append("│ • \(name.padding(toLength: 26, withPad: " ", startingAt: 0)) \(c.LastModifiedDate?.prefix(16).replacingOccurrences(of: "T", with: " ") ?? "")")
             }
-            if report.contacts.isEmpty { lines.append("│ \(report.message)") }
+            if report.contacts.isEmpty {
+                for record in report.records {
+                    lines.append("│ • " + record.filter { $0.key != "Id" }.sorted { $0.key < $1.key }.map(\.value).joined(separator: " · "))
+                }
+            }
+            if report.records.isEmpty { lines.append("│ \(report.message)") }
         default:
             lines.append("│ [\(report.state.rawValue)] \(report.message)")
         }

@@ -13,9 +13,9 @@ import SmartStore
 struct MainApp: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "main-app",
-        abstract: "The simulated Mobile SDK app (MobileSyncExplorer).",
+        abstract: "The simulated Mobile SDK app its bundle configures (the sample: MobileSyncExplorer).",
         subcommands: [
-            Login.self, Logout.self, SwitchUser.self, Sync.self, Contacts.self, Status.self, AppGroupCommand.self, Shell.self,
+            Login.self, Logout.self, SwitchUser.self, Sync.self, Records.self, Contacts.self, Status.self, AppGroupCommand.self, Shell.self,
         ])
 
     @Option(help: "The app bundle (.app directory).") var bundle: String
@@ -221,21 +221,47 @@ struct SwitchUser: AsyncParsableCommand {
 }
 
 struct Sync: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Sync up local edits, then sync down contacts, as the sample app does.")
+    static let configuration = CommandConfiguration(
+        abstract: "Run the named syncs of the bundle's usersyncs.json in file order (the sample: sync up, then sync down contacts).")
     @ParentCommand var app: MainApp
+    @Option(help: "Run only the sync of this name.") var name: String?
 
     func run() async throws {
         let context = try await app.start()
         let account = try context.currentAccount()
-        let manager = try await context.sdk.syncManager(for: account)
         let bar = ProgressBar()
-        let up = try await context.withSession(account) { try await manager.reSync(name: "syncUpContacts") { bar.show("up  ", $0) } }
-        let down = try await context.withSession(account) { try await manager.reSync(name: "syncDownContacts") { bar.show("down", $0) } }
+        let results = try await runConfiguredSyncs(context, account: account, only: name) { label, state in bar.show(label, state) }
         bar.finish()
-        let left = try manager.dirtyRecords("contacts").count
-        print("sync up: \(up.status.rawValue), \(up.totalSize) local change(s)\(left > 0 ? ", \(left) still dirty (see contacts list)" : "")")
-        print("sync down: \(down.status.rawValue), \(max(down.totalSize, 0)) record(s) fetched")
+        for line in results { print(line) }
     }
+}
+
+/// Runs the syncs of the bundle's `usersyncs.json` (or the one named) in file order, and says what
+/// each did: `sync up: DONE, N local change(s)` / `sync down: DONE, N record(s) fetched`.
+func runConfiguredSyncs(
+    _ context: AppContext, account: UserAccount, only name: String?, progress: @escaping @Sendable (String, SyncState) -> Void
+) async throws -> [String] {
+    let configURL = context.launch.sandbox.bundle.resourceURL("usersyncs.json")
+    let all = try SyncManager.configuredSyncs(configURL)
+    guard !all.isEmpty else { throw Failure("\(configURL.path) names no syncs; add the app's usersyncs.json to its bundle") }
+    let chosen = name.map { n in all.filter { $0.name == n } } ?? all
+    guard !chosen.isEmpty else {
+        throw Failure("no sync named \(name ?? "") in \(configURL.lastPathComponent); it has \(all.map(\.name).joined(separator: ", "))")
+    }
+    let manager = try await context.sdk.syncManager(for: account)
+    var lines: [String] = []
+    for sync in chosen {
+        let label = sync.type == .syncUp ? "up  " : "down"
+        let state = try await context.withSession(account) { try await manager.reSync(name: sync.name) { progress(label, $0) } }
+        let suffix = chosen.count > 1 || name != nil ? " (\(sync.name))" : ""
+        if sync.type == .syncUp {
+            let left = try manager.dirtyRecords(sync.soup).count
+            lines.append("sync up: \(state.status.rawValue), \(state.totalSize) local change(s)\(left > 0 ? ", \(left) still dirty (see records list --soup \(sync.soup))" : "")\(suffix)")
+        } else {
+            lines.append("sync down: \(state.status.rawValue), \(max(state.totalSize, 0)) record(s) fetched\(suffix)")
+        }
+    }
+    return lines
 }
 
 /// A progress bar on a terminal, one line per step otherwise.

@@ -115,10 +115,7 @@ final class ShellSession: @unchecked Sendable {
             try accounts.switchToUser(account)
         case ("sync", 1):
             let account = try context.currentAccount()
-            let manager = try await context.sdk.syncManager(for: account)
-            let up = try await context.withSession(account) { try await manager.reSync(name: "syncUpContacts") { _ in } }
-            let down = try await context.withSession(account) { try await manager.reSync(name: "syncDownContacts") { _ in } }
-            print("sync up: \(up.status.rawValue), \(up.totalSize) local change(s); sync down: \(down.status.rawValue), \(max(down.totalSize, 0)) record(s)")
+            print(try await runConfiguredSyncs(context, account: account, only: nil) { _, _ in }.joined(separator: "; "))
         case ("show", 1):
             try await show()
         case ("status", 1):

@@ -1,0 +1,307 @@
+import AppGroup
+import Foundation
+import XcodeProject
+
+/// `msdk-sim import`: simulated bundles (DESIGN.md §2) from a developer's Xcode project. Reads only
+/// `project.pbxproj`, each target's Info.plist and entitlements, and the SDK's config files among its
+/// resources; sources, assets and other projects are never opened. Everything is written to a
+/// temporary folder first, so a failure leaves nothing behind.
+public enum ProjectImport {
+    public struct Options: Sendable {
+        public var xcodeproj: URL
+        public var configuration: String
+        public var out: URL
+        /// Signs with this team when the project sets none (an explicit choice, never a guess).
+        public var team: String?
+
+        public init(xcodeproj: URL, configuration: String = "Debug", out: URL, team: String? = nil) {
+            self.xcodeproj = xcodeproj
+            self.configuration = configuration
+            self.out = out
+            self.team = team
+        }
+    }
+
+    public struct ImportedApp: Sendable {
+        public var target: String
+        public var bundle: URL
+        public var bundleIdentifier: String
+        public var extensions: [(target: String, bundle: URL, bundleIdentifier: String)]
+        public var consumerKey: String?
+        public var redirectURI: String?
+        public var appGroup: String?
+    }
+
+    public struct Result: Sendable {
+        public var apps: [ImportedApp]
+        /// What the user should confirm or know (the app-group flag lives in code, an extension in no app…).
+        public var notes: [String]
+        public var report: URL
+    }
+
+    public enum ImportError: Error, CustomStringConvertible {
+        case outNotEmpty(String)
+        case missingFile(target: String, setting: String, path: String)
+        case noTeam(target: String, configuration: String)
+        case badFile(path: String, detail: String)
+        case noApps(String)
+
+        public var description: String {
+            switch self {
+            case .outNotEmpty(let path): return "\(path) is not empty; give --out a new or empty directory (nothing was written)"
+            case .missingFile(let target, let setting, let path):
+                return "\(path) does not exist (\(setting) of target \(target)); the import reads it. Fix the setting or restore the file (nothing was written)"
+            case .noTeam(let target, let configuration):
+                return "target \(target) has no DEVELOPMENT_TEAM in \(configuration), so $(AppIdentifierPrefix) cannot be resolved; set the team in Xcode (Signing & Capabilities) or pass --team TEAMID (nothing was written)"
+            case .badFile(let path, let detail): return "\(path): \(detail) (nothing was written)"
+            case .noApps(let path): return "\(path) has no application target; only apps and their extensions are imported"
+            }
+        }
+    }
+
+    static let sdkResources = ["bootconfig.plist", "userstore.json", "usersyncs.json", "globalstore.json", "globalsyncs.json", "LoginViewConfig.plist"]
+    static let extensionResources = ["WidgetConfig.plist"]
+
+    /// One written file and where its values came from.
+    struct Provenance: Encodable {
+        var file: String
+        var from: [String: String]
+    }
+
+    public static func run(_ options: Options) throws -> Result {
+        let project = try XcodeProject(at: options.xcodeproj)
+        let fm = FileManager.default
+        if let contents = try? fm.contentsOfDirectory(atPath: options.out.path), !contents.isEmpty {
+            throw ImportError.outNotEmpty(options.out.path)
+        }
+        guard !project.apps.isEmpty else { throw ImportError.noApps(project.pbxprojURL.path) }
+        let staging = options.out.deletingLastPathComponent().appendingPathComponent(".\(options.out.lastPathComponent).import-\(getpid())")
+        try? fm.removeItem(at: staging)
+        try fm.createDirectory(at: staging, withIntermediateDirectories: true)
+        var succeeded = false
+        defer { if !succeeded { try? fm.removeItem(at: staging) } }
+
+        var provenance: [Provenance] = []
+        var apps: [ImportedApp] = []
+        var notes: [String] = []
+        let relative = { (url: URL) -> String in
+            url.path.hasPrefix(project.sourceRoot.path + "/") ? String(url.path.dropFirst(project.sourceRoot.path.count + 1)) : url.path
+        }
+        var embedded = Set<String>()
+        for app in project.apps {
+            let settings = try project.settings(for: app, configuration: options.configuration)
+            let appBundle = staging.appendingPathComponent((settings["PRODUCT_NAME"] ?? app.name) + ".app")
+            let written = try writeBundle(
+                target: app, settings: settings, options: options, project: project, at: appBundle, resources: sdkResources, relative: relative,
+                provenance: &provenance)
+            var imported = ImportedApp(target: app.name, bundle: written.url, bundleIdentifier: written.bundleIdentifier, extensions: [])
+            var groupSets: [Set<String>] = [Set(written.groups)]
+            for ext in project.embeddedExtensions(of: app) {
+                embedded.insert(ext.id)
+                let extSettings = try project.settings(for: ext, configuration: options.configuration)
+                let extBundle = appBundle.appendingPathComponent("PlugIns").appendingPathComponent((extSettings["PRODUCT_NAME"] ?? ext.name) + ".appex")
+                let w = try writeBundle(
+                    target: ext, settings: extSettings, options: options, project: project, at: extBundle, resources: extensionResources,
+                    relative: relative, provenance: &provenance)
+                imported.extensions.append((ext.name, w.url, w.bundleIdentifier))
+                groupSets.append(Set(w.groups))
+            }
+            // The app-group name and flag are set in the app's code, which is not read: take the group
+            // the targets share, enabled, and say so.
+            let shared = groupSets.dropFirst().reduce(groupSets[0]) { $0.intersection($1) }.sorted()
+            let group = shared.first ?? written.groups.first
+            imported.appGroup = group
+            for bundle in [appBundle] + imported.extensions.map(\.bundle) {
+                // Only the app sets the flag; an extension names the group and reads the flag the app keeps.
+                let isApp = bundle == appBundle
+                var config: [String: Any] = ["appGroupName": group ?? "", "userLogInStatusKey": "userLoggedIn"]
+                var from = [
+                    "appGroupName": group.map { "the application group the targets' entitlements share: \($0)" } ?? "none: no target is entitled to an app group",
+                    "userLogInStatusKey": "the SDK's default key, userLoggedIn; confirm if the app sets another",
+                ]
+                if isApp {
+                    config["appGroupsEnabled"] = group != nil
+                    from["appGroupsEnabled"] = "assumed \(group != nil ? "YES" : "NO"): the app sets it in code (SalesforceSDKManager's appGroupsEnabled); confirm"
+                }
+                let url = bundle.appendingPathComponent("AppGroupConfig.plist")
+                try writePlist(config, to: url)
+                provenance.append(Provenance(file: url.path.replacingOccurrences(of: staging.path, with: options.out.path), from: from))
+            }
+            if let group {
+                notes.append("\(app.name): AppGroupConfig.plist names \(group) and enables app groups. Both live in the app's code, which was not read: confirm that the app sets appGroupName to \(group) and appGroupsEnabled to YES before initializing the SDK.")
+            } else {
+                notes.append("\(app.name): no app group is shared by the app and its extensions; app groups are off in AppGroupConfig.plist.")
+            }
+            if let boot = try? PropertyListSerialization.propertyList(from: Data(contentsOf: appBundle.appendingPathComponent("bootconfig.plist")), format: nil) as? [String: Any] {
+                imported.consumerKey = boot["remoteAccessConsumerKey"] as? String
+                imported.redirectURI = boot["oauthRedirectURI"] as? String
+            } else {
+                notes.append("\(app.name): no bootconfig.plist among its resources; the app cannot log in until one is added to the target.")
+            }
+            apps.append(imported)
+        }
+        for ext in project.appExtensions where !embedded.contains(ext.id) {
+            notes.append("\(ext.name) is an app extension that no app embeds; it was not imported. Add it to an app's Embed App Extensions phase.")
+        }
+        let reportURL = staging.appendingPathComponent("import-report.json")
+        struct Report: Encodable {
+            var project: String
+            var configuration: String
+            var files: [Provenance]
+            var notes: [String]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try encoder.encode(Report(project: project.projectURL.path, configuration: options.configuration, files: provenance, notes: notes)).write(to: reportURL)
+        if fm.fileExists(atPath: options.out.path) { try fm.removeItem(at: options.out) }
+        try fm.moveItem(at: staging, to: options.out)
+        succeeded = true
+        let rebase = { (url: URL) in URL(fileURLWithPath: url.path.replacingOccurrences(of: staging.path, with: options.out.path)) }
+        return Result(
+            apps: apps.map { app in
+                var a = app
+                a.bundle = rebase(app.bundle)
+                a.extensions = app.extensions.map { ($0.target, rebase($0.bundle), $0.bundleIdentifier) }
+                return a
+            }, notes: notes, report: options.out.appendingPathComponent("import-report.json"))
+    }
+
+    struct Written {
+        var url: URL
+        var bundleIdentifier: String
+        var groups: [String]
+    }
+
+    static func writeBundle(
+        target: XcodeProject.Target, settings: BuildSettings, options: Options, project: XcodeProject, at bundle: URL, resources: [String],
+        relative: (URL) -> String, provenance: inout [Provenance]
+    ) throws -> Written {
+        let fm = FileManager.default
+        try fm.createDirectory(at: bundle, withIntermediateDirectories: true)
+        var settings = settings
+        guard let team = settings["DEVELOPMENT_TEAM"] ?? options.team else { throw ImportError.noTeam(target: target.name, configuration: options.configuration) }
+        let teamOrigin = settings["DEVELOPMENT_TEAM"] != nil ? "DEVELOPMENT_TEAM (\(settings.origins["DEVELOPMENT_TEAM"] ?? "project"))" : "--team"
+        settings.values["DEVELOPMENT_TEAM"] = team
+        settings.values["AppIdentifierPrefix"] = team + "."
+        settings.values["TeamIdentifierPrefix"] = team + "."
+        settings.values["PRODUCT_BUNDLE_PACKAGE_TYPE"] = settings.values["PRODUCT_BUNDLE_PACKAGE_TYPE"] ?? (target.kind == .appExtension ? "XPC!" : "APPL")
+        func origin(_ key: String) -> String { "\(key) (\(settings.origins[key] ?? "Xcode's default"))" }
+        func resolve(_ setting: String) -> URL? {
+            guard let value = settings[setting] else { return nil }
+            return value.hasPrefix("/") ? URL(fileURLWithPath: value) : project.sourceRoot.appendingPathComponent(value)
+        }
+        let outPath = { (url: URL) in url.path.replacingOccurrences(of: bundle.deletingLastPathComponent().path, with: options.out.path) }
+
+        // Info.plist: the file with $(…) expanded, or Xcode's generated one from INFOPLIST_KEY_* settings.
+        var info: [String: Any] = [:]
+        var infoFrom: [String: String] = [:]
+        if let url = resolve("INFOPLIST_FILE") {
+            guard fm.fileExists(atPath: url.path) else { throw ImportError.missingFile(target: target.name, setting: "INFOPLIST_FILE", path: url.path) }
+            info = try readPlist(url)
+            for (key, value) in info {
+                let expanded = expandValue(value, settings)
+                info[key] = expanded
+                let vars = variables(in: value)
+                infoFrom[key] = relative(url) + (vars.isEmpty ? "" : ", expanded with " + vars.map(origin).joined(separator: ", "))
+            }
+        } else {
+            for (key, value) in settings.values where key.hasPrefix("INFOPLIST_KEY_") {
+                let name = String(key.dropFirst("INFOPLIST_KEY_".count))
+                info[name] = settings.expand(value)
+                infoFrom[name] = origin(key)
+            }
+        }
+        guard let bundleID = settings["PRODUCT_BUNDLE_IDENTIFIER"] ?? (info["CFBundleIdentifier"] as? String), !bundleID.isEmpty, !bundleID.contains("$") else {
+            throw ImportError.badFile(path: project.pbxprojURL.path, detail: "target \(target.name) has no PRODUCT_BUNDLE_IDENTIFIER in \(options.configuration)")
+        }
+        if info["CFBundleIdentifier"] == nil || (info["CFBundleIdentifier"] as? String)?.isEmpty == true {
+            info["CFBundleIdentifier"] = bundleID
+            infoFrom["CFBundleIdentifier"] = origin("PRODUCT_BUNDLE_IDENTIFIER")
+        }
+        if info["CFBundleName"] == nil, let name = settings["PRODUCT_NAME"] {
+            info["CFBundleName"] = name
+            infoFrom["CFBundleName"] = origin("PRODUCT_NAME")
+        }
+        let infoURL = bundle.appendingPathComponent("Info.plist")
+        try writePlist(info, to: infoURL)
+        provenance.append(Provenance(file: outPath(infoURL), from: infoFrom))
+
+        // Entitlements, signed as Xcode would: prefixes expanded with the team, the team identifier added.
+        var entitlements: [String: Any] = [:]
+        var entFrom: [String: String] = [:]
+        let entName = (settings["PRODUCT_NAME"] ?? target.name).replacingOccurrences(of: " ", with: "") + ".entitlements"
+        if let url = resolve("CODE_SIGN_ENTITLEMENTS") {
+            guard fm.fileExists(atPath: url.path) else { throw ImportError.missingFile(target: target.name, setting: "CODE_SIGN_ENTITLEMENTS", path: url.path) }
+            for (key, value) in try readPlist(url) {
+                entitlements[key] = expandValue(value, settings)
+                let vars = variables(in: value)
+                entFrom[key] = relative(url) + (vars.isEmpty ? "" : ", expanded with " + vars.map { $0 == "AppIdentifierPrefix" || $0 == "TeamIdentifierPrefix" ? "\($0) = \(team). from \(teamOrigin)" : origin($0) }.joined(separator: ", "))
+            }
+        }
+        entitlements["com.apple.developer.team-identifier"] = team
+        entFrom["com.apple.developer.team-identifier"] = "signing: \(teamOrigin)"
+        let entURL = bundle.appendingPathComponent(entName)
+        try writePlist(entitlements, to: entURL)
+        provenance.append(Provenance(file: outPath(entURL), from: entFrom))
+
+        // The SDK's files among the target's resources, copied as they are.
+        let available = project.resources(of: target)
+        for name in resources {
+            guard let source = available[name] else { continue }
+            guard fm.fileExists(atPath: source.path) else { throw ImportError.missingFile(target: target.name, setting: "Copy Bundle Resources", path: source.path) }
+            let dest = bundle.appendingPathComponent(name)
+            try fm.copyItem(at: source, to: dest)
+            provenance.append(Provenance(file: outPath(dest), from: ["*": "copied from \(relative(source)) (a resource of target \(target.name))"]))
+        }
+        let groups = (entitlements["com.apple.security.application-groups"] as? [Any] ?? []).compactMap { $0 as? String }
+        return Written(url: bundle, bundleIdentifier: bundleID, groups: groups)
+    }
+
+    static func readPlist(_ url: URL) throws -> [String: Any] {
+        guard let data = FileManager.default.contents(atPath: url.path) else { throw ImportError.badFile(path: url.path, detail: "cannot be read") }
+        do {
+            guard let dict = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
+                throw ImportError.badFile(path: url.path, detail: "is not a property list dictionary")
+            }
+            return dict
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw ImportError.badFile(path: url.path, detail: "is not a valid property list (\((error as NSError).userInfo["NSDebugDescription"] as? String ?? "\(error)"))")
+        }
+    }
+
+    static func writePlist(_ value: [String: Any], to url: URL) throws {
+        let data = try PropertyListSerialization.data(fromPropertyList: value, format: .xml, options: 0)
+        try data.write(to: url, options: .atomic)
+        chmod(url.path, 0o600)
+    }
+
+    static func expandValue(_ value: Any, _ settings: BuildSettings) -> Any {
+        switch value {
+        case let s as String: return settings.expand(s)
+        case let a as [Any]: return a.map { expandValue($0, settings) }
+        case let d as [String: Any]: return d.mapValues { expandValue($0, settings) }
+        default: return value
+        }
+    }
+
+    /// The build settings a value names.
+    static func variables(in value: Any) -> [String] {
+        switch value {
+        case let s as String:
+            var names: [String] = []
+            var rest = Substring(s)
+            while let start = rest.range(of: "$(") ?? rest.range(of: "${") {
+                let close: Character = rest[start].hasSuffix("(") ? ")" : "}"
+                guard let end = rest[start.upperBound...].firstIndex(of: close) else { break }
+                names.append(String(rest[start.upperBound..<end].split(separator: ":").first ?? ""))
+                rest = rest[rest.index(after: end)...]
+            }
+            return names
+        case let a as [Any]: return a.flatMap(variables)
+        case let d as [String: Any]: return d.values.flatMap(variables)
+        default: return []
+        }
+    }
+}
