@@ -253,7 +253,9 @@ public struct BuildSettings: Sendable {
     }
 
     func expand(_ text: String, depth: Int, unresolved: inout [String]) -> String {
-        guard depth < 16, text.contains("$") else { return text }
+        guard text.contains("$") else { return text }
+        // A setting that names itself, directly or not, ends empty instead of looping.
+        guard depth < 16 else { return "" }
         var out = ""
         var rest = Substring(text)
         while let dollar = rest.firstIndex(of: "$") {

@@ -1,0 +1,120 @@
+import AppGroup
+import AppGroupSimTestSupport
+import Foundation
+import XCTest
+
+@testable import Diagnostics
+
+/// `msdk-sim import` and `doctor --xcodeproj` on copies of the field-service project fixture.
+final class ProjectImportTests: XCTestCase {
+    var work: URL!
+    var project: URL { work.appendingPathComponent("FieldService/FieldService.xcodeproj") }
+    var pbxproj: URL { project.appendingPathComponent("project.pbxproj") }
+
+    override func setUpWithError() throws {
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("Fixtures/FieldService"), to: work.appendingPathComponent("FieldService"))
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: work) }
+
+    func edit(_ file: URL, _ from: String, _ to: String) throws {
+        let text = try String(contentsOf: file, encoding: .utf8)
+        XCTAssertTrue(text.contains(from), "\(from) not in \(file.lastPathComponent)")
+        try text.replacingOccurrences(of: from, with: to).write(to: file, atomically: true, encoding: .utf8)
+    }
+
+    func testImportWritesBundlesTheSimulatorRunsAndAReport() async throws {
+        let out = work.appendingPathComponent("out")
+        let result = try ProjectImport.run(.init(xcodeproj: project, configuration: "Release", out: out))
+        XCTAssertEqual(result.apps.map(\.bundleIdentifier), ["com.acme.FieldService"])
+        XCTAssertEqual(result.apps[0].extensions.map(\.bundleIdentifier), ["com.acme.FieldService.DueToday"])
+        XCTAssertEqual(result.apps[0].consumerKey, "3MVG9Acme.FieldService")
+        XCTAssertEqual(result.apps[0].appGroup, "group.com.acme.fieldservice")
+        let app = try AppBundle(at: out.appendingPathComponent("Field Service.app"))
+        XCTAssertEqual(app.entitlements.raw["keychain-access-groups"], .array([.string("FSTEAM0001.com.acme.fieldservice.shared")]))
+        XCTAssertEqual(app.info["CFBundleExecutable"]?.stringValue, "Field Service")
+        let widget = try app.plugIns()[0]
+        XCTAssertEqual(widget.bundleIdentifier, "com.acme.FieldService.DueToday")
+        XCTAssertEqual(widget.info["CFBundlePackageType"]?.stringValue, "XPC!")
+        for file in ["bootconfig.plist", "userstore.json", "usersyncs.json"] { XCTAssertTrue(FileManager.default.fileExists(atPath: app.resourceURL(file).path), file) }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: widget.resourceURL("WidgetConfig.plist").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: app.resourceURL("AppDelegate.swift").path), "sources are never copied")
+        XCTAssertEqual(try AppGroupConfig.load(from: widget)?.appGroupName, "group.com.acme.fieldservice")
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: result.report)) as? [String: Any])
+        let files = try XCTUnwrap(report["files"] as? [[String: Any]])
+        let info = try XCTUnwrap(files.first { ($0["file"] as? String)?.hasSuffix("Field Service.app/Info.plist") == true }?["from"] as? [String: String])
+        XCTAssertEqual(info["CFBundleIdentifier"], "FieldService/Info.plist, expanded with PRODUCT_BUNDLE_IDENTIFIER (target FieldService, Release)")
+        XCTAssertTrue(result.notes.joined().contains("confirm that the app sets appGroupName"))
+        let findings = await Doctor.examine(app: app.url.path)
+        XCTAssertEqual(findings, [], "the imported bundles pass the doctor")
+    }
+
+    func assertNothingWritten(_ out: URL, file: StaticString = #filePath, line: UInt = #line) {
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: work.path))?.filter { $0 != "FieldService" && $0 != "existing" } ?? []
+        XCTAssertEqual(leftovers, [], "nothing may be written", file: file, line: line)
+    }
+
+    func testBadInputIsOneClearErrorAndNothingIsWritten() throws {
+        let out = work.appendingPathComponent("out")
+        // An output directory that is not empty.
+        let existing = work.appendingPathComponent("existing")
+        try FileManager.default.createDirectory(at: existing, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: existing.appendingPathComponent("keep.txt"))
+        XCTAssertThrowsError(try ProjectImport.run(.init(xcodeproj: project, out: existing))) { XCTAssertTrue("\($0)".contains("is not empty")) }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: existing.path), ["keep.txt"])
+        // A file the import reads that is missing.
+        try FileManager.default.removeItem(at: work.appendingPathComponent("FieldService/DueToday/Info.plist"))
+        XCTAssertThrowsError(try ProjectImport.run(.init(xcodeproj: project, out: out))) {
+            XCTAssertTrue("\($0)".contains("DueToday/Info.plist does not exist (INFOPLIST_FILE of target DueToday)"), "\($0)")
+        }
+        assertNothingWritten(out)
+        // No team: never guessed; --team is an explicit choice.
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("Fixtures/FieldService/DueToday/Info.plist"), to: work.appendingPathComponent("FieldService/DueToday/Info.plist"))
+        try edit(pbxproj, "DEVELOPMENT_TEAM = FSTEAM0001;", "")
+        XCTAssertThrowsError(try ProjectImport.run(.init(xcodeproj: project, out: out))) { XCTAssertTrue("\($0)".contains("no DEVELOPMENT_TEAM in Debug"), "\($0)") }
+        assertNothingWritten(out)
+        XCTAssertNoThrow(try ProjectImport.run(.init(xcodeproj: project, out: out, team: "OTHER00001")))
+        try FileManager.default.removeItem(at: out)
+        // A corrupt project file.
+        try edit(pbxproj, "isa = PBXNativeTarget;\n\t\t\tbuildConfigurationList = A80000000000000000000003", "isa = PBXNativeTarget\n\t\t\tbuildConfigurationList = A80000000000000000000003")
+        XCTAssertThrowsError(try ProjectImport.run(.init(xcodeproj: project, out: out))) { XCTAssertTrue("\($0)".contains("project.pbxproj:"), "\($0)") }
+        assertNothingWritten(out)
+    }
+
+    func ids(_ findings: [Finding]) -> [String] { findings.map(\.id).sorted() }
+
+    func testTheProjectDoctorSpeaksInTheProjectsTerms() async throws {
+        let clean = await ProjectDoctor.examine(xcodeproj: project, configuration: "Debug")
+        XCTAssertEqual(clean, [])
+        // Release signs the widget with another group; an old entitlements file lies unused; the widget's
+        // Info.plist lost its extension point; its bundle id left the app's.
+        let release = work.appendingPathComponent("FieldService/DueToday/DueToday-Release.entitlements")
+        try String(contentsOf: work.appendingPathComponent("FieldService/DueToday/DueToday.entitlements"), encoding: .utf8)
+            .replacingOccurrences(of: "group.com.acme.fieldservice", with: "group.com.acme.fieldservice.release").write(to: release, atomically: true, encoding: .utf8)
+        try edit(pbxproj, "CODE_SIGN_ENTITLEMENTS = DueToday/DueToday.entitlements;\n\t\t\t\tINFOPLIST_FILE = DueToday/Info.plist;\n\t\t\t\tPRODUCT_BUNDLE_IDENTIFIER = \"${BUNDLE_PREFIX}.FieldService.DueToday\";\n\t\t\t\tPRODUCT_NAME = \"$(TARGET_NAME)\";\n\t\t\t\tSKIP_INSTALL = YES;\n\t\t\t};\n\t\t\tname = Release;",
+                 "CODE_SIGN_ENTITLEMENTS = \"DueToday/DueToday-Release.entitlements\";\n\t\t\t\tINFOPLIST_FILE = DueToday/Info.plist;\n\t\t\t\tPRODUCT_BUNDLE_IDENTIFIER = \"${BUNDLE_PREFIX}.FieldService.DueToday\";\n\t\t\t\tPRODUCT_NAME = \"$(TARGET_NAME)\";\n\t\t\t\tSKIP_INSTALL = YES;\n\t\t\t};\n\t\t\tname = Release;")
+        try Data(try Data(contentsOf: work.appendingPathComponent("FieldService/FieldService/FieldService.entitlements"))).write(to: work.appendingPathComponent("FieldService/FieldService/Old.entitlements"))
+        let found = await ProjectDoctor.examine(xcodeproj: project, configuration: "Release")
+        XCTAssertEqual(ids(found), ["app-group-entitlements-differ", "entitlements-differ-by-configuration", "entitlements-unreferenced"].sorted(), "\(found)")
+        let differ = try XCTUnwrap(found.first { $0.id == "app-group-entitlements-differ" })
+        XCTAssertTrue(differ.message.contains("target DueToday") && differ.fix.contains("DueToday/DueToday-Release.entitlements (CODE_SIGN_ENTITLEMENTS of target DueToday, Release)"), "\(differ)")
+        XCTAssertTrue(found.contains { $0.id == "entitlements-unreferenced" && $0.message.hasPrefix("FieldService/Old.entitlements") })
+
+        try edit(work.appendingPathComponent("FieldService/DueToday/Info.plist"), "<key>NSExtensionPointIdentifier</key>\n\t\t<string>com.apple.widgetkit-extension</string>", "")
+        try edit(pbxproj, "PRODUCT_BUNDLE_IDENTIFIER = \"${BUNDLE_PREFIX}.FieldService.DueToday\";\n\t\t\t\tPRODUCT_NAME = \"$(TARGET_NAME)\";\n\t\t\t\tSKIP_INSTALL = YES;\n\t\t\t};\n\t\t\tname = Debug;",
+                 "PRODUCT_BUNDLE_IDENTIFIER = com.acme.DueToday;\n\t\t\t\tPRODUCT_NAME = \"$(TARGET_NAME)\";\n\t\t\t\tSKIP_INSTALL = YES;\n\t\t\t};\n\t\t\tname = Debug;")
+        let debug = await ProjectDoctor.examine(xcodeproj: project, configuration: "Debug")
+        XCTAssertTrue(ids(debug).contains("extension-point-missing"), "\(debug)")
+        XCTAssertTrue(ids(debug).contains("extension-bundle-id-prefix"), "\(debug)")
+
+        // No team, and an extension no app embeds.
+        try edit(pbxproj, "DEVELOPMENT_TEAM = FSTEAM0001;", "")
+        try edit(pbxproj, "A10000000000000000000005 /* DueToday.appex in Embed Foundation Extensions */,\n", "")
+        try edit(pbxproj, "A30000000000000000000002 /* PBXTargetDependency */,\n", "")
+        let bare = await ProjectDoctor.examine(xcodeproj: project, configuration: "Debug")
+        XCTAssertTrue(ids(bare).contains("no-team"), "\(bare)")
+        XCTAssertTrue(ids(bare).contains("extension-not-embedded"), "\(bare)")
+    }
+}
