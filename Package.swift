@@ -9,8 +9,15 @@ let package = Package(
         .executable(name: "extension-widget", targets: ["extension-widget"]),
         .executable(name: "sf-simulator", targets: ["sf-simulator"]),
         .executable(name: "msdk-sim", targets: ["msdk-sim"]),
+        // A developer's own package can depend on AppGroupSim by path and drive these in-process
+        // (Tests/ConsumerPackage does, built by scripts/integration/consumer-package.sh).
         .library(name: "AppGroup", targets: ["AppGroup"]),
         .library(name: "Keychain", targets: ["Keychain"]),
+        .library(name: "SmartStore", targets: ["SmartStore"]),
+        .library(name: "RestClient", targets: ["RestClient"]),
+        .library(name: "MobileSync", targets: ["MobileSync"]),
+        .library(name: "SalesforceSDK", targets: ["SalesforceSDK"]),
+        .library(name: "XcodeProject", targets: ["XcodeProject"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -1,0 +1,25 @@
+import AppGroup
+import Foundation
+import MobileSync
+import RestClient
+import SalesforceSDK
+import SmartStore
+
+// Uses the exported libraries the way a developer's test target would: a SmartStore on disk, the
+// syncs a bundle names, the widget's query, and a bundle read through AppGroup.
+let root = URL(fileURLWithPath: CommandLine.arguments[1])
+let work = FileManager.default.temporaryDirectory.appendingPathComponent("consumer-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: work) }
+
+let store = try SmartStore(url: work.appendingPathComponent("store.sqlite"), name: "consumer")
+try store.registerSoup("workorders", indexSpecs: [IndexSpec(path: "Name", type: .string)])
+try store.upsert([["Name": .string("WO-1")], ["Name": .string("WO-2")]], into: "workorders")
+let newest = try store.query(.smart("SELECT {workorders:Name} FROM {workorders} ORDER BY {workorders:_soupEntryId} DESC", pageSize: 1))
+print("SmartStore: \(try store.count(.all(soup: "workorders"))) entries, newest \(newest.first?.arrayValue?.first?.stringValue ?? "?")")
+
+let bundle = try AppBundle(at: root.appendingPathComponent("Fixtures/MobileSyncExplorer/MobileSyncExplorer.app"))
+let syncs = try SyncManager.configuredSyncs(bundle.resourceURL("usersyncs.json"))
+print("MobileSync: \(bundle.bundleIdentifier) names \(syncs.map(\.name).joined(separator: ", "))")
+print("SalesforceSDK: the sample widget queries \(WidgetConfig.sample.smartSQL)")
+print("RestClient: API \(RestClient.apiVersion)")

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# A developer's own Swift package (Tests/ConsumerPackage) depends on AppGroupSim by path, builds
+# against its exported libraries (SmartStore, MobileSync, RestClient, SalesforceSDK, AppGroup) and
+# runs: the products are usable from outside, not only by this package's own targets.
+source "$(dirname "$0")/../lib/integration.sh"
+SCRATCH="$ROOT/.build/consumer-package"
+swift build --package-path "$ROOT/Tests/ConsumerPackage" --scratch-path "$SCRATCH" > "$WORK/build.log" 2>&1 \
+  || fail "the consumer package did not build: $(grep -m5 'error:' "$WORK/build.log")"
+OUT=$("$SCRATCH/debug/consumer" "$ROOT") || fail "the consumer failed: $OUT"
+contains "$OUT" "SmartStore: 2 entries, newest WO-2"
+contains "$OUT" "MobileSync: com.salesforce.mobilesdk.MobileSyncExplorer names syncUpContacts, syncDownContacts"
+contains "$OUT" "SalesforceSDK: the sample widget queries SELECT {contacts:_soup} FROM {contacts}"
+ok "a package depending on AppGroupSim by path builds and drives SmartStore, MobileSync, SalesforceSDK and RestClient in-process"
