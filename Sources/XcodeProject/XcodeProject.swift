@@ -117,13 +117,47 @@ public struct XcodeProject: Sendable {
     // MARK: Build settings
 
     func configurations(_ listID: String?) -> [String: [String: PBXValue]] {
+        configurationObjects(listID).mapValues { $0["buildSettings"]?.dictionary ?? [:] }
+    }
+
+    func configurationObjects(_ listID: String?) -> [String: [String: PBXValue]] {
         guard let listID, let list = objects[listID] else { return [:] }
         var out: [String: [String: PBXValue]] = [:]
         for id in (list["buildConfigurations"]?.array ?? []).compactMap(\.string) {
             guard let c = objects[id], let name = c["name"]?.string else { continue }
-            out[name] = c["buildSettings"]?.dictionary ?? [:]
+            out[name] = c
         }
         return out
+    }
+
+    /// The settings of a configuration's base `.xcconfig` (`KEY = VALUE` lines, `//` comments,
+    /// `#include "other.xcconfig"`), or none when it has no base file or the file is not on disk.
+    func xcconfigSettings(_ configuration: [String: PBXValue]?) -> [String: PBXValue] {
+        guard let ref = configuration?["baseConfigurationReference"]?.string, let url = path(of: ref) else { return [:] }
+        var out: [String: PBXValue] = [:]
+        Self.readXcconfig(url, into: &out, depth: 0)
+        return out
+    }
+
+    static func readXcconfig(_ url: URL, into out: inout [String: PBXValue], depth: Int) {
+        guard depth < 8, let text = try? String(contentsOf: url, encoding: .utf8) else { return }
+        for raw in text.split(whereSeparator: \.isNewline) {
+            var line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("#include") {
+                let name = line.drop { $0 != "\"" }.dropFirst().prefix { $0 != "\"" }
+                if !name.isEmpty { readXcconfig(url.deletingLastPathComponent().appendingPathComponent(String(name)), into: &out, depth: depth + 1) }
+                continue
+            }
+            if let comment = line.range(of: "//") { line = String(line[..<comment.lowerBound]) }
+            // The `=` after a condition's `]`, not the one inside it (KEY[sdk=iphoneos*] = VALUE).
+            let searchFrom = line.firstIndex(of: "]").map { line.index(after: $0) } ?? line.startIndex
+            guard let eq = line[searchFrom...].firstIndex(of: "=") else { continue }
+            var key = line[..<eq].trimmingCharacters(in: .whitespaces)
+            // Conditional settings (KEY[sdk=iphoneos*]) apply to the device build this simulates.
+            if let bracket = key.firstIndex(of: "[") { key = String(key[..<bracket]) }
+            let value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: ";"))
+            if !key.isEmpty { out[key] = .string(value) }
+        }
     }
 
     /// The project's configuration names (Debug, Release, …).
@@ -146,8 +180,13 @@ public struct XcodeProject: Sendable {
             "EXECUTABLE_NAME": "$(PRODUCT_NAME)", "WRAPPER_EXTENSION": target.kind == .appExtension ? "appex" : "app",
         ]
         var origins: [String: String] = [:]
-        for (level, settings) in [("project", configurations(root["buildConfigurationList"]?.string)[configuration] ?? [:]),
-                                  ("target \(target.name)", configurations(target.configurationListID)[configuration] ?? [:])] {
+        let projectConfig = configurationObjects(root["buildConfigurationList"]?.string)[configuration]
+        let targetConfig = configurationObjects(target.configurationListID)[configuration]
+        // Xcode's order: defaults, the project's .xcconfig, the project, the target's .xcconfig, the target.
+        for (level, settings) in [("project .xcconfig", xcconfigSettings(projectConfig)),
+                                  ("project", projectConfig?["buildSettings"]?.dictionary ?? [:]),
+                                  ("target \(target.name) .xcconfig", xcconfigSettings(targetConfig)),
+                                  ("target \(target.name)", targetConfig?["buildSettings"]?.dictionary ?? [:])] {
             for (key, raw) in settings {
                 let text: String
                 switch raw {

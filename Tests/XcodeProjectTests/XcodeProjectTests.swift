@@ -88,6 +88,30 @@ final class XcodeProjectTests: XCTestCase {
         XCTAssertEqual(none.embeddedExtensions(of: none.apps[0]).map(\.name), [])
     }
 
+    func testXcconfigBaseConfigurationsSitUnderTheirLevel() throws {
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("Config"), withIntermediateDirectories: true)
+        try "// shared\nDEVELOPMENT_TEAM = XCTEAM0001\nPREFIX = org.sample // overridden by the project\n".write(
+            to: dir.appendingPathComponent("Config/Common.xcconfig"), atomically: true, encoding: .utf8)
+        try "#include \"Common.xcconfig\"\nPRODUCT_NAME[sdk=iphoneos*] = Configured\n".write(
+            to: dir.appendingPathComponent("Config/App.xcconfig"), atomically: true, encoding: .utf8)
+        _ = try project(extra: """
+            X1 = {isa = PBXFileReference; path = Config/App.xcconfig; sourceTree = "<group>"; };
+            """)
+        // Point the app's Release configuration at the file.
+        let path = dir.appendingPathComponent("P.xcodeproj/project.pbxproj")
+        let text = try String(contentsOf: path, encoding: .utf8).replacingOccurrences(
+            of: "C1R = {isa = XCBuildConfiguration; name = Release;", with: "C1R = {isa = XCBuildConfiguration; name = Release; baseConfigurationReference = X1;")
+        try text.write(to: path, atomically: true, encoding: .utf8)
+        let q = try XcodeProject(at: path)
+        let release = try q.settings(for: q.apps[0], configuration: "Release")
+        XCTAssertEqual(release["DEVELOPMENT_TEAM"], "XCTEAM0001")
+        XCTAssertEqual(release.origins["DEVELOPMENT_TEAM"], "target App .xcconfig, Release")
+        XCTAssertEqual(release["PREFIX"], "org.sample", "the target's xcconfig sits above the project level")
+        XCTAssertEqual(release["PRODUCT_BUNDLE_IDENTIFIER"], "org.sample.App")
+        XCTAssertEqual(try q.settings(for: q.apps[0], configuration: "Debug")["PRODUCT_BUNDLE_IDENTIFIER"], "com.example.My-App", "Debug has no xcconfig")
+        XCTAssertEqual(release["PRODUCT_NAME"], "Configured")
+    }
+
     func testModifiers() {
         let s = BuildSettings(values: ["N": "My App 2", "A": "$(B)", "B": "$(A)"], origins: [:])
         XCTAssertEqual(s.expand("$(N:rfc1034identifier)"), "My-App-2")
