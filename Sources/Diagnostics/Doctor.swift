@@ -26,9 +26,8 @@ public struct Finding: Codable, Equatable, Sendable {
 /// ordered so that one mistake gives one finding (a typo in the extension's group name is "the names
 /// differ", not also "not entitled").
 public enum Doctor {
-    public static let teamIdentifierKey = "com.apple.developer.team-identifier"
-    /// Resources only the app reads; an extension that carries them was packaged by mistake.
-    public static let appOnlyResources = ["bootconfig.plist", "userstore.json", "usersyncs.json", "LoginViewConfig.plist"]
+    public static let teamIdentifierKey = ExtensionSetup.teamIdentifierKey
+    public static let appOnlyResources = ExtensionSetup.appOnlyResources
 
     public static func examine(app appPath: String, device devicePath: String? = nil, secretStore: (any SecretStore)? = nil) async -> [Finding] {
         var findings: [Finding] = []
@@ -57,118 +56,9 @@ public enum Doctor {
     // MARK: bundles
 
     static func bundleFindings(app: AppBundle, extensions: [AppBundle]) -> [Finding] {
-        var out: [Finding] = []
-        let all = [app] + extensions
-        var seen: [String: String] = [:]
-        for bundle in all {
-            if let first = seen[bundle.bundleIdentifier] {
-                out.append(Finding("duplicate-bundle-id", .error,
-                    "\(first) and \(name(bundle)) have the same CFBundleIdentifier \(bundle.bundleIdentifier)",
-                    fix: "give \(name(bundle)) its own id under the app's, e.g. \(app.bundleIdentifier).\(bundle.url.deletingPathExtension().lastPathComponent) (Info.plist CFBundleIdentifier)"))
-            }
-            seen[bundle.bundleIdentifier] = seen[bundle.bundleIdentifier] ?? name(bundle)
+        ExtensionSetup.evaluate(app: app, extensions: extensions).map {
+            Finding($0.id, $0.severity == .error ? .error : .warning, $0.message, fix: $0.fix)
         }
-        let appTeam = app.entitlements.raw[teamIdentifierKey]?.stringValue
-        for ext in extensions {
-            let team = ext.entitlements.raw[teamIdentifierKey]?.stringValue
-            if let appTeam, let team, team != appTeam {
-                out.append(Finding("team-mismatch", .error,
-                    "\(name(app)) is signed by team \(appTeam) and \(name(ext)) by team \(team): app groups and keychain groups are shared only within one team",
-                    fix: "sign both targets with team \(appTeam) (\(teamIdentifierKey) in \(ext.entitlementsURL.lastPathComponent))"))
-            }
-        }
-
-        let appConfig: AppGroupConfig?
-        switch config(app) {
-        case .failure(let error):
-            return out + [Finding("config-invalid", .error, "\(error)", fix: "fix \(AppGroupConfig.fileName) in \(name(app))")]
-        case .success(let c): appConfig = c
-        }
-        guard !extensions.isEmpty else { return out }
-        guard let appConfig else {
-            return out + [Finding("config-missing", .error, "\(name(app)) has no \(AppGroupConfig.fileName), so it never sets an app group name and its extensions can never see its login",
-                fix: "add \(AppGroupConfig.fileName) to \(name(app)) with appGroupName (one of its com.apple.security.application-groups) and appGroupsEnabled true")]
-        }
-        let teamForExpansion = appTeam ?? Device.defaultTeamID
-        let appWriteGroup = app.entitlements.effectiveKeychainAccessGroups(teamID: teamForExpansion, bundleID: app.bundleIdentifier).first!
-
-        if appConfig.appGroupsEnabled == false {
-            out.append(Finding("app-groups-disabled", .warning,
-                "\(name(app)) turns app groups off (appGroupsEnabled false) but carries \(extensions.map(name).joined(separator: ", ")): the extension will never see the login (the SDK's sample ships this way)",
-                fix: "set appGroupsEnabled to true in \(name(app))/\(AppGroupConfig.fileName)"))
-        }
-        if app.entitlements.applicationGroups.isEmpty {
-            out.append(Finding("app-group-entitlement-missing", .error,
-                "\(name(app)) has no com.apple.security.application-groups entitlement, so it has no group container",
-                fix: "add \(appConfig.appGroupName) to com.apple.security.application-groups in \(app.entitlementsURL.lastPathComponent)"))
-        } else if !app.entitlements.applicationGroups.contains(appConfig.appGroupName) {
-            out.append(Finding("app-group-name-not-entitled", .error,
-                "\(name(app)) sets app group \(appConfig.appGroupName) in \(AppGroupConfig.fileName), but its entitlements list \(app.entitlements.applicationGroups.joined(separator: ", "))",
-                fix: "use one name: put \(appConfig.appGroupName) in com.apple.security.application-groups, or set appGroupName to \(app.entitlements.applicationGroups[0])"))
-        }
-
-        for ext in extensions {
-            let extConfig: AppGroupConfig?
-            switch config(ext) {
-            case .failure(let error):
-                out.append(Finding("config-invalid", .error, "\(error)", fix: "fix \(AppGroupConfig.fileName) in \(name(ext))"))
-                continue
-            case .success(let c): extConfig = c
-            }
-            let groups = ext.entitlements.applicationGroups
-            if groups.isEmpty {
-                out.append(Finding("app-group-entitlement-missing", .error,
-                    "\(name(ext)) has no com.apple.security.application-groups entitlement, so it cannot open the app's group container or suite",
-                    fix: "add \(appConfig.appGroupName) to com.apple.security.application-groups in \(ext.entitlementsURL.lastPathComponent)"))
-            } else if Set(groups) != Set(app.entitlements.applicationGroups), !app.entitlements.applicationGroups.isEmpty {
-                out.append(Finding("app-group-entitlements-differ", .error,
-                    "the app is entitled to \(app.entitlements.applicationGroups.joined(separator: ", ")) and \(name(ext)) to \(groups.joined(separator: ", "))",
-                    fix: "list the same app groups in \(ext.entitlementsURL.lastPathComponent) as in \(app.entitlementsURL.lastPathComponent)"))
-            }
-            if let extConfig {
-                if extConfig.appGroupName != appConfig.appGroupName {
-                    out.append(Finding("app-group-names-differ", .error,
-                        "the app sets app group \(appConfig.appGroupName) and \(name(ext)) sets \(extConfig.appGroupName)",
-                        fix: "set appGroupName to \(appConfig.appGroupName) in \(name(ext))/\(AppGroupConfig.fileName)"))
-                }
-                if let flag = extConfig.appGroupsEnabled {
-                    if let appFlag = appConfig.appGroupsEnabled, flag != appFlag {
-                        out.append(Finding("app-group-flag-differs", .error,
-                            "the app sets appGroupsEnabled \(appFlag) and \(name(ext)) sets \(flag); the flag lives in the group suite, so each launch flips it for both",
-                            fix: "remove appGroupsEnabled from \(name(ext))/\(AppGroupConfig.fileName) so the extension follows the app's flag"))
-                    } else {
-                        out.append(Finding("extension-sets-app-group-flag", .warning,
-                            "\(name(ext)) sets appGroupsEnabled \(flag) at every launch: when the app turns app groups off, the extension turns them back on and reads stale data",
-                            fix: "remove appGroupsEnabled from \(name(ext))/\(AppGroupConfig.fileName); set only appGroupName and read the flag the app keeps in the group suite"))
-                    }
-                }
-            } else {
-                out.append(Finding("config-missing", .error,
-                    "\(name(ext)) has no \(AppGroupConfig.fileName), so it never sets the app group name and cannot read msdkUserDefaults",
-                    fix: "add \(AppGroupConfig.fileName) to \(name(ext)) with appGroupName \(appConfig.appGroupName)"))
-            }
-
-            // Expanded with the app's team: a different team is its own finding (team-mismatch), not also this one.
-            let extTeam = teamForExpansion
-            let extGroups = ext.entitlements.effectiveKeychainAccessGroups(teamID: extTeam, bundleID: ext.bundleIdentifier)
-            if ext.entitlements.keychainAccessGroups.isEmpty {
-                out.append(Finding("keychain-group-missing", .error,
-                    "\(name(ext)) has no keychain-access-groups entitlement, so it cannot read the tokens the app writes to \(appWriteGroup)",
-                    fix: "add $(AppIdentifierPrefix)\(appWriteGroup.split(separator: ".", maxSplits: 1).last ?? "") to keychain-access-groups in \(ext.entitlementsURL.lastPathComponent)"))
-            } else if !extGroups.contains(appWriteGroup) {
-                out.append(Finding("keychain-group-differs", .error,
-                    "the app writes its tokens to keychain group \(appWriteGroup) (the first of its keychain-access-groups, expanded), but \(name(ext)) may only use \(extGroups.joined(separator: ", "))",
-                    fix: "make the first entry of keychain-access-groups the same in both targets, e.g. $(AppIdentifierPrefix)\(appWriteGroup.split(separator: ".", maxSplits: 1).last ?? "")"))
-            }
-
-            let extra = appOnlyResources.filter { FileManager.default.fileExists(atPath: ext.resourceURL($0).path) }
-            if !extra.isEmpty {
-                out.append(Finding("extension-unused-files", .warning,
-                    "\(name(ext)) carries \(extra.joined(separator: ", ")), which an extension never reads (it never logs in and never creates stores or syncs)",
-                    fix: "remove \(extra.joined(separator: ", ")) from the extension target's Copy Bundle Resources"))
-            }
-        }
-        return out
     }
 
     // MARK: device

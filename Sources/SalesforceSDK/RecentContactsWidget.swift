@@ -74,19 +74,18 @@ public enum RecentContactsWidget {
         let sandbox = launch.sandbox
         let widget = try WidgetConfig.load(from: sandbox.bundle)
         let count = count ?? widget.count
+        if let host = try hostApp(of: sandbox.bundle) {
+            // The doctor's evaluation, for this widget: the first error about it (or about the app's
+            // configuration every extension follows) stops the launch. A file that cannot be read
+            // is thrown instead, so it is `unreadable`, not `misconfigured`.
+            _ = try AppGroupConfig.load(from: host)
+            let issues = ExtensionSetup.evaluate(app: host, extensions: [sandbox.bundle]).filter { issue in
+                issue.severity == .error && issue.id != "config-invalid" && (issue.subject == nil || issue.subject == sandbox.bundle.url.lastPathComponent)
+            }
+            if let issue = issues.first { return misconfigured("\(issue.message); \(issue.fix)") }
+        }
         guard let config = launch.config else {
             return misconfigured("\(sandbox.bundle.url.lastPathComponent) has no \(AppGroupConfig.fileName), so it cannot know the app group; add one with the app's appGroupName")
-        }
-        if let host = try hostApp(of: sandbox.bundle) {
-            if let hostConfig = try AppGroupConfig.load(from: host), hostConfig.appGroupName != config.appGroupName {
-                return misconfigured("the app sets app group \(hostConfig.appGroupName) but the widget sets \(config.appGroupName); use one name in both AppGroupConfig.plist files")
-            }
-            if let hostGroup = host.entitlements.keychainAccessGroups.first {
-                let expanded = Entitlements.expand(hostGroup, teamID: sandbox.device.teamID)
-                if !sandbox.keychainAccessGroups.contains(expanded) {
-                    return misconfigured("the widget is not entitled to the app's keychain group \(expanded), so it cannot read the tokens; add \(hostGroup) to keychain-access-groups in \(sandbox.bundle.entitlementsURL.lastPathComponent)")
-                }
-            }
         }
         guard sandbox.isEntitled(toAppGroup: config.appGroupName) else {
             return misconfigured("the widget is not entitled to app group \(config.appGroupName); add it to com.apple.security.application-groups in \(sandbox.bundle.entitlementsURL.lastPathComponent)")

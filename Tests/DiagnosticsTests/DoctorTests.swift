@@ -31,6 +31,32 @@ final class DoctorTests: XCTestCase {
         }
     }
 
+    /// One evaluation: wherever the doctor finds an error about the widget (or the app's setup it
+    /// follows), the widget's own launch check is `misconfigured` with that finding's words; where
+    /// the doctor finds only warnings or nothing, the launch check lets the widget go on.
+    func testTheWidgetsLaunchCheckIsTheDoctorsEvaluation() async throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.broken.path).filter { !$0.hasSuffix(".md") }.sorted()
+        var compared = 0
+        for name in names {
+            let app = Self.broken.appendingPathComponent(name).appendingPathComponent("MobileSyncExplorer.app")
+            guard let widget = try? FileManager.default.contentsOfDirectory(atPath: app.appendingPathComponent("PlugIns").path).first else { continue }
+            let device = try TestSupport.temporaryDirectory(self).appendingPathComponent("device-\(name)")
+            guard let launch = try? ProcessLaunch(
+                bundlePath: app.appendingPathComponent("PlugIns/\(widget)").path, devicePath: device.path, secretStore: InMemorySecretStore())
+            else { continue }
+            let report = await RecentContactsWidget.evaluateReporting(launch)
+            let errors = await Doctor.examine(app: app.path).filter { $0.severity == .error && !["config-invalid", "bundle-invalid"].contains($0.id) }
+            if let first = errors.first {
+                XCTAssertEqual(report.state, .misconfigured, "\(name): the doctor says \(first.id)")
+                XCTAssertTrue(report.message.hasPrefix(first.message), "\(name): \(report.message) vs \(first.message)")
+                compared += 1
+            } else {
+                XCTAssertNotEqual(report.state, .misconfigured, "\(name): \(report.message)")
+            }
+        }
+        XCTAssertGreaterThanOrEqual(compared, 8)
+    }
+
     // MARK: device states
 
     var root: URL!
