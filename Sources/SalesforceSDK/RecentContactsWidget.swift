@@ -3,8 +3,9 @@ import Foundation
 import Keychain
 import SmartStore
 
-/// The sample's Recent Contacts widget: it never logs in. It applies its own app-group settings,
-/// reads `userLoggedIn` from `msdkUserDefaults`, and only then would bootstrap the SDK.
+/// An app's widget (the sample's Recent Contacts unless its bundle says otherwise): it never logs in.
+/// It applies its own app-group settings, reads `userLoggedIn` from `msdkUserDefaults`, and only
+/// then would bootstrap the SDK.
 public enum RecentContactsWidget {
     public enum State: String, Codable, Sendable {
         case listed, notLoggedIn, misconfigured, keychainUnavailable
@@ -68,8 +69,9 @@ public enum RecentContactsWidget {
         }
     }
 
-    /// Runs the widget's launch checks in the order the sample does them, then lists the `count`
-    /// most recently modified contacts from the shared store. It never talks to the org.
+    /// Runs the widget's launch checks in the order the sample does them, then lists what its
+    /// `WidgetConfig.plist` asks for from the shared store (the sample: the `count` most recently
+    /// modified contacts). It never talks to the org.
     public static func evaluate(_ launch: ProcessLaunch, count: Int? = nil, events: SDKEvents = SDKEvents()) async throws -> Report {
         let sandbox = launch.sandbox
         let widget = try WidgetConfig.load(from: sandbox.bundle)
