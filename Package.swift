@@ -18,6 +18,9 @@ let package = Package(
         .library(name: "MobileSync", targets: ["MobileSync"]),
         .library(name: "SalesforceSDK", targets: ["SalesforceSDK"]),
         .library(name: "XcodeProject", targets: ["XcodeProject"]),
+        // The app layer: what the app (MobileApp) and its extensions (AppExtensions) do, as their bundles configure them.
+        .library(name: "MobileApp", targets: ["MobileApp"]),
+        .library(name: "AppExtensions", targets: ["AppExtensions"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -47,6 +50,8 @@ let package = Package(
         // Data layer and facade: filled by later issues; they compile and hold no behaviour yet.
         .target(name: "RestClient", dependencies: ["Keychain", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "SmartStore", dependencies: [
+            // Store paths come from the device layout (DeviceLayout.SDKRoot), one rule for every module.
+            "AppGroup",
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         .target(name: "MobileSync", dependencies: ["SmartStore", "RestClient"]),
@@ -62,13 +67,20 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
+        // App layer (DESIGN.md §1): the app and its extensions as their bundles configure them. Generic: the
+        // sample and any imported app differ only in their bundles' files.
+        // What an extension runs: the widget's launch checks, evaluation, cards and the newest-records query.
+        .target(name: "AppExtensions", dependencies: ["AppGroup", "Keychain", "SmartStore", "SalesforceSDK"]),
+        // What the app runs: launch with the userLoggedIn writer, sessions, syncs, records, status, the shell's scenes.
+        .target(name: "MobileApp", dependencies: ["AppGroup", "Keychain", "SmartStore", "MobileSync", "RestClient", "SalesforceSDK", "AppExtensions"]),
+
         // Executables are thin: argument parsing and output.
         .executableTarget(name: "main-app", dependencies: [
-            "AppGroup", "Keychain", "SalesforceSDK", "MobileSync", "RestClient", "SmartStore",
+            "MobileApp", "SalesforceSDK", "MobileSync", "SmartStore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "extension-widget", dependencies: [
-            "AppGroup", "Keychain", "SalesforceSDK",
+            "AppExtensions", "SalesforceSDK",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sf-simulator", dependencies: [
@@ -102,7 +114,9 @@ let package = Package(
         .testTarget(name: "MobileSyncTests", dependencies: ["MobileSync", "SmartStore", "RestClient", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "OrgSimulatorTests", dependencies: ["OrgSimulator", "RestClient", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SmartStoreTests", dependencies: ["SmartStore", "AppGroupSimTestSupport"]),
-        .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
+        .testTarget(name: "AppExtensionsTests", dependencies: ["AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "MobileAppTests", dependencies: ["MobileApp", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "OrgSimulator", "AppGroupSimTestSupport"]),
+        .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKTests", dependencies: ["SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

@@ -22,7 +22,7 @@ public struct AppSandbox: Sendable {
 
     /// `UserDefaults.standard`: `Library/Preferences/<bundle id>.plist` in the private container.
     public var standardDefaults: SharedDefaults {
-        SharedDefaults(url: dataContainer.appendingPathComponent("Library/Preferences/\(bundleIdentifier).plist"))
+        SharedDefaults(url: device.layout.standardDefaults(bundleID: bundleIdentifier))
     }
 
     /// True if the entitlements list `groupID` under `com.apple.security.application-groups`.
@@ -52,15 +52,14 @@ public struct AppSandbox: Sendable {
     /// (`Library/Preferences/<name>.plist` in the private container): writes succeed and nobody else sees them.
     public func suite(named name: String) -> SharedDefaults {
         if isEntitled(toAppGroup: name) {
-            let url = device.sharedContainer(groupID: name).appendingPathComponent("Library/Preferences/\(name).plist")
-            return SharedDefaults(url: url)
+            return SharedDefaults(url: device.layout.groupSuite(groupID: name))
         }
         if name.hasPrefix("group.") {
             Logger(label: "AppGroup").debug(
                 "suite is private: not entitled to app group",
                 metadata: ["suite": "\(name)", "bundle": "\(bundleIdentifier)"])
         }
-        return SharedDefaults(url: dataContainer.appendingPathComponent("Library/Preferences/\(name).plist"))
+        return SharedDefaults(url: device.layout.privateSuite(name, bundleID: bundleIdentifier))
     }
 
     /// What this process owns on the device: its private container and the app-group containers it is
@@ -76,7 +75,7 @@ public struct AppSandbox: Sendable {
     public func restoreFileRules() -> (tightened: [DeviceHygiene.LooseMode], removed: [String]) {
         let roots = ownedDirectories
         // The device directory, its manifest and the directories on the way to what the process owns.
-        var top = [device.root, device.root.appendingPathComponent("device.json")]
+        var top = [device.root, device.layout.manifest]
         for dir in roots {
             var parent = dir.deletingLastPathComponent()
             while parent.path.count > device.root.path.count, parent.path.hasPrefix(device.root.path) {

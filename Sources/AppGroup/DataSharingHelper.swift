@@ -70,15 +70,16 @@ public struct DataSharingHelper: Sendable {
     /// the group stays where it was. Run by the first process that enables app groups; if that is the
     /// extension, the app's files stay behind in the app's container (`msdk-sim scenario extension-migrates-first`).
     func moveOwnFilesToGroup(_ name: String) throws {
-        let root = try sandbox.groupContainer(name).appendingPathComponent(name)
+        _ = try sandbox.groupContainer(name)
+        let own = sandbox.device.layout.privateSDKRoot(bundleID: sandbox.bundleIdentifier)
+        let group = sandbox.device.layout.groupSDKRoot(groupID: name)
         let fm = FileManager.default
-        for folder in ["Library", "Documents"] {
-            let from = sandbox.dataContainer.appendingPathComponent(folder)
+        for (from, into, kept) in [(own.library, group.library, ["Preferences", "Caches"]), (own.documents, group.documents, [])] {
             guard let entries = try? fm.contentsOfDirectory(atPath: from.path) else { continue }
-            for entry in entries.sorted() where !(folder == "Library" && ["Preferences", "Caches"].contains(entry)) {
-                let to = root.appendingPathComponent(folder).appendingPathComponent(entry)
+            for entry in entries.sorted() where !kept.contains(entry) {
+                let to = into.appendingPathComponent(entry)
                 guard !fm.fileExists(atPath: to.path) else { continue }
-                try SecureFiles.makeDirectory(to.deletingLastPathComponent())
+                try SecureFiles.makeDirectory(into)
                 try fm.moveItem(at: from.appendingPathComponent(entry), to: to)
             }
         }
@@ -95,20 +96,27 @@ public struct DataSharingHelper: Sendable {
 
     /// Where the SDK keeps its files: `<group container>/<group name>` when the flag is on,
     /// the process's own container otherwise (an extension has its own, so its own tree).
-    public func sdkRootDirectory() throws -> URL {
+    public func sdkRootDirectory() throws -> URL { try sdkRoot().url }
+
+    /// `sdkRootDirectory()` with the SDK's folders under it (`DeviceLayout.SDKRoot`).
+    public func sdkRoot() throws -> DeviceLayout.SDKRoot {
         if try appGroupEnabled(), let name = try appGroupName() {
-            return try sandbox.groupContainer(name).appendingPathComponent(name)
+            _ = try sandbox.groupContainer(name)
+            return sandbox.device.layout.groupSDKRoot(groupID: name)
         }
-        return sandbox.dataContainer
+        return sandbox.device.layout.privateSDKRoot(bundleID: sandbox.bundleIdentifier)
     }
 
     /// Every SDK root this process can have, whatever the flag says now: its own container and, when it
     /// is entitled to the named group, the group's. A check that must not miss an account file (one
     /// left where the flag pointed before) looks in all of them.
-    public func allSDKRootDirectories() throws -> [URL] {
-        var roots = [sandbox.dataContainer]
+    public func allSDKRootDirectories() throws -> [URL] { try allSDKRoots().map(\.url) }
+
+    /// `allSDKRootDirectories()` with the SDK's folders under each.
+    public func allSDKRoots() throws -> [DeviceLayout.SDKRoot] {
+        var roots = [sandbox.device.layout.privateSDKRoot(bundleID: sandbox.bundleIdentifier)]
         if let name = try appGroupName(), sandbox.isEntitled(toAppGroup: name) {
-            roots.append(sandbox.device.sharedContainer(groupID: name).appendingPathComponent(name))
+            roots.append(sandbox.device.layout.groupSDKRoot(groupID: name))
         }
         return roots
     }

@@ -54,12 +54,12 @@ public struct Device: Sendable, Equatable {
 
     /// `Containers/Data/<bundle id>`: a process's private container.
     public func dataContainer(bundleID: String) -> URL {
-        root.appendingPathComponent("Containers/Data").appendingPathComponent(bundleID)
+        layout.dataContainer(bundleID: bundleID)
     }
 
     /// `Containers/Shared/AppGroup/<group id>`: an app group's shared container (open it through `AppSandbox`).
     public func sharedContainer(groupID: String) -> URL {
-        root.appendingPathComponent("Containers/Shared/AppGroup").appendingPathComponent(groupID)
+        layout.sharedContainer(groupID: groupID)
     }
 
     private struct Manifest: Codable {

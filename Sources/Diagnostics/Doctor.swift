@@ -133,12 +133,12 @@ public enum Doctor {
             // Accounts left in the app's own container while app groups are on: stranded by a migration
             // another process ran first.
             if enabled {
-                let own = sandbox.dataContainer.appendingPathComponent("Library")
+                let own = sandbox.device.layout.privateSDKRoot(bundleID: sandbox.bundleIdentifier).library
                 let orgs = ((try? FileManager.default.contentsOfDirectory(atPath: own.path)) ?? []).filter { $0.hasPrefix("00D") }
                 if !orgs.isEmpty {
                     out.append(Finding("stranded-account-files", .error,
                         "app groups are on, but account files are still in the app's own container (\(own.path)/\(orgs.joined(separator: ", "))): another process ran the one-time migration first",
-                        fix: "move them into \(groupDir.path)/\(name)/Library/ and relaunch; keep the extension from setting the flag so only the app migrates"))
+                        fix: "move them into \(sandbox.device.layout.groupSDKRoot(groupID: name).library.path)/ and relaunch; keep the extension from setting the flag so only the app migrates"))
                 }
             }
         } catch {

@@ -73,17 +73,13 @@ public enum Inspector {
     public static func inspect(devicePath: String, secretStore: (any SecretStore)? = nil) throws -> InspectReport {
         let device = try Device.resolve(path: devicePath)
         let fm = FileManager.default
-        let dataRoot = device.root.appendingPathComponent("Containers/Data")
+        let layout = device.layout
         var targets: [InspectReport.Target] = []
-        var sdkRoots: [URL] = []
-        for id in ((try? fm.contentsOfDirectory(atPath: dataRoot.path)) ?? []).sorted() {
-            let container = dataRoot.appendingPathComponent(id)
-            let standard = SharedDefaults(url: container.appendingPathComponent("Library/Preferences/\(id).plist"))
+        var sdkRoots: [DeviceLayout.SDKRoot] = []
+        for id in layout.bundleIDsWithContainers() {
+            let standard = SharedDefaults(url: layout.standardDefaults(bundleID: id))
             let name = try standard.string(forKey: DataSharingHelper.appGroupNameKey)
-            var suite: SharedDefaults?
-            if let name {
-                suite = SharedDefaults(url: device.sharedContainer(groupID: name).appendingPathComponent("Library/Preferences/\(name).plist"))
-            }
+            let suite = name.map { SharedDefaults(url: layout.groupSuite(groupID: $0)) }
             let enabled = try suite?.bool(forKey: DataSharingHelper.appGroupEnabledKey) ?? false
             let msdk = enabled ? suite! : standard
             let values = try msdk.dictionaryRepresentation()
@@ -95,29 +91,22 @@ public enum Inspector {
                 bundleIdentifier: id, appGroupName: name, appGroupEnabled: enabled,
                 msdkUserDefaults: enabled ? "group \(name!)" : "standard", path: msdk.url.path,
                 keys: values.mapValues(render), currentUser: current))
-            sdkRoots.append(container)
-            if let name, enabled { sdkRoots.append(device.sharedContainer(groupID: name).appendingPathComponent(name)) }
+            sdkRoots.append(layout.privateSDKRoot(bundleID: id))
+            if let name, enabled { sdkRoots.append(layout.groupSDKRoot(groupID: name)) }
         }
-        sdkRoots = Array(Set(sdkRoots)).sorted { $0.path < $1.path }
+        sdkRoots = Array(Set(sdkRoots)).sorted { $0.url.path < $1.url.path }
 
         var accounts: [InspectReport.Account] = []
         var stores: [InspectReport.Store] = []
         var syncs: [InspectReport.Sync] = []
         for root in sdkRoots {
-            let library = root.appendingPathComponent("Library")
-            for org in ((try? fm.contentsOfDirectory(atPath: library.path)) ?? []).sorted() where org.hasPrefix("00D") {
-                for user in ((try? fm.contentsOfDirectory(atPath: library.appendingPathComponent(org).path)) ?? []).sorted() {
-                    let file = library.appendingPathComponent("\(org)/\(user)/UserAccount.plist")
-                    guard let data = fm.contents(atPath: file.path) else { continue }
-                    let plist = (try? PropertyListSerialization.propertyList(from: data, format: nil)) as? [String: Any]
-                    accounts.append(InspectReport.Account(
-                        username: plist?["username"] as? String ?? "(unreadable account file)", orgId: org, userId: user, file: file.path))
-                }
+            for file in root.accountFiles() where file.orgId.hasPrefix("00D") {
+                guard let data = fm.contents(atPath: file.url.path) else { continue }
+                let plist = (try? PropertyListSerialization.propertyList(from: data, format: nil)) as? [String: Any]
+                accounts.append(InspectReport.Account(
+                    username: plist?["username"] as? String ?? "(unreadable account file)", orgId: file.orgId, userId: file.userId, file: file.url.path))
             }
-            let documents = root.appendingPathComponent("Documents")
-            guard let walker = fm.enumerator(atPath: documents.path) else { continue }
-            for case let path as String in walker where path.hasSuffix("/store.sqlite") || path == "store.sqlite" {
-                let url = documents.appendingPathComponent(path)
+            for url in root.storeFiles() {
                 do {
                     let store = try SmartStore(url: url, name: url.deletingLastPathComponent().lastPathComponent)
                     var soups: [InspectReport.Soup] = []

@@ -104,7 +104,7 @@ public enum Scenarios {
             try Run.editPlist(url.appendingPathComponent("PlugIns/RecentContacts.appex/\(AppGroupConfig.fileName)")) { $0["appGroupsEnabled"] = true }
         }
         try run.loginAliceAndSync(app, "version 1 ships with app groups off; alice logs in and syncs")
-        let own = run.device.appendingPathComponent("Containers/Data/com.salesforce.mobilesdk.MobileSyncExplorer/Library")
+        let own = run.layout.privateSDKRoot(bundleID: try AppBundle(at: app).bundleIdentifier).library
         try Run.editPlist(app.appendingPathComponent(AppGroupConfig.fileName)) { $0["appGroupsEnabled"] = true }
         run.say("  version 2 turns app groups on in both targets; after the update iOS refreshes the widget before the user opens the app")
         let widget = run.widget(run.widgetOf(app))
@@ -414,21 +414,21 @@ final class Run: @unchecked Sendable {
         }
     }
 
+    /// Where everything on the scenario's device is.
+    var layout: DeviceLayout { DeviceLayout(root: device) }
+
     func groupSuite() -> SharedDefaults {
-        let group = "group.com.salesforce.mobilesdk.MobileSyncExplorer"
-        return SharedDefaults(url: device.appendingPathComponent("Containers/Shared/AppGroup/\(group)/Library/Preferences/\(group).plist"))
+        SharedDefaults(url: layout.groupSuite(groupID: "group.com.salesforce.mobilesdk.MobileSyncExplorer"))
     }
 
-    /// Every store file (store.sqlite) on the device.
+    /// Every store file (store.sqlite) on the device, in every SDK root.
     func storeFiles() throws -> [String] {
-        guard let walker = FileManager.default.enumerator(atPath: device.path) else { return [] }
-        return walker.compactMap { $0 as? String }.filter { $0.hasSuffix("/store.sqlite") }.sorted()
+        layout.allSDKRoots().flatMap { $0.storeFiles() }.map(\.path).sorted()
     }
 
-    /// Every UserAccount.plist on the device.
+    /// Every UserAccount.plist on the device, in every SDK root.
     func accountFiles() throws -> [String] {
-        guard let walker = FileManager.default.enumerator(atPath: device.path) else { return [] }
-        return walker.compactMap { $0 as? String }.filter { $0.hasSuffix("UserAccount.plist") }.sorted()
+        layout.allSDKRoots().flatMap { $0.accountFiles() }.map(\.url.path).sorted()
     }
 
     static func json(_ text: String) throws -> [String: Any] {

@@ -75,7 +75,7 @@ public final class SyncManager: @unchecked Sendable {
     }
 
     public static func removeSharedInstance(forUser user: StoreUser, storeName: String = StoreManager.defaultStoreName, stores: StoreManager) {
-        let path = stores.userDirectory(for: user).appendingPathComponent("stores/\(storeName)/store.sqlite").path
+        let path = stores.storeFile(named: storeName, for: user).path
         _ = registryLock.withLock { instances.removeValue(forKey: path) }
     }
 

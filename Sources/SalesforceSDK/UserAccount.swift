@@ -43,23 +43,20 @@ public struct UserIdentity: Sendable, Codable, Hashable, CustomStringConvertible
 
 /// Reads and writes `Library/<orgId>/<userId>/UserAccount.plist` under the SDK root (atomically, 0600).
 struct AccountFiles {
-    let sdkRoot: URL
-
-    var library: URL { sdkRoot.appendingPathComponent("Library") }
+    let sdkRoot: DeviceLayout.SDKRoot
 
     func directory(for identity: UserIdentity) -> URL {
-        library.appendingPathComponent(StoreManager.safePathComponent(identity.orgId))
-            .appendingPathComponent(StoreManager.safePathComponent(identity.userId))
+        sdkRoot.accountDirectory(orgId: identity.orgId, userId: identity.userId)
     }
 
     func save(_ account: UserAccount) throws {
         let encoder = PropertyListEncoder()
         encoder.outputFormat = .xml
-        try SecureFiles.writeAtomically(try encoder.encode(account), to: directory(for: account.identity).appendingPathComponent("UserAccount.plist"))
+        try SecureFiles.writeAtomically(try encoder.encode(account), to: sdkRoot.accountFile(orgId: account.orgId, userId: account.userId))
     }
 
     func load(_ identity: UserIdentity) throws -> UserAccount? {
-        let url = directory(for: identity).appendingPathComponent("UserAccount.plist")
+        let url = sdkRoot.accountFile(orgId: identity.orgId, userId: identity.userId)
         guard let data = try SecureFiles.readIfPresent(url) else { return nil }
         do { return try PropertyListDecoder().decode(UserAccount.self, from: data) } catch {
             throw SDKError.corruptAccount(path: url.path)
@@ -68,17 +65,12 @@ struct AccountFiles {
 
     func all() throws -> [UserAccount] {
         var out: [UserAccount] = []
-        let orgs = (try? FileManager.default.contentsOfDirectory(atPath: library.path)) ?? []
-        for org in orgs.sorted() {
-            let users = (try? FileManager.default.contentsOfDirectory(atPath: library.appendingPathComponent(org).path)) ?? []
-            for user in users.sorted() {
-                let url = library.appendingPathComponent(org).appendingPathComponent(user).appendingPathComponent("UserAccount.plist")
-                guard let data = try SecureFiles.readIfPresent(url) else { continue }
-                guard let account = try? PropertyListDecoder().decode(UserAccount.self, from: data) else {
-                    throw SDKError.corruptAccount(path: url.path)
-                }
-                out.append(account)
+        for file in sdkRoot.accountFiles() {
+            guard let data = try SecureFiles.readIfPresent(file.url) else { continue }
+            guard let account = try? PropertyListDecoder().decode(UserAccount.self, from: data) else {
+                throw SDKError.corruptAccount(path: file.url.path)
             }
+            out.append(account)
         }
         return out
     }

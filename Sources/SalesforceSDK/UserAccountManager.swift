@@ -42,7 +42,7 @@ public final class UserAccountManager: Sendable {
         self.events = events
     }
 
-    var files: AccountFiles { get throws { AccountFiles(sdkRoot: try launch.dataSharing.sdkRootDirectory()) } }
+    var files: AccountFiles { get throws { AccountFiles(sdkRoot: try launch.dataSharing.sdkRoot()) } }
 
     public func allAccounts() throws -> [UserAccount] { try files.all() }
 
@@ -206,7 +206,7 @@ public final class UserAccountManager: Sendable {
     /// SDK does) are not live and do not count.
     public func orphanedTokenAccounts() async throws -> [String] {
         var referenced = Set<String>()
-        for root in try launch.dataSharing.allSDKRootDirectories() {
+        for root in try launch.dataSharing.allSDKRoots() {
             referenced.formUnion(try AccountFiles(sdkRoot: root).all().map(\.credentials.keychainAccount))
         }
         let items: [KeychainItemInfo]

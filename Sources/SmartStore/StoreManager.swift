@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 
 /// Whose store: the SDK keeps user stores under `<orgId>/<userId>/<communityId or "internal">`.
@@ -20,32 +21,34 @@ public struct StoreUser: Sendable, Hashable {
 public final class StoreManager: @unchecked Sendable {
     public static let defaultStoreName = "defaultStore"
 
-    public let documentsDirectory: URL
+    /// The SDK root's folders, as `DeviceLayout` names them.
+    public let sdkRoot: DeviceLayout.SDKRoot
+    public var documentsDirectory: URL { sdkRoot.documents }
     private let isLoggedIn: @Sendable (StoreUser) -> Bool
     private let lock = NSLock()
     private var open: [String: SmartStore] = [:]
 
     /// - Parameter sdkRoot: `DataSharingHelper.sdkRootDirectory()`: the app group when enabled, the process's container otherwise.
     public init(sdkRoot: URL, isLoggedIn: @escaping @Sendable (StoreUser) -> Bool) {
-        documentsDirectory = sdkRoot.appendingPathComponent("Documents")
+        self.sdkRoot = DeviceLayout.SDKRoot(sdkRoot)
         self.isLoggedIn = isLoggedIn
     }
 
     /// `SmartStore.sharedGlobal(withName:)`.
     public func globalStore(named name: String = defaultStoreName) throws -> SmartStore {
-        try openStore(at: try globalStoresDirectory.appendingPathComponent(Self.checked(name)), name: name)
+        try openStore(at: DeviceLayout.SDKRoot.storeFile(in: globalStoresDirectory, named: try Self.checked(name)), name: name)
     }
 
     /// `SmartStore.shared(withName:forUserAccount:)`; refuses a user who is not logged in.
     public func store(named name: String = defaultStoreName, for user: StoreUser) throws -> SmartStore {
         guard isLoggedIn(user) else { throw SmartStoreError.userNotLoggedIn(orgId: user.orgId, userId: user.userId) }
-        return try openStore(at: storesDirectory(for: user).appendingPathComponent(Self.checked(name)), name: name)
+        return try openStore(at: DeviceLayout.SDKRoot.storeFile(in: storesDirectory(for: user), named: try Self.checked(name)), name: name)
     }
 
     /// The user's store opened read-only, as an extension opens it; nil when the app has not created it.
     public func existingStore(named name: String = defaultStoreName, for user: StoreUser) throws -> SmartStore? {
         guard isLoggedIn(user) else { throw SmartStoreError.userNotLoggedIn(orgId: user.orgId, userId: user.userId) }
-        let file = storesDirectory(for: user).appendingPathComponent(try Self.checked(name)).appendingPathComponent("store.sqlite")
+        let file = DeviceLayout.SDKRoot.storeFile(in: storesDirectory(for: user), named: try Self.checked(name))
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
         return try lock.withLock {
             if let store = open[file.path] { return store }
@@ -62,15 +65,20 @@ public final class StoreManager: @unchecked Sendable {
 
     public func allGlobalStoreNames() -> [String] { Self.storeNames(in: globalStoresDirectory) }
 
+    /// Where a user's named store file is (whether or not it exists).
+    public func storeFile(named name: String = defaultStoreName, for user: StoreUser) -> URL {
+        DeviceLayout.SDKRoot.storeFile(in: storesDirectory(for: user), named: name)
+    }
+
     public func allStoreNames(for user: StoreUser) -> [String] { Self.storeNames(in: storesDirectory(for: user)) }
 
     public func removeGlobalStore(named name: String) throws {
-        try removeStore(at: globalStoresDirectory.appendingPathComponent(Self.checked(name)))
+        try removeStore(at: DeviceLayout.SDKRoot.storeFile(in: globalStoresDirectory, named: try Self.checked(name)))
     }
 
     /// `SmartStore.removeShared(withName:forUserAccount:)`.
     public func removeSharedStore(named name: String, for user: StoreUser) throws {
-        try removeStore(at: storesDirectory(for: user).appendingPathComponent(Self.checked(name)))
+        try removeStore(at: DeviceLayout.SDKRoot.storeFile(in: storesDirectory(for: user), named: try Self.checked(name)))
     }
 
     /// Every store of the user, as logout does.
@@ -80,20 +88,17 @@ public final class StoreManager: @unchecked Sendable {
 
     /// The user's directory under Documents (`<orgId>/<userId>/<communityId or internal>`).
     public func userDirectory(for user: StoreUser) -> URL {
-        documentsDirectory.appendingPathComponent(Self.safe(user.orgId)).appendingPathComponent(Self.safe(user.userId))
-            .appendingPathComponent(Self.safe(user.communityId ?? "internal"))
+        sdkRoot.userDocuments(orgId: user.orgId, userId: user.userId, communityId: user.communityId)
     }
 
-    var globalStoresDirectory: URL { documentsDirectory.appendingPathComponent("stores") }
+    var globalStoresDirectory: URL { sdkRoot.globalStores }
 
-    func storesDirectory(for user: StoreUser) -> URL { userDirectory(for: user).appendingPathComponent("stores") }
+    func storesDirectory(for user: StoreUser) -> URL { sdkRoot.userStores(orgId: user.orgId, userId: user.userId, communityId: user.communityId) }
 
     /// The SDK's path rule: `/\?%*|"<>:@` become `_`.
-    public static func safePathComponent(_ component: String) -> String { safe(component) }
+    public static func safePathComponent(_ component: String) -> String { DeviceLayout.safePathComponent(component) }
 
-    static func safe(_ component: String) -> String {
-        String(component.map { "/\\?%*|\"<>:@".contains($0) ? "_" : $0 })
-    }
+    static func safe(_ component: String) -> String { DeviceLayout.safePathComponent(component) }
 
     static func checked(_ name: String) throws -> String {
         guard !name.isEmpty, name != ".", name != "..", safe(name) == name else { throw SmartStoreError.invalidStoreName(name) }
@@ -102,11 +107,11 @@ public final class StoreManager: @unchecked Sendable {
 
     static func storeNames(in directory: URL) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.filter { FileManager.default.fileExists(atPath: directory.appendingPathComponent("\($0)/store.sqlite").path) }.sorted()
+        return names.filter { FileManager.default.fileExists(atPath: DeviceLayout.SDKRoot.storeFile(in: directory, named: $0).path) }.sorted()
     }
 
-    private func openStore(at directory: URL, name: String) throws -> SmartStore {
-        let file = directory.appendingPathComponent("store.sqlite")
+    private func openStore(at file: URL, name: String) throws -> SmartStore {
+        let directory = file.deletingLastPathComponent()
         return try lock.withLock {
             if let store = open[file.path] { return store }
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -116,8 +121,8 @@ public final class StoreManager: @unchecked Sendable {
         }
     }
 
-    private func removeStore(at directory: URL) throws {
-        let file = directory.appendingPathComponent("store.sqlite")
+    private func removeStore(at file: URL) throws {
+        let directory = file.deletingLastPathComponent()
         let store = lock.withLock { open.removeValue(forKey: file.path) }
         try store?.close()
         if FileManager.default.fileExists(atPath: directory.path) { try FileManager.default.removeItem(at: directory) }

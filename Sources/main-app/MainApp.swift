@@ -1,8 +1,7 @@
-import AppGroup
 import ArgumentParser
 import Foundation
+import MobileApp
 import MobileSync
-import RestClient
 import SalesforceSDK
 import SmartStore
 
@@ -40,81 +39,13 @@ struct MainApp: AsyncParsableCommand {
         }
     }
 
-    /// One launch. `unlock`: the screen lock is shown (and must be passed with --passcode) when a policy applies.
-    /// `requireKeychain`: false only for `status`, which reports a keychain it cannot use instead of stopping.
-    /// Before anything changes, the launch waits for any other instance of this app on the device, then
-    /// checks the keychain: unusable, it stops with one message and nothing changed (unless --sdk-recovery).
-    func start(unlock: Bool = true, requireKeychain: Bool = true) async throws -> AppContext {
-        let context = try AppContext(self)
-        try await LaunchPreparation.run(
-            context.launch, accounts: context.accounts, recovery: sdkRecovery ? .sdkDestructive : .keepFiles, requireKeychain: requireKeychain,
-            note: warn)
-        guard requireKeychain else { return context }
-        if unlock { try await context.unlockIfNeeded(passcode) }
-        return context
-    }
-}
-
-/// One launch of the app: app group applied, SDK initialized, the sample's userLoggedIn handler registered.
-struct AppContext {
-    let launch: ProcessLaunch
-    let events: SDKEvents
-    let sdk: MobileSyncSDKManager
-    let auth: AuthHelper
-    let org: URL?
-    /// Held for the life of the process: one instance of the app per device.
-    let instance: AppInstanceLock
-
-    init(_ app: MainApp) throws {
-        events = SDKEvents(traceFile: app.trace)
-        // Taken before ProcessLaunch, which already writes (it applies the bundle's app-group settings).
-        let bundle = try AppBundle(at: URL(fileURLWithPath: app.bundle))
-        instance = try AppInstanceLock(sandbox: AppSandbox(device: try Device.resolve(path: app.device), bundle: bundle))
-        launch = try ProcessLaunch(bundlePath: app.bundle, devicePath: app.device)
-        events.step("appGroupConfigApplied", ["enabled": String(try launch.dataSharing.appGroupEnabled())])
-        sdk = MobileSyncSDKManager.initializeSDK(launch: launch, events: events)
-        org = app.org.flatMap(URL.init(string:)) ?? (try? BootConfig.load(from: launch.sandbox.bundle))?.loginHost
-        auth = AuthHelper(sdk: sdk)
-        let accounts = sdk.userAccountManager
-        let launch = self.launch
-        events.observe(.didChangeCurrentUser) { _, _ in
-            let loggedIn = (try? accounts.currentUser()) != nil
-            try? launch.dataSharing.msdkUserDefaults().set(.bool(loggedIn), forKey: launch.userLogInStatusKey)
-        }
+    var options: AppLaunchOptions {
+        AppLaunchOptions(bundle: bundle, device: device, org: org, trace: trace, passcode: passcode, sdkRecovery: sdkRecovery)
     }
 
-    var accounts: UserAccountManager { sdk.userAccountManager }
-
-    func currentAccount() throws -> UserAccount {
-        guard let account = try accounts.currentUser() else { throw SDKError.notLoggedIn }
-        return account
-    }
-
-    var screenLock: ScreenLock { ScreenLock(accounts: accounts) }
-
-    /// The screen lock at launch: when a policy applies and the app has been idle past its timeout.
-    func unlockIfNeeded(_ passcode: String?) async throws {
-        if try screenLock.isLocked() { try await screenLock.unlock(passcode, events: events) } else { try screenLock.touch() }
-    }
-
-    /// Runs `body`; a session revoked at the org logs the user out (SDK order; AuthHelper's handleLogout
-    /// then runs on did-logout) and says so.
-    func withSession<T>(_ account: UserAccount, _ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch RestError.sessionRevoked {
-            try await accounts.logout(account, reason: "refreshTokenRevoked")
-            throw Failure("\(SDKError.sessionRevoked(username: account.username)); \(describe(auth.lastLogout))")
-        }
-    }
-
-    /// What `AuthHelper.handleLogout` decided, in words.
-    func describe(_ outcome: AuthHelper.LogoutOutcome?) -> String {
-        switch outcome {
-        case .switched(let who): return "switched to \(who)"
-        case .userPicker(let left): return "accounts left: \(left.joined(separator: ", ")); choose one with main-app switch-user"
-        case .loginRequired, nil: return "no account left; log in with main-app login"
-        }
+    /// One launch of the app (MobileApp's AppSession); warnings of the launch go to stderr.
+    func start(unlock: Bool = true, requireKeychain: Bool = true) async throws -> AppSession {
+        try await AppSession.start(options, unlock: unlock, requireKeychain: requireKeychain, note: warn)
     }
 }
 
@@ -136,7 +67,7 @@ struct LoginPrompt {
                 print("  login host: ", terminator: "")
                 fflush(nil)
                 guard let host = readLine().flatMap(URL.init(string:)), host.scheme != nil else {
-                    throw Failure("that is not a login host URL; give one like http://127.0.0.1:8080")
+                    throw AppError("that is not a login host URL; give one like http://127.0.0.1:8080")
                 }
                 loginHost = host
                 print("  login host is now \(host.absoluteString)")
@@ -176,18 +107,18 @@ struct Login: AsyncParsableCommand {
     @Option(help: "Password (asked on the login screen, without echo, when missing).") var password: String?
 
     func run() async throws {
-        let context = try await app.start()
-        guard let org = context.org else { throw SDKError.noLoginHost }
+        let session = try await app.start()
+        guard let org = session.org else { throw SDKError.noLoginHost }
         var entry = AuthHelper.LoginEntry(loginHost: org, username: username ?? "", password: password ?? "", passcode: app.passcode)
         if username == nil || password == nil {
-            var prompt = LoginPrompt(config: try LoginViewConfig.load(from: context.launch.sandbox.bundle), loginHost: org)
+            var prompt = LoginPrompt(config: try LoginViewConfig.load(from: session.launch.sandbox.bundle), loginHost: org)
             guard let typed = try prompt.ask(username: username, passcode: app.passcode) else {
-                context.events.step("loginCancelled")
+                session.events.step("loginCancelled")
                 throw SDKError.loginCancelled
             }
             entry = typed
         }
-        let account = try await context.accounts.login(org: entry.loginHost, username: entry.username, password: entry.password, passcode: entry.passcode)
+        let account = try await session.login(username: entry.username, password: entry.password, host: entry.loginHost)
         print("logged in as \(account.username) (\(account.displayName)), org \(account.orgId)")
     }
 }
@@ -197,13 +128,11 @@ struct Logout: AsyncParsableCommand {
     @ParentCommand var app: MainApp
 
     func run() async throws {
-        let context = try await app.start()
-        let account = try context.currentAccount()
-        let result = try await context.accounts.logout(account)
-        if let failure = result.revokeFailure {
+        let out = try await app.start().logoutCurrentUser()
+        if let failure = out.revokeFailure {
             warn("the org was not told to revoke the session (\(failure)); the tokens on this device were emptied")
         }
-        print("logged out \(account.username); \(context.describe(context.auth.lastLogout))")
+        print("logged out \(out.account.username); \(out.next)")
     }
 }
 
@@ -213,9 +142,7 @@ struct SwitchUser: AsyncParsableCommand {
     @Option(help: "Username of an account on this device.") var username: String
 
     func run() async throws {
-        let context = try await app.start()
-        guard let account = try context.accounts.account(username: username) else { throw SDKError.noSuchAccount(username) }
-        try context.accounts.switchToUser(account)
+        let account = try await app.start().switchUser(to: username)
         print("current user: \(account.username)")
     }
 }
@@ -227,41 +154,11 @@ struct Sync: AsyncParsableCommand {
     @Option(help: "Run only the sync of this name.") var name: String?
 
     func run() async throws {
-        let context = try await app.start()
-        let account = try context.currentAccount()
         let bar = ProgressBar()
-        let results = try await runConfiguredSyncs(context, account: account, only: name) { label, state in bar.show(label, state) }
+        let outcomes = try await app.start().runConfiguredSyncs(only: name) { label, state in bar.show(label, state) }
         bar.finish()
-        for line in results { print(line) }
+        for outcome in outcomes { print(outcome) }
     }
-}
-
-/// Runs the syncs of the bundle's `usersyncs.json` (or the one named) in file order, and says what
-/// each did: `sync up: DONE, N local change(s)` / `sync down: DONE, N record(s) fetched`.
-func runConfiguredSyncs(
-    _ context: AppContext, account: UserAccount, only name: String?, progress: @escaping @Sendable (String, SyncState) -> Void
-) async throws -> [String] {
-    let configURL = context.launch.sandbox.bundle.resourceURL("usersyncs.json")
-    let all = try SyncManager.configuredSyncs(configURL)
-    guard !all.isEmpty else { throw Failure("\(configURL.path) names no syncs; add the app's usersyncs.json to its bundle") }
-    let chosen = name.map { n in all.filter { $0.name == n } } ?? all
-    guard !chosen.isEmpty else {
-        throw Failure("no sync named \(name ?? "") in \(configURL.lastPathComponent); it has \(all.map(\.name).joined(separator: ", "))")
-    }
-    let manager = try await context.sdk.syncManager(for: account)
-    var lines: [String] = []
-    for sync in chosen {
-        let label = sync.type == .syncUp ? "up  " : "down"
-        let state = try await context.withSession(account) { try await manager.reSync(name: sync.name) { progress(label, $0) } }
-        let suffix = chosen.count > 1 || name != nil ? " (\(sync.name))" : ""
-        if sync.type == .syncUp {
-            let left = try manager.dirtyRecords(sync.soup).count
-            lines.append("sync up: \(state.status.rawValue), \(state.totalSize) local change(s)\(left > 0 ? ", \(left) still dirty (see records list --soup \(sync.soup))" : "")\(suffix)")
-        } else {
-            lines.append("sync down: \(state.status.rawValue), \(max(state.totalSize, 0)) record(s) fetched\(suffix)")
-        }
-    }
-    return lines
 }
 
 /// A progress bar on a terminal, one line per step otherwise.
@@ -305,9 +202,8 @@ struct Contacts: AsyncParsableCommand {
         }
     }
 
-    static func manager(_ app: MainApp) async throws -> SyncManager {
-        let context = try await app.start()
-        return try await context.sdk.syncManager(for: try context.currentAccount())
+    static func editor(_ app: MainApp) async throws -> RecordEditor {
+        try await RecordEditor(try await app.start(), soup: "contacts")
     }
 
     struct Add: AsyncParsableCommand {
@@ -315,7 +211,7 @@ struct Contacts: AsyncParsableCommand {
         @ParentCommand var contacts: Contacts
         @OptionGroup var fields: Fields
         func run() async throws {
-            let saved = try await Contacts.manager(contacts.app).createLocally(fields.entry, soupName: "contacts")
+            let saved = try await Contacts.editor(contacts.app).add(fields.entry)
             print(saved["Id"]?.stringValue ?? "")
         }
     }
@@ -326,7 +222,7 @@ struct Contacts: AsyncParsableCommand {
         @Argument(help: "The contact's Id (or local id).") var id: String
         @OptionGroup var fields: Fields
         func run() async throws {
-            try await Contacts.manager(contacts.app).updateLocally(id: id, changes: fields.entry, soupName: "contacts")
+            try await Contacts.editor(contacts.app).edit(id: id, changes: fields.entry)
             print("edited \(id)")
         }
     }
@@ -336,7 +232,7 @@ struct Contacts: AsyncParsableCommand {
         @ParentCommand var contacts: Contacts
         @Argument(help: "The contact's Id (or local id).") var id: String
         func run() async throws {
-            try await Contacts.manager(contacts.app).deleteLocally(id: id, soupName: "contacts")
+            try await Contacts.editor(contacts.app).delete(id: id)
             print("deleted \(id)")
         }
     }
@@ -346,17 +242,9 @@ struct Contacts: AsyncParsableCommand {
         @ParentCommand var contacts: Contacts
         @Flag(help: "Print a JSON array of entries.") var json = false
         func run() async throws {
-            let store = try await Contacts.manager(contacts.app).store
-            let entries = try store.query(.all(soup: "contacts", orderPath: "LastName", pageSize: 1_000_000)).compactMap(\.objectValue)
-            if json {
-                print(JSON.array(entries.map(JSON.object)).text)
-                return
-            }
-            for e in entries {
-                let flag = e["__local__"]?.boolValue == true ? "*" : " "
-                let name = [e["FirstName"]?.stringValue, e["LastName"]?.stringValue].compactMap { $0 }.joined(separator: " ")
-                print("\(flag) \(e["Id"]?.stringValue ?? "")  \(name)\(e["__last_error__"]?.stringValue.map { "  (\($0))" } ?? "")")
-            }
+            let entries = try await Contacts.editor(contacts.app).list(orderPath: "LastName")
+            if json { return print(RecordEditor.jsonText(entries)) }
+            for e in entries { print(RecordEditor.contactLine(e)) }
         }
     }
 
@@ -374,14 +262,9 @@ struct AppGroupCommand: AsyncParsableCommand {
     @Argument(help: "enable or disable.") var action: Action
 
     func run() async throws {
-        let launch = try await app.start().launch
         let enabled = action == .enable
-        guard try launch.dataSharing.appGroupName() != nil else {
-            throw Failure("the bundle has no AppGroupConfig.plist with an appGroupName; add one to \(app.bundle)")
-        }
-        try launch.dataSharing.setAppGroupEnabled(enabled)
-        try launch.sandbox.standardDefaults.set(.bool(enabled), forKey: ProcessLaunch.appGroupsEnabledOverrideKey)
-        print("app groups \(enabled ? "enabled" : "disabled"); msdkUserDefaults: \(try launch.dataSharing.msdkUserDefaults().url.path)")
+        let path = try await app.start().setAppGroups(enabled: enabled)
+        print("app groups \(enabled ? "enabled" : "disabled"); msdkUserDefaults: \(path)")
     }
 }
 
@@ -391,49 +274,14 @@ struct Status: AsyncParsableCommand {
     @ParentCommand var app: MainApp
     @Flag(help: "Print JSON.") var json = false
 
-    struct Report: Codable {
-        var bundleIdentifier: String
-        var device: String
-        var appGroupName: String?
-        var appGroupEnabled: Bool
-        var msdkUserDefaults: String
-        var userLoggedIn: Bool
-        var currentUser: String?
-        var accounts: [String]
-        var keychainAccessGroups: [String]
-        var sdkFeatures: [String]
-        var screenLocked: Bool
-        /// "ready", or why the keychain cannot be used (then nothing that needs it was read).
-        var keychain: String
-    }
-
     func run() async throws {
-        let context = try await app.start(unlock: false, requireKeychain: false)
-        let launch = context.launch
-        let keychain = await launch.keychain.status()
-        let msdk = try launch.dataSharing.msdkUserDefaults()
-        let report = Report(
-            bundleIdentifier: launch.sandbox.bundleIdentifier, device: launch.sandbox.device.root.path,
-            appGroupName: try launch.dataSharing.appGroupName(), appGroupEnabled: try launch.dataSharing.appGroupEnabled(),
-            msdkUserDefaults: msdk.url.path, userLoggedIn: try msdk.bool(forKey: launch.userLogInStatusKey),
-            currentUser: try context.accounts.currentUser()?.username, accounts: try context.accounts.allAccounts().map(\.username),
-            keychainAccessGroups: launch.sandbox.keychainAccessGroups, sdkFeatures: context.sdk.features,
-            screenLocked: try context.screenLock.isLocked(), keychain: keychain.error?.message ?? "ready")
+        let report = try await StatusReport(try await app.start(unlock: false, requireKeychain: false))
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             print(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
-            print("app:               \(report.bundleIdentifier)")
-            print("device:            \(report.device)")
-            print("app group:         \(report.appGroupName ?? "(none)") (\(report.appGroupEnabled ? "enabled" : "disabled"))")
-            print("msdkUserDefaults:  \(report.msdkUserDefaults)")
-            print("userLoggedIn:      \(report.userLoggedIn)")
-            print("current user:      \(report.currentUser ?? "(none)")")
-            print("accounts:          \(report.accounts.isEmpty ? "(none)" : report.accounts.joined(separator: ", "))")
-            print("keychain groups:   \(report.keychainAccessGroups.joined(separator: ", "))")
-            print("keychain:          \(report.keychain)")
-            if report.screenLocked { print("screen lock:       locked (the next command needs --passcode)") }
+            print(report.lines.joined(separator: "\n"))
         }
     }
 }
@@ -441,10 +289,4 @@ struct Status: AsyncParsableCommand {
 /// One line on stderr.
 func warn(_ message: String) {
     FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
-}
-
-/// A failure that is not about the arguments: one line on stderr, exit status 1.
-struct Failure: Error, CustomStringConvertible {
-    let description: String
-    init(_ message: String) { description = message }
 }

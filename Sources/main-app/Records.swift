@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import MobileSync
-import SmartStore
+import MobileApp
 
 /// `records list|add|edit|delete --soup S`: local edits of any soup of the bundle's userstore.json,
 /// sent at the next sync up. `contacts` is the sample's shorthand for `--soup contacts`.
@@ -20,29 +19,13 @@ struct Records: AsyncParsableCommand {
         var set: [String] = []
         @Option(help: "Fields as a JSON object, for numbers, booleans and nulls, e.g. '{\"Billable__c\": true}'.") var json: String?
 
-        var entry: SoupEntry {
-            get throws {
-                var e: SoupEntry = [:]
-                if let json {
-                    guard let object = JSON(text: json)?.objectValue else { throw ValidationError("--json must be a JSON object, e.g. '{\"Quantity__c\": 2}'") }
-                    e = object
-                }
-                for item in set {
-                    guard let eq = item.firstIndex(of: "="), eq != item.startIndex else { throw ValidationError("--set \(item): expected FIELD=VALUE") }
-                    e[String(item[..<eq])] = .string(String(item[item.index(after: eq)...]))
-                }
-                return e
-            }
+        func validate() throws {
+            do { _ = try RecordEditor.values(json: json, set: set) } catch { throw ValidationError("\(error)") }
         }
     }
 
-    static func manager(_ app: MainApp, soup: String) async throws -> SyncManager {
-        let context = try await app.start()
-        let manager = try await context.sdk.syncManager(for: try context.currentAccount())
-        guard try manager.store.soupExists(soup) else {
-            throw Failure("there is no soup \(soup) in this app's store; its userstore.json has \(try manager.store.allSoupNames().filter { !$0.hasPrefix("syncs_") }.joined(separator: ", "))")
-        }
-        return manager
+    static func editor(_ app: MainApp, _ target: Target) async throws -> RecordEditor {
+        try await RecordEditor(try await app.start(), soup: target.soup)
     }
 
     struct Add: AsyncParsableCommand {
@@ -51,7 +34,7 @@ struct Records: AsyncParsableCommand {
         @OptionGroup var target: Target
         @OptionGroup var values: Values
         func run() async throws {
-            let saved = try await Records.manager(records.app, soup: target.soup).createLocally(try values.entry, soupName: target.soup)
+            let saved = try await Records.editor(records.app, target).add(try RecordEditor.values(json: values.json, set: values.set))
             print(saved["Id"]?.stringValue ?? "")
         }
     }
@@ -63,7 +46,7 @@ struct Records: AsyncParsableCommand {
         @Argument(help: "The record's Id (or local id).") var id: String
         @OptionGroup var values: Values
         func run() async throws {
-            try await Records.manager(records.app, soup: target.soup).updateLocally(id: id, changes: try values.entry, soupName: target.soup)
+            try await Records.editor(records.app, target).edit(id: id, changes: try RecordEditor.values(json: values.json, set: values.set))
             print("edited \(id)")
         }
     }
@@ -74,7 +57,7 @@ struct Records: AsyncParsableCommand {
         @OptionGroup var target: Target
         @Argument(help: "The record's Id (or local id).") var id: String
         func run() async throws {
-            try await Records.manager(records.app, soup: target.soup).deleteLocally(id: id, soupName: target.soup)
+            try await Records.editor(records.app, target).delete(id: id)
             print("deleted \(id)")
         }
     }
@@ -85,18 +68,9 @@ struct Records: AsyncParsableCommand {
         @OptionGroup var target: Target
         @Flag(help: "Print a JSON array of entries.") var json = false
         func run() async throws {
-            let store = try await Records.manager(records.app, soup: target.soup).store
-            let entries = try store.query(.all(soup: target.soup, orderPath: "_soupLastModifiedDate", order: .descending, pageSize: 1_000_000)).compactMap(\.objectValue)
-            if json {
-                print(JSON.array(entries.map(JSON.object)).text)
-                return
-            }
-            for e in entries {
-                let flag = e["__local__"]?.boolValue == true ? "*" : " "
-                let shown = e.filter { !$0.key.hasPrefix("_") && $0.key != "Id" && $0.key != "attributes" }.sorted { $0.key < $1.key }
-                    .compactMap { k, v in v.stringValue.map { "\(k)=\($0)" } }.joined(separator: "  ")
-                print("\(flag) \(e["Id"]?.stringValue ?? "")  \(shown)\(e["__last_error__"]?.stringValue.map { "  (\($0))" } ?? "")")
-            }
+            let entries = try await Records.editor(records.app, target).list()
+            if json { return print(RecordEditor.jsonText(entries)) }
+            for e in entries { print(RecordEditor.line(e)) }
         }
     }
 }

@@ -103,9 +103,9 @@ final class DataSharingHelperTests: XCTestCase {
     func testSDKFilesFollowTheFlag() throws {
         let helper = DataSharingHelper(sandbox: app)
         try helper.setAppGroupName(group)
-        XCTAssertEqual(try helper.sdkRootDirectory(), app.dataContainer)
+        XCTAssertEqual(try helper.sdkRootDirectory().path, app.dataContainer.path)
         try helper.setAppGroupEnabled(true)
-        XCTAssertEqual(try helper.sdkRootDirectory(), device.sharedContainer(groupID: group).appendingPathComponent(group))
+        XCTAssertEqual(try helper.sdkRootDirectory().path, device.sharedContainer(groupID: group).appendingPathComponent(group).path)
     }
 
     /// Writes an account file and a store file under a process's own container, as with app groups off.

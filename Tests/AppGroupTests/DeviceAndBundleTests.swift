@@ -119,3 +119,41 @@ final class ResultsOfIDs: @unchecked Sendable {
     var count: Int { lock.withLock { ids.count } }
     var distinct: Int { lock.withLock { Set(ids).count } }
 }
+
+/// Every path on a device comes from DeviceLayout: what the platform writes is where the layout says.
+final class DeviceLayoutTests: XCTestCase {
+    func testTheLayoutNamesWhereTheSandboxAndTheHelperWrite() throws {
+        let root = try TestSupport.temporaryDirectory(self)
+        let device = try Device.open(at: root.appendingPathComponent("device"))
+        let bundle = try AppBundle(at: TestSupport.fixtureApp)
+        let sandbox = AppSandbox(device: device, bundle: bundle)
+        let layout = device.layout
+        try sandbox.standardDefaults.set(.string("v"), forKey: "k")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: layout.standardDefaults(bundleID: bundle.bundleIdentifier).path))
+        XCTAssertEqual(layout.bundleIDsWithContainers(), [bundle.bundleIdentifier])
+        let group = "group.com.salesforce.mobilesdk.MobileSyncExplorer"
+        try sandbox.suite(named: group).set(.bool(true), forKey: "k")
+        XCTAssertEqual(sandbox.suite(named: group).url, layout.groupSuite(groupID: group))
+        XCTAssertEqual(sandbox.suite(named: "group.not.mine").url, layout.privateSuite("group.not.mine", bundleID: bundle.bundleIdentifier),
+                       "a suite the app is not entitled to stays in its own container")
+
+        let helper = DataSharingHelper(sandbox: sandbox)
+        try helper.setAppGroupName(group)
+        try helper.setAppGroupEnabled(true)
+        XCTAssertEqual(try helper.sdkRoot(), layout.groupSDKRoot(groupID: group))
+        XCTAssertEqual(try helper.sdkRoot().url.path, root.path + "/device/Containers/Shared/AppGroup/\(group)/\(group)")
+        let sdk = try helper.sdkRoot()
+        let account = sdk.accountFile(orgId: "00Dx/y", userId: "005a")
+        XCTAssertEqual(account.path, sdk.url.path + "/Library/00Dx_y/005a/UserAccount.plist", "the SDK's path rule on ids")
+        let store = DeviceLayout.SDKRoot.storeFile(in: sdk.userStores(orgId: "00D1", userId: "0051", communityId: nil), named: "defaultStore")
+        XCTAssertEqual(store.path, sdk.url.path + "/Documents/00D1/0051/internal/stores/defaultStore/store.sqlite")
+        for file in [account, store, DeviceLayout.SDKRoot.storeFile(in: sdk.globalStores, named: "g")] {
+            try SecureFiles.makeDirectory(file.deletingLastPathComponent())
+            try Data("x".utf8).write(to: file)
+        }
+        XCTAssertEqual(sdk.accountFiles().map(\.url), [account])
+        XCTAssertEqual(sdk.accountFiles().map(\.orgId), ["00Dx_y"])
+        XCTAssertEqual(sdk.storeFiles().map(\.lastPathComponent), ["store.sqlite", "store.sqlite"])
+        XCTAssertEqual(Set(layout.allSDKRoots()), [layout.privateSDKRoot(bundleID: bundle.bundleIdentifier), sdk])
+    }
+}

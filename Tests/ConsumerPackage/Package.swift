@@ -14,6 +14,8 @@ let package = Package(
             .product(name: "RestClient", package: "AppGroupSim"),
             .product(name: "SalesforceSDK", package: "AppGroupSim"),
             .product(name: "AppGroup", package: "AppGroupSim"),
+            .product(name: "AppExtensions", package: "AppGroupSim"),
+            .product(name: "MobileApp", package: "AppGroupSim"),
         ]),
     ]
 )

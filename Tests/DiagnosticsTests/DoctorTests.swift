@@ -5,6 +5,7 @@ import Keychain
 import RestClient
 import XCTest
 
+import AppExtensions
 @testable import Diagnostics
 @testable import SalesforceSDK
 
@@ -44,7 +45,7 @@ final class DoctorTests: XCTestCase {
             guard let launch = try? ProcessLaunch(
                 bundlePath: app.appendingPathComponent("PlugIns/\(widget)").path, devicePath: device.path, secretStore: InMemorySecretStore())
             else { continue }
-            let report = await RecentContactsWidget.evaluateReporting(launch)
+            let report = await AppWidget.evaluateReporting(launch)
             let errors = await Doctor.examine(app: app.path).filter { $0.severity == .error && !["config-invalid", "bundle-invalid"].contains($0.id) }
             if let first = errors.first {
                 XCTAssertEqual(report.state, .misconfigured, "\(name): the doctor says \(first.id)")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A developer's own Swift package (Tests/ConsumerPackage) depends on AppGroupSim by path, builds
-# against its exported libraries (SmartStore, MobileSync, RestClient, SalesforceSDK, AppGroup) and
+# against its exported libraries (SmartStore, MobileSync, RestClient, SalesforceSDK, AppGroup, and the
+# app layer: MobileApp, AppExtensions) and
 # runs: the products are usable from outside, not only by this package's own targets.
 source "$(dirname "$0")/../lib/integration.sh"
 SCRATCH="$ROOT/.build/consumer-package"
@@ -11,5 +12,7 @@ swift build --package-path "$ROOT/Tests/ConsumerPackage" --scratch-path "$SCRATC
 OUT=$("$SCRATCH/debug/consumer" "$ROOT") || fail "the consumer failed: $OUT"
 contains "$OUT" "SmartStore: 2 entries, newest WO-2"
 contains "$OUT" "MobileSync: com.salesforce.mobilesdk.MobileSyncExplorer names syncUpContacts, syncDownContacts"
-contains "$OUT" "SalesforceSDK: the sample widget queries SELECT {contacts:_soup} FROM {contacts}"
-ok "a package depending on AppGroupSim by path builds and drives SmartStore, MobileSync, SalesforceSDK and RestClient in-process"
+contains "$OUT" "AppExtensions: the sample widget queries SELECT {contacts:_soup} FROM {contacts}"
+contains "$OUT" 'AppExtensions: first by name ["WO-1"]'
+contains "$OUT" "MobileApp: a record from the command line has Name, Quantity__c"
+ok "a package depending on AppGroupSim by path builds and drives SmartStore, MobileSync, RestClient, the SDK facade and the app layer (MobileApp, AppExtensions) in-process"

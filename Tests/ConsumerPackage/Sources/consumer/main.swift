@@ -1,5 +1,7 @@
+import AppExtensions
 import AppGroup
 import Foundation
+import MobileApp
 import MobileSync
 import RestClient
 import SalesforceSDK
@@ -21,5 +23,9 @@ print("SmartStore: \(try store.count(.all(soup: "workorders"))) entries, newest 
 let bundle = try AppBundle(at: root.appendingPathComponent("Fixtures/MobileSyncExplorer/MobileSyncExplorer.app"))
 let syncs = try SyncManager.configuredSyncs(bundle.resourceURL("usersyncs.json"))
 print("MobileSync: \(bundle.bundleIdentifier) names \(syncs.map(\.name).joined(separator: ", "))")
-print("SalesforceSDK: the sample widget queries \(WidgetConfig.sample.smartSQL)")
+print("AppExtensions: the sample widget queries \(WidgetConfig.sample.smartSQL)")
+let byName = WidgetConfig(title: "Work orders", soup: "workorders", fields: ["Name"], orderPath: "Name", ascending: true, filter: nil, count: 1)
+print("AppExtensions: first by name \(try byName.newestRecords(in: store).map(byName.rowText(of:)))")
+let values = try RecordEditor.values(json: #"{"Quantity__c": 2}"#, set: ["Name=WO-3"])
+print("MobileApp: a record from the command line has \(values.keys.sorted().joined(separator: ", "))")
 print("RestClient: API \(RestClient.apiVersion)")

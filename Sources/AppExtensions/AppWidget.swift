@@ -1,12 +1,13 @@
 import AppGroup
 import Foundation
 import Keychain
+import SalesforceSDK
 import SmartStore
 
 /// An app's widget (the sample's Recent Contacts unless its bundle says otherwise): it never logs in.
 /// It applies its own app-group settings, reads `userLoggedIn` from `msdkUserDefaults`, and only
 /// then would bootstrap the SDK.
-public enum RecentContactsWidget {
+public enum AppWidget {
     public enum State: String, Codable, Sendable {
         case listed, notLoggedIn, misconfigured, keychainUnavailable
         /// A file the widget reads cannot be read: the device, its bundle, msdkUserDefaults, an account
@@ -116,34 +117,20 @@ public enum RecentContactsWidget {
         guard loggedIn else {
             return Report(state: .notLoggedIn, user: user, contacts: [], message: "the current user has no refresh token in the shared keychain group; log in again with main-app")
         }
-        let soup = widget.soup
         // A user who logged in but never synced has no store or no soup yet: nothing to list, not an error.
         // Logged in was checked just above, against the keychain: no second read of the token here.
         let nothing = "no \(widget.soup) synced yet"
-        guard let store = try sdk.storeManager().existingStore(for: account.storeUser), try store.soupExists(soup) else {
+        guard let store = try sdk.storeManager().existingStore(for: account.storeUser) else {
             return Report(state: .listed, user: user, contacts: [], message: nothing, title: widget.title)
         }
-        let rows = try store.query(.smart(widget.smartSQL, pageSize: max(1, count)))
-        let entries = rows.compactMap { $0.arrayValue?.first }
-        let contacts = soup == WidgetConfig.sample.soup ? entries.compactMap { entry -> Contact? in
+        let entries = try widget.newestRecords(in: store, count: count)
+        let contacts = widget.soup == WidgetConfig.sample.soup ? entries.compactMap { entry -> Contact? in
             guard let id = entry["Id"]?.stringValue else { return nil }
             return Contact(
                 Id: id, FirstName: entry["FirstName"]?.stringValue, LastName: entry["LastName"]?.stringValue,
                 LastModifiedDate: entry["LastModifiedDate"]?.stringValue)
         } : []
-        let records = entries.map { entry -> [String: String] in
-            var out: [String: String] = [:]
-            for field in ["Id"] + widget.fields {
-                switch entry.project(field) {
-                case .string(let v)?: out[field] = v
-                case .int(let v)?: out[field] = String(v)
-                case .double(let v)?: out[field] = String(v)
-                case .bool(let v)?: out[field] = v ? "true" : "false"
-                default: continue
-                }
-            }
-            return out
-        }
+        let records = entries.map(widget.shownFields(of:))
         events.step("listed", ["count": String(records.count)])
         return Report(
             state: .listed, user: user, contacts: contacts, message: records.isEmpty ? nothing : "\(records.count) \(widget.title.lowercased())",
@@ -158,6 +145,40 @@ public enum RecentContactsWidget {
     /// `evaluate`, with any file the widget cannot read reported as `unreadable` instead of thrown.
     public static func evaluateReporting(_ launch: ProcessLaunch, count: Int? = nil, events: SDKEvents = SDKEvents()) async -> Report {
         do { return try await evaluate(launch, count: count, events: events) } catch { return unreadable(error) }
+    }
+
+    /// `extension-widget --watch`: shows the widget now, then again whenever what it shows changed, until
+    /// the task is cancelled. Polling the files' identities costs a few stat calls per interval and sees
+    /// every writer, whichever process it is.
+    public static func watch(
+        _ launch: ProcessLaunch, count: Int? = nil, events: SDKEvents = SDKEvents(), interval: Duration = .milliseconds(200),
+        show: (Report) throws -> Void
+    ) async throws {
+        var report = await evaluateReporting(launch, count: count, events: events)
+        try show(report)
+        var signature = try watchSignature(launch)
+        while true {
+            try await Task.sleep(for: interval)
+            let now = try watchSignature(launch)
+            guard now != signature else { continue }
+            signature = now
+            let next = await evaluateReporting(launch, count: count, events: events)
+            if next != report {
+                report = next
+                try show(report)
+            }
+        }
+    }
+
+    /// What `extension-widget --watch` compares between two looks: size and modification time of
+    /// msdkUserDefaults and of every store file under the SDK root (a store write shows in its `-wal`).
+    public static func watchSignature(_ launch: ProcessLaunch) throws -> [String] {
+        let stores = try launch.dataSharing.sdkRoot().storeFiles()
+        let files = [try launch.dataSharing.msdkUserDefaults().url] + stores.flatMap { [$0, URL(fileURLWithPath: $0.path + "-wal")] }
+        return files.map(\.path).sorted().map { path in
+            let a = try? FileManager.default.attributesOfItem(atPath: path)
+            return "\(path) \((a?[.size] as? Int) ?? -1) \((a?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+        }
     }
 
     /// The `.app` that carries an `.appex` under `PlugIns/`.

@@ -1,9 +1,32 @@
 import Foundation
 
-/// The widget drawn as a person would see it on the home screen: one self-contained HTML page
-/// (inline CSS, no script, no network) for `extension-widget --render html`.
+/// The widget drawn for a person: a small text card for the terminal (`extension-widget`), or as on
+/// the home screen, one self-contained HTML page (inline CSS, no script, no network) for `--render html`.
 public enum WidgetCard {
-    public static func html(_ report: RecentContactsWidget.Report, now: Date = Date()) -> String {
+    /// The small card a person reads.
+    public static func text(_ report: AppWidget.Report) -> String {
+        var lines = ["┌─ \(report.title) " + String(repeating: "─", count: max(4, 46 - report.title.count))]
+        if let user = report.user { lines.append("│ \(user.username)") }
+        switch report.state {
+        case .listed:
+            for c in report.contacts {
+                let name = [c.FirstName, c.LastName].compactMap { $0 }.joined(separator: " ")
+                lines.append("│ • \(name.padding(toLength: 26, withPad: " ", startingAt: 0)) \(c.LastModifiedDate?.prefix(16).replacingOccurrences(of: "T", with: " ") ?? "")")
+            }
+            if report.contacts.isEmpty {
+                for record in report.records {
+                    lines.append("│ • " + record.filter { $0.key != "Id" }.sorted { $0.key < $1.key }.map(\.value).joined(separator: " · "))
+                }
+            }
+            if report.records.isEmpty { lines.append("│ \(report.message)") }
+        default:
+            lines.append("│ [\(report.state.rawValue)] \(report.message)")
+        }
+        lines.append("└" + String(repeating: "─", count: 48))
+        return lines.joined(separator: "\n")
+    }
+
+    public static func html(_ report: AppWidget.Report, now: Date = Date()) -> String {
         var body: String
         switch report.state {
         case .listed:
@@ -53,7 +76,7 @@ public enum WidgetCard {
             """
     }
 
-    static func row(_ c: RecentContactsWidget.Contact, now: Date) -> String {
+    static func row(_ c: AppWidget.Contact, now: Date) -> String {
         let name = [c.FirstName, c.LastName].compactMap { $0 }.joined(separator: " ")
         let initials = [c.FirstName, c.LastName].compactMap { $0?.first.map(String.init) }.joined().uppercased()
         return "<li><span class=\"avatar\" style=\"background:\(color(for: c.Id))\">\(escape(initials.isEmpty ? "?" : initials))</span>"

@@ -4,12 +4,13 @@ import Foundation
 import Keychain
 import XCTest
 
-@testable import SalesforceSDK
+@testable import AppExtensions
+import SalesforceSDK
 import SmartStore
 import GRDB
 
 /// The widget's launch checks, in the sample's order, with the keychain double.
-final class RecentContactsWidgetTests: XCTestCase {
+final class AppWidgetTests: XCTestCase {
     var root: URL!
     var devicePath: String!
     let keychain = InMemorySecretStore()
@@ -27,8 +28,8 @@ final class RecentContactsWidgetTests: XCTestCase {
         try ProcessLaunch(bundlePath: bundle.path, devicePath: devicePath, secretStore: keychain)
     }
 
-    func widgetReport() async throws -> RecentContactsWidget.Report {
-        try await RecentContactsWidget.evaluate(try launch(widgetURL))
+    func widgetReport() async throws -> AppWidget.Report {
+        try await AppWidget.evaluate(try launch(widgetURL))
     }
 
     func editPlist(_ url: URL, _ change: (inout [String: Any]) -> Void) throws {
@@ -185,7 +186,7 @@ final class RecentContactsWidgetTests: XCTestCase {
         }
         writer.start()
         holding.wait()
-        let report = await RecentContactsWidget.evaluateReporting(try launch(widgetURL))
+        let report = await AppWidget.evaluateReporting(try launch(widgetURL))
         release.signal()
         XCTAssertEqual(report.state, .listed, report.message)
         XCTAssertEqual(try Data(contentsOf: file), before, "the widget changed the store file")
@@ -201,7 +202,7 @@ final class RecentContactsWidgetTests: XCTestCase {
         let garbage = Data(repeating: 0x41, count: 8192)
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
         try garbage.write(to: file)
-        let report = await RecentContactsWidget.evaluateReporting(try launch(widgetURL))
+        let report = await AppWidget.evaluateReporting(try launch(widgetURL))
         XCTAssertEqual(report.state, .unreadable)
         XCTAssertEqual(report.state.exitCode, 13)
         XCTAssertTrue(report.message.contains(file.path), report.message)
@@ -213,7 +214,7 @@ final class RecentContactsWidgetTests: XCTestCase {
         let suite = try app.dataSharing.msdkUserDefaults().url
         try FileManager.default.removeItem(at: suite)
         try FileManager.default.createDirectory(at: suite, withIntermediateDirectories: true)
-        let report = await RecentContactsWidget.evaluateReporting(try launch(widgetURL))
+        let report = await AppWidget.evaluateReporting(try launch(widgetURL))
         XCTAssertEqual(report.state, .unreadable)
         XCTAssertTrue(report.message.contains("is a directory where a file belongs"), report.message)
     }

@@ -1,10 +1,11 @@
 import Foundation
 import XCTest
 
-@testable import SalesforceSDK
+@testable import AppExtensions
+import SalesforceSDK
 
 final class WidgetCardTests: XCTestCase {
-    typealias W = RecentContactsWidget
+    typealias W = AppWidget
 
     let now = ISO8601DateFormatter().date(from: "2026-11-22T12:00:00Z")!
 

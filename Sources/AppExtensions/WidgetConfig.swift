@@ -1,5 +1,6 @@
 import AppGroup
 import Foundation
+import SmartStore
 
 /// What a widget lists, from its extension bundle's `WidgetConfig.plist`: the soup, a title, the
 /// fields shown, the order path and direction, an optional smart-SQL filter, and how many. Without the
@@ -76,5 +77,46 @@ public struct WidgetConfig: Sendable, Equatable {
     /// The newest-first (or configured) query: ties broken by the entry written last.
     public var smartSQL: String {
         "SELECT {\(soup):_soup} FROM {\(soup)}\(filter.map { " WHERE \($0)" } ?? "") ORDER BY {\(soup):\(orderPath)} \(ascending ? "ASC" : "DESC"), {\(soup):_soupEntryId} DESC"
+    }
+
+    /// The entries this config lists, first `count` (default: the config's) of `smartSQL`: the one
+    /// query and order the widget and the app's list screen (`main-app shell`'s `show`) both use.
+    /// Empty when the soup does not exist yet (a user who logged in but never synced).
+    public func newestRecords(in store: SmartStore, count: Int? = nil) throws -> [SoupEntry] {
+        guard try store.soupExists(soup) else { return [] }
+        let rows = try store.query(.smart(smartSQL, pageSize: max(1, count ?? self.count)))
+        return rows.compactMap { $0.arrayValue?.first?.objectValue }
+    }
+
+    /// The configured fields of an entry (and its `Id`) as text, for a card or a list row.
+    public func shownFields(of entry: SoupEntry) -> [String: String] {
+        var out: [String: String] = [:]
+        for field in ["Id"] + fields {
+            switch JSON.object(entry).project(field) {
+            case .string(let v)?: out[field] = v
+            case .int(let v)?: out[field] = String(v)
+            case .double(let v)?: out[field] = String(v)
+            case .bool(let v)?: out[field] = v ? "true" : "false"
+            default: continue
+            }
+        }
+        return out
+    }
+
+    /// An entry as one line of a list: the sample's contacts by name, any other entry by its configured
+    /// fields in order, joined by ` · `.
+    public func rowText(of entry: SoupEntry) -> String {
+        if soup == Self.sample.soup {
+            return [entry["FirstName"]?.stringValue, entry["LastName"]?.stringValue].compactMap { $0 }.joined(separator: " ")
+        }
+        let shown = shownFields(of: entry)
+        return fields.compactMap { shown[$0] }.joined(separator: " · ")
+    }
+
+    /// What the app's list screen shows: the config of the first widget it embeds that has one, or
+    /// the app's own `WidgetConfig.plist`, or the sample's Recent Contacts.
+    public static func listScreen(of app: AppBundle) throws -> WidgetConfig {
+        for ext in try app.plugIns() where FileManager.default.fileExists(atPath: ext.resourceURL(fileName).path) { return try load(from: ext) }
+        return try load(from: app)
     }
 }

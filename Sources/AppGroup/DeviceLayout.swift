@@ -1,0 +1,147 @@
+import Foundation
+
+/// Every path on a simulated device, in one place (DESIGN.md §2). The SDK's managers, the launch,
+/// `msdk-sim inspect` and the scenarios all ask this type where a file is; none of them builds a
+/// path of its own.
+///
+/// ```
+/// DEVICE/device.json
+/// DEVICE/Containers/Data/<bundle id>/Library/Preferences/<bundle id>.plist
+/// DEVICE/Containers/Shared/AppGroup/<group>/Library/Preferences/<group>.plist
+/// <SDK root>/Library/<orgId>/<userId>/UserAccount.plist
+/// <SDK root>/Documents/<orgId>/<userId>/<community or internal>/stores/<store>/store.sqlite
+/// <SDK root>/Documents/stores/<store>/store.sqlite
+/// ```
+/// The SDK root is `Containers/Shared/AppGroup/<group>/<group>` when app groups are on, the
+/// process's own data container otherwise.
+public struct DeviceLayout: Sendable, Equatable {
+    public let root: URL
+
+    public init(root: URL) { self.root = root }
+
+    /// `device.json`: id, team, created.
+    public var manifest: URL { root.appendingPathComponent("device.json") }
+
+    /// `Containers/Data`: one private container per bundle id that ever ran.
+    public var dataContainers: URL { root.appendingPathComponent("Containers/Data") }
+
+    /// `Containers/Data/<bundle id>`.
+    public func dataContainer(bundleID: String) -> URL { dataContainers.appendingPathComponent(bundleID) }
+
+    /// `Containers/Shared/AppGroup/<group id>`.
+    public func sharedContainer(groupID: String) -> URL {
+        root.appendingPathComponent("Containers/Shared/AppGroup").appendingPathComponent(groupID)
+    }
+
+    /// `UserDefaults.standard` of a process: `Library/Preferences/<bundle id>.plist` in its container.
+    public func standardDefaults(bundleID: String) -> URL { Self.preferences(in: dataContainer(bundleID: bundleID), suite: bundleID) }
+
+    /// The shared suite of an app group: `Library/Preferences/<group>.plist` in the group container.
+    public func groupSuite(groupID: String) -> URL { Self.preferences(in: sharedContainer(groupID: groupID), suite: groupID) }
+
+    /// A suite a process is not entitled to share: kept in its own container, as iOS does.
+    public func privateSuite(_ name: String, bundleID: String) -> URL { Self.preferences(in: dataContainer(bundleID: bundleID), suite: name) }
+
+    /// Where the SDK keeps its files for a process whose app group is on: `<group container>/<group>`.
+    public func groupSDKRoot(groupID: String) -> SDKRoot { SDKRoot(sharedContainer(groupID: groupID).appendingPathComponent(groupID)) }
+
+    /// Where the SDK keeps its files for a process whose app group is off: its own container.
+    public func privateSDKRoot(bundleID: String) -> SDKRoot { SDKRoot(dataContainer(bundleID: bundleID)) }
+
+    /// The bundle ids that have a container on this device, sorted.
+    public func bundleIDsWithContainers() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dataContainers.path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+    }
+
+    static func preferences(in container: URL, suite: String) -> URL {
+        container.appendingPathComponent("Library/Preferences").appendingPathComponent("\(suite).plist")
+    }
+
+    /// The SDK's path rule for a component it builds from an id: `/\?%*|"<>:@` become `_`.
+    public static func safePathComponent(_ component: String) -> String {
+        String(component.map { "/\\?%*|\"<>:@".contains($0) ? "_" : $0 })
+    }
+
+    /// The tree the SDK writes under: accounts in `Library/`, stores in `Documents/`.
+    public struct SDKRoot: Sendable, Hashable {
+        public let url: URL
+
+        /// Always a directory URL, so that two roots of one path are equal however they were found.
+        public init(_ url: URL) { self.url = URL(fileURLWithPath: url.standardizedFileURL.path, isDirectory: true) }
+
+        public static let accountFileName = "UserAccount.plist"
+        public static let storeFileName = "store.sqlite"
+
+        /// `Library`: one folder per org, one per user inside it.
+        public var library: URL { url.appendingPathComponent("Library") }
+        /// `Documents`: user and global stores.
+        public var documents: URL { url.appendingPathComponent("Documents") }
+
+        /// `Library/<orgId>/<userId>`.
+        public func accountDirectory(orgId: String, userId: String) -> URL {
+            library.appendingPathComponent(safePathComponent(orgId)).appendingPathComponent(safePathComponent(userId))
+        }
+
+        /// `Library/<orgId>/<userId>/UserAccount.plist`.
+        public func accountFile(orgId: String, userId: String) -> URL {
+            accountDirectory(orgId: orgId, userId: userId).appendingPathComponent(Self.accountFileName)
+        }
+
+        /// `Documents/<orgId>/<userId>/<community or internal>`: everything the SDK keeps for one user.
+        public func userDocuments(orgId: String, userId: String, communityId: String?) -> URL {
+            documents.appendingPathComponent(safePathComponent(orgId)).appendingPathComponent(safePathComponent(userId))
+                .appendingPathComponent(safePathComponent(communityId ?? "internal"))
+        }
+
+        /// `…/stores`: one folder per named store of that user.
+        public func userStores(orgId: String, userId: String, communityId: String?) -> URL {
+            userDocuments(orgId: orgId, userId: userId, communityId: communityId).appendingPathComponent("stores")
+        }
+
+        /// `Documents/stores`: the global stores.
+        public var globalStores: URL { documents.appendingPathComponent("stores") }
+
+        /// `<stores folder>/<name>/store.sqlite`.
+        public static func storeFile(in stores: URL, named name: String) -> URL {
+            stores.appendingPathComponent(name).appendingPathComponent(storeFileName)
+        }
+
+        /// Every account file under `Library/` (org and user folders as found), sorted by path.
+        public func accountFiles() -> [(orgId: String, userId: String, url: URL)] {
+            let fm = FileManager.default
+            var out: [(String, String, URL)] = []
+            for org in ((try? fm.contentsOfDirectory(atPath: library.path)) ?? []).sorted() {
+                let orgDir = library.appendingPathComponent(org)
+                for user in ((try? fm.contentsOfDirectory(atPath: orgDir.path)) ?? []).sorted() {
+                    let file = orgDir.appendingPathComponent(user).appendingPathComponent(Self.accountFileName)
+                    if fm.fileExists(atPath: file.path) { out.append((org, user, file)) }
+                }
+            }
+            return out
+        }
+
+        /// Every store file under `Documents/`, user and global, sorted by path.
+        public func storeFiles() -> [URL] {
+            guard let walker = FileManager.default.enumerator(atPath: documents.path) else { return [] }
+            return walker.compactMap { $0 as? String }
+                .filter { $0 == Self.storeFileName || $0.hasSuffix("/" + Self.storeFileName) }
+                .sorted().map(documents.appendingPathComponent)
+        }
+    }
+
+    /// Every SDK root on the device: each data container, and each group's SDK root that exists.
+    public func allSDKRoots() -> [SDKRoot] {
+        var roots = bundleIDsWithContainers().map(privateSDKRoot(bundleID:))
+        let groups = root.appendingPathComponent("Containers/Shared/AppGroup")
+        for group in ((try? FileManager.default.contentsOfDirectory(atPath: groups.path)) ?? []).sorted() {
+            let sdk = groupSDKRoot(groupID: group)
+            if FileManager.default.fileExists(atPath: sdk.url.path) { roots.append(sdk) }
+        }
+        return roots
+    }
+}
+
+extension Device {
+    /// Where everything on this device is.
+    public var layout: DeviceLayout { DeviceLayout(root: root) }
+}

@@ -1,0 +1,158 @@
+import AppGroup
+import Foundation
+import Keychain
+import MobileSync
+import RestClient
+import SalesforceSDK
+import SmartStore
+
+/// How the app is launched: what `main-app`'s options say, for a process or an in-process test alike.
+public struct AppLaunchOptions: Sendable {
+    /// The app bundle (`.app` directory).
+    public var bundle: String
+    /// The device directory (nil: `$APPGROUPSIM_DEVICE`).
+    public var device: String?
+    /// The org's URL for login; nil: the bundle's `bootconfig.plist` login host.
+    public var org: String?
+    /// Where the launch steps and SDK notifications go as JSON lines.
+    public var trace: String?
+    /// The screen-lock passcode, when a policy applies.
+    public var passcode: String?
+    /// Recover as the real SDK does: delete accounts that cannot be read at launch.
+    public var sdkRecovery: Bool
+    /// A Secret Service other than libsecret's (tests use the in-memory double).
+    public var secretStore: (any SecretStore)?
+
+    public init(bundle: String, device: String? = nil, org: String? = nil, trace: String? = nil, passcode: String? = nil,
+                sdkRecovery: Bool = false, secretStore: (any SecretStore)? = nil) {
+        self.bundle = bundle
+        self.device = device
+        self.org = org
+        self.trace = trace
+        self.passcode = passcode
+        self.sdkRecovery = sdkRecovery
+        self.secretStore = secretStore
+    }
+}
+
+/// A failure that is not about the arguments: one line for the user, exit status 1.
+public struct AppError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ message: String) { description = message }
+}
+
+/// One launch of the app as its bundle configures it: app group applied before `initializeSDK`, the
+/// SDK initialized, and the sample's `userLoggedIn` writer registered, so that the flag in
+/// msdkUserDefaults always equals "there is a current user" after every current-user change.
+public final class AppSession: @unchecked Sendable {
+    public let launch: ProcessLaunch
+    public let events: SDKEvents
+    public let sdk: MobileSyncSDKManager
+    public let auth: AuthHelper
+    /// The login host: `--org`, else the boot config's.
+    public let org: URL?
+    public let options: AppLaunchOptions
+    /// Held for the life of the session: one instance of the app per device.
+    private let instance: AppInstanceLock
+
+    private init(_ options: AppLaunchOptions) throws {
+        self.options = options
+        events = SDKEvents(traceFile: options.trace)
+        // Taken before ProcessLaunch, which already writes (it applies the bundle's app-group settings).
+        let bundle = try AppBundle(at: URL(fileURLWithPath: options.bundle))
+        instance = try AppInstanceLock(sandbox: AppSandbox(device: try Device.resolve(path: options.device), bundle: bundle))
+        launch = try ProcessLaunch(bundlePath: options.bundle, devicePath: options.device, secretStore: options.secretStore)
+        events.step("appGroupConfigApplied", ["enabled": String(try launch.dataSharing.appGroupEnabled())])
+        sdk = MobileSyncSDKManager.initializeSDK(launch: launch, events: events)
+        org = options.org.flatMap(URL.init(string:)) ?? (try? BootConfig.load(from: launch.sandbox.bundle))?.loginHost
+        auth = AuthHelper(sdk: sdk)
+        let accounts = sdk.userAccountManager
+        let launch = self.launch
+        events.observe(.didChangeCurrentUser) { _, _ in
+            let loggedIn = (try? accounts.currentUser()) != nil
+            try? launch.dataSharing.msdkUserDefaults().set(.bool(loggedIn), forKey: launch.userLogInStatusKey)
+        }
+    }
+
+    /// Launches the app. Before anything changes it waits for any other instance of this app on the
+    /// device, then checks the keychain: unusable, it stops with one message and nothing changed
+    /// (unless `sdkRecovery`). `unlock`: the screen lock is shown (and must be passed with the
+    /// passcode) when a policy applies. `requireKeychain`: false only for the status report, which
+    /// reports a keychain it cannot use instead of stopping.
+    public static func start(
+        _ options: AppLaunchOptions, unlock: Bool = true, requireKeychain: Bool = true, note: @escaping @Sendable (String) -> Void = { _ in }
+    ) async throws -> AppSession {
+        let session = try AppSession(options)
+        try await LaunchPreparation.run(
+            session.launch, accounts: session.accounts, recovery: options.sdkRecovery ? .sdkDestructive : .keepFiles,
+            requireKeychain: requireKeychain, note: note)
+        guard requireKeychain else { return session }
+        if unlock { try await session.unlockIfNeeded(options.passcode) }
+        return session
+    }
+
+    public var accounts: UserAccountManager { sdk.userAccountManager }
+
+    public func currentAccount() throws -> UserAccount {
+        guard let account = try accounts.currentUser() else { throw SDKError.notLoggedIn }
+        return account
+    }
+
+    public var screenLock: ScreenLock { ScreenLock(accounts: accounts) }
+
+    /// The screen lock at launch: when a policy applies and the app has been idle past its timeout.
+    public func unlockIfNeeded(_ passcode: String?) async throws {
+        if try screenLock.isLocked() { try await screenLock.unlock(passcode, events: events) } else { try screenLock.touch() }
+    }
+
+    /// Runs `body`; a session revoked at the org logs the user out (SDK order; AuthHelper's handleLogout
+    /// then runs on did-logout) and says so.
+    public func withSession<T>(_ account: UserAccount, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch RestError.sessionRevoked {
+            try await accounts.logout(account, reason: "refreshTokenRevoked")
+            throw AppError("\(SDKError.sessionRevoked(username: account.username)); \(describe(auth.lastLogout))")
+        }
+    }
+
+    /// What `AuthHelper.handleLogout` decided, in words.
+    public func describe(_ outcome: AuthHelper.LogoutOutcome?) -> String {
+        switch outcome {
+        case .switched(let who): return "switched to \(who)"
+        case .userPicker(let left): return "accounts left: \(left.joined(separator: ", ")); choose one with main-app switch-user"
+        case .loginRequired, nil: return "no account left; log in with main-app login"
+        }
+    }
+
+    /// Logs in at the session's login host (or `host`), with the screen-lock passcode when one is set.
+    public func login(username: String, password: String, host: URL? = nil) async throws -> UserAccount {
+        guard let org = host ?? org else { throw SDKError.noLoginHost }
+        return try await accounts.login(org: org, username: username, password: password, passcode: options.passcode)
+    }
+
+    /// Logs the current user out (revokes at the org) and says what the app shows next.
+    public func logoutCurrentUser() async throws -> (account: UserAccount, revokeFailure: String?, next: String) {
+        let account = try currentAccount()
+        let result = try await accounts.logout(account)
+        return (account, result.revokeFailure.map { "\($0)" }, describe(auth.lastLogout))
+    }
+
+    /// Makes another logged-in account on this device the current user.
+    public func switchUser(to username: String) throws -> UserAccount {
+        guard let account = try accounts.account(username: username) else { throw SDKError.noSuchAccount(username) }
+        try accounts.switchToUser(account)
+        return account
+    }
+
+    /// Turns app groups on or off for this app (DataSharingHelper's migration), kept for later launches.
+    /// Returns msdkUserDefaults' path after the change.
+    public func setAppGroups(enabled: Bool) throws -> String {
+        guard try launch.dataSharing.appGroupName() != nil else {
+            throw AppError("the bundle has no \(AppGroupConfig.fileName) with an appGroupName; add one to \(options.bundle)")
+        }
+        try launch.dataSharing.setAppGroupEnabled(enabled)
+        try launch.sandbox.standardDefaults.set(.bool(enabled), forKey: ProcessLaunch.appGroupsEnabledOverrideKey)
+        return try launch.dataSharing.msdkUserDefaults().url.path
+    }
+}

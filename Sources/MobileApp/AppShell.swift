@@ -1,0 +1,171 @@
+import AppExtensions
+import AppGroup
+import Foundation
+import SalesforceSDK
+import SmartStore
+
+/// `main-app shell`: the app as a long-lived process. It holds scenes (windows) with AuthHelper's
+/// scene blocks and says what each scene shows whenever a login, logout or switch in any scene resets
+/// them. Login is deferred until `login-if-required`. The executable only reads lines and prints.
+public final class AppShell: @unchecked Sendable {
+    public static let help = """
+        Commands: scene open NAME | scene close NAME | scenes | login-if-required | login USER PASSWORD | logout |
+        switch USER | sync | show | status | help | quit. Nothing authenticates until login-if-required.
+        """
+
+    /// What the shell needs from a person: the login screen and, when a screen lock asks, the passcode.
+    public struct Prompts: Sendable {
+        /// The configured login screen at `loginHost`: nil when the person cancels.
+        public var login: @Sendable (_ config: LoginViewConfig, _ loginHost: URL) throws -> AuthHelper.LoginEntry?
+        /// The passcode of `digits` digits, when the screen lock asks and none was given at launch.
+        public var passcode: @Sendable (_ digits: Int) -> String?
+
+        public init(
+            login: @escaping @Sendable (LoginViewConfig, URL) throws -> AuthHelper.LoginEntry?,
+            passcode: @escaping @Sendable (Int) -> String?
+        ) {
+            self.login = login
+            self.passcode = passcode
+        }
+    }
+
+    public let session: AppSession
+    private let prompts: Prompts
+    private let say: @Sendable (String) -> Void
+    private let lock = NSLock()
+    private var order: [String] = []
+    private var roots: [String: String] = [:]
+    private var launched = false
+
+    public init(session: AppSession, prompts: Prompts, say: @escaping @Sendable (String) -> Void) {
+        self.session = session
+        self.prompts = prompts
+        self.say = say
+    }
+
+    var accounts: UserAccountManager { session.accounts }
+
+    /// The scenes open, in the order they were opened.
+    public var scenes: [String] { lock.withLock { order } }
+
+    /// What a scene shows as its root, from the app's state now.
+    public func root() -> String {
+        guard lock.withLock({ launched }) else { return "LaunchScreen (login deferred)" }
+        if let user = try? accounts.currentUser() {
+            let soup = (try? WidgetConfig.listScreen(of: session.launch.sandbox.bundle))?.soup ?? WidgetConfig.sample.soup
+            return "\(soup.prefix(1).uppercased() + soup.dropFirst())List(\(user.username))"
+        }
+        if case .userPicker(let left) = session.auth.lastLogout { return "UserPicker(\(left.joined(separator: ", ")))" }
+        return "LoginScreen"
+    }
+
+    public func rootOf(_ scene: String) -> String? { lock.withLock { roots[scene] } }
+
+    public func open(_ scene: String, announce: Bool = true) {
+        guard lock.withLock({ roots[scene] }) == nil else { return say("scene \(scene) is already open") }
+        let shown = root()
+        lock.withLock {
+            order.append(scene)
+            roots[scene] = shown
+        }
+        // The scene variant: a login, logout or switch in any scene resets this scene's root.
+        session.auth.registerBlock(forCurrentUserChangeNotifications: scene) { [weak self] in self?.reset(scene) }
+        if announce { say("[\(scene)] opened: \(shown)") }
+    }
+
+    public func close(_ scene: String) {
+        let removed = lock.withLock { () -> Bool in
+            guard roots.removeValue(forKey: scene) != nil else { return false }
+            order.removeAll { $0 == scene }
+            return true
+        }
+        guard removed else { return say("no scene \(scene)") }
+        session.auth.unregister(scene: scene)
+        say("[\(scene)] closed")
+    }
+
+    private func reset(_ scene: String) {
+        let shown = root()
+        lock.withLock { roots[scene] = shown }
+        say("[\(scene)] root reset: \(shown)")
+    }
+
+    public func sayScenes() {
+        for scene in scenes { say("[\(scene)] \(rootOf(scene) ?? "")") }
+    }
+
+    /// Runs one command line, split into words.
+    public func run(_ words: [String]) async throws {
+        guard let first = words.first else { return }
+        switch (first, words.count) {
+        case ("help", _):
+            say(Self.help)
+        case ("scenes", _):
+            sayScenes()
+        case ("scene", 3) where words[1] == "open":
+            open(words[2])
+        case ("scene", 3) where words[1] == "close":
+            close(words[2])
+        case ("login-if-required", _):
+            try await loginIfRequired()
+        case ("login", 3):
+            guard lock.withLock({ launched }) else { throw AppError("call login-if-required first (login is deferred until then)") }
+            let account = try await session.login(username: words[1], password: words[2])
+            say("logged in as \(account.username)")
+        case ("logout", 1):
+            let out = try await session.logoutCurrentUser()
+            say("logged out \(out.account.username); \(out.next)")
+        case ("switch", 2):
+            _ = try session.switchUser(to: words[1])
+        case ("sync", 1):
+            say(try await session.runConfiguredSyncs().map(\.description).joined(separator: "; "))
+        case ("show", 1):
+            try await show()
+        case ("status", 1):
+            say(try StatusReport.shortLine(session))
+        default:
+            throw AppError("unknown command '\(words.joined(separator: " "))'; type help")
+        }
+    }
+
+    /// AuthHelper.loginIfRequired with the configured login screen; the screen lock asks for the
+    /// passcode when none was given at launch.
+    private func loginIfRequired() async throws {
+        lock.withLock { launched = true }
+        let config = try LoginViewConfig.load(from: session.launch.sandbox.bundle)
+        let host = session.org ?? URL(string: "https://login.salesforce.com")!
+        let passcode = session.options.passcode
+        let prompts = self.prompts
+        var outcome: AuthHelper.LoginOutcome
+        do {
+            outcome = try await session.auth.loginIfRequired(passcode: passcode) { try prompts.login(config, host) }
+        } catch SDKError.screenLocked(let n) where passcode == nil {
+            outcome = try await session.auth.loginIfRequired(passcode: prompts.passcode(n)) { nil }
+        }
+        switch outcome {
+        case .alreadyLoggedIn(let who):
+            say("valid token for \(who): authentication skipped")
+            for scene in scenes { reset(scene) }
+        case .loggedIn(let who): say("logged in as \(who)")
+        case .deferred: say("shouldAuthenticate is off in bootconfig.plist: the app logs in later")
+        }
+    }
+
+    /// Every scene's content: a list scene shows the newest entries by the widget's own query and order
+    /// (the sample: the 3 newest contacts).
+    private func show() async throws {
+        for scene in scenes {
+            let root = rootOf(scene) ?? ""
+            say("[\(scene)] \(root)")
+            guard root.contains("List("), let account = try accounts.currentUser() else { continue }
+            let config = try WidgetConfig.listScreen(of: session.launch.sandbox.bundle)
+            let store = try await session.sdk.userStore(for: account)
+            guard try store.soupExists(config.soup) else {
+                say("    (no \(config.soup) yet: sync)")
+                continue
+            }
+            let entries = try config.newestRecords(in: store)
+            for entry in entries { say("    " + config.rowText(of: entry)) }
+        }
+    }
+}

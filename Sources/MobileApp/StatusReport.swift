@@ -1,0 +1,64 @@
+import Foundation
+import SalesforceSDK
+
+/// `main-app status`: the app's app-group state, login flag, accounts and current user. It reads the
+/// keychain's state but no token, so it works with a keychain it cannot use and says so.
+public struct StatusReport: Codable, Sendable, Equatable {
+    public var bundleIdentifier: String
+    public var device: String
+    public var appGroupName: String?
+    public var appGroupEnabled: Bool
+    public var msdkUserDefaults: String
+    public var userLoggedIn: Bool
+    public var currentUser: String?
+    public var accounts: [String]
+    public var keychainAccessGroups: [String]
+    public var sdkFeatures: [String]
+    public var screenLocked: Bool
+    /// "ready", or why the keychain cannot be used (then nothing that needs it was read).
+    public var keychain: String
+
+    /// The report for a session started with `requireKeychain: false`.
+    public init(_ session: AppSession) async throws {
+        let launch = session.launch
+        let keychainStatus = await launch.keychain.status()
+        let msdk = try launch.dataSharing.msdkUserDefaults()
+        bundleIdentifier = launch.sandbox.bundleIdentifier
+        device = launch.sandbox.device.root.path
+        appGroupName = try launch.dataSharing.appGroupName()
+        appGroupEnabled = try launch.dataSharing.appGroupEnabled()
+        msdkUserDefaults = msdk.url.path
+        userLoggedIn = try msdk.bool(forKey: launch.userLogInStatusKey)
+        currentUser = try session.accounts.currentUser()?.username
+        accounts = try session.accounts.allAccounts().map(\.username)
+        keychainAccessGroups = launch.sandbox.keychainAccessGroups
+        sdkFeatures = session.sdk.features
+        screenLocked = try session.screenLock.isLocked()
+        keychain = keychainStatus.error?.message ?? "ready"
+    }
+
+    /// The report as aligned lines for a person.
+    public var lines: [String] {
+        var out = [
+            "app:               \(bundleIdentifier)",
+            "device:            \(device)",
+            "app group:         \(appGroupName ?? "(none)") (\(appGroupEnabled ? "enabled" : "disabled"))",
+            "msdkUserDefaults:  \(msdkUserDefaults)",
+            "userLoggedIn:      \(userLoggedIn)",
+            "current user:      \(currentUser ?? "(none)")",
+            "accounts:          \(accounts.isEmpty ? "(none)" : accounts.joined(separator: ", "))",
+            "keychain groups:   \(keychainAccessGroups.joined(separator: ", "))",
+            "keychain:          \(keychain)",
+        ]
+        if screenLocked { out.append("screen lock:       locked (the next command needs --passcode)") }
+        return out
+    }
+
+    /// The shell's one-line status.
+    public static func shortLine(_ session: AppSession) throws -> String {
+        let current = try session.accounts.currentUser()?.username ?? "(none)"
+        let all = try session.accounts.allAccounts().map(\.username)
+        let flag = try session.launch.dataSharing.msdkUserDefaults().bool(forKey: session.launch.userLogInStatusKey)
+        return "current user: \(current); accounts: \(all.isEmpty ? "(none)" : all.joined(separator: ", ")); userLoggedIn: \(flag)"
+    }
+}
