@@ -204,11 +204,34 @@ public enum ProjectImport {
                 let vars = variables(in: value)
                 infoFrom[key] = relative(url) + (vars.isEmpty ? "" : ", expanded with " + vars.map(origin).joined(separator: ", "))
             }
-        } else {
-            for (key, value) in settings.values where key.hasPrefix("INFOPLIST_KEY_") {
-                let name = String(key.dropFirst("INFOPLIST_KEY_".count))
-                info[name] = settings.expand(value)
-                infoFrom[name] = origin(key)
+        }
+        // Xcode's generated Info.plist (GENERATE_INFOPLIST_FILE = YES, or no file at all): the INFOPLIST_KEY_*
+        // settings, then the keys Xcode always writes. Merged with a file, the file's value is kept where both
+        // set a key, and the report says so.
+        if settings["GENERATE_INFOPLIST_FILE"] == "YES" || resolve("INFOPLIST_FILE") == nil {
+            var generated: [(key: String, value: Any, from: String)] = []
+            for (key, value) in settings.values.sorted(by: { $0.key < $1.key }) where key.hasPrefix("INFOPLIST_KEY_") {
+                generated.append((String(key.dropFirst("INFOPLIST_KEY_".count)), infoPlistValue(settings.expand(value)), origin(key)))
+            }
+            let always: [(String, String)] = [
+                ("CFBundleExecutable", "EXECUTABLE_NAME"), ("CFBundlePackageType", "PRODUCT_BUNDLE_PACKAGE_TYPE"),
+                ("CFBundleShortVersionString", "MARKETING_VERSION"), ("CFBundleVersion", "CURRENT_PROJECT_VERSION"),
+                ("CFBundleDevelopmentRegion", "DEVELOPMENT_LANGUAGE"),
+            ]
+            for (key, setting) in always {
+                let value = settings[setting] ?? (setting == "EXECUTABLE_NAME" ? settings["PRODUCT_NAME"] : nil)
+                if let value { generated.append((key, value, origin(settings[setting] != nil ? setting : "PRODUCT_NAME"))) }
+            }
+            generated.append(("CFBundleInfoDictionaryVersion", "6.0", "Xcode's generated Info.plist"))
+            for item in generated {
+                if let kept = info[item.key] {
+                    if "\(kept)" != "\(item.value)" {
+                        infoFrom[item.key] = (infoFrom[item.key] ?? "the Info.plist file") + "; \(item.from) also sets it, to \(item.value): the file's value is kept"
+                    }
+                    continue
+                }
+                info[item.key] = item.value
+                infoFrom[item.key] = item.from
             }
         }
         guard let bundleID = settings["PRODUCT_BUNDLE_IDENTIFIER"] ?? (info["CFBundleIdentifier"] as? String), !bundleID.isEmpty, !bundleID.contains("$") else {
@@ -275,6 +298,15 @@ public enum ProjectImport {
         let data = try PropertyListSerialization.data(fromPropertyList: value, format: .xml, options: 0)
         try data.write(to: url, options: .atomic)
         chmod(url.path, 0o600)
+    }
+
+    /// A generated Info.plist value from its build setting's text: `YES`/`NO` are booleans, as Xcode writes them.
+    static func infoPlistValue(_ text: String) -> Any {
+        switch text {
+        case "YES": return true
+        case "NO": return false
+        default: return text
+        }
     }
 
     static func expandValue(_ value: Any, _ settings: BuildSettings) -> Any {

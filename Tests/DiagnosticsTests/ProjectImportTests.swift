@@ -51,6 +51,59 @@ final class ProjectImportTests: XCTestCase {
         XCTAssertEqual(findings, [], "the imported bundles pass the doctor")
     }
 
+    /// GENERATE_INFOPLIST_FILE = YES: the INFOPLIST_KEY_* settings and the keys Xcode always writes join
+    /// the file; where both set a key the file's value is kept and the report says so. Without a file,
+    /// the Info.plist is the generated one alone.
+    func testAGeneratedInfoPlistMergesInfoPlistKeySettingsWithTheFile() throws {
+        try edit(pbxproj, """
+                INFOPLIST_FILE = "$(SRCROOT)/FieldService/Info.plist";
+                PRODUCT_BUNDLE_IDENTIFIER = "$(BUNDLE_PREFIX).$(TARGET_NAME:rfc1034identifier)";
+                PRODUCT_NAME = "Field Service";
+                SWIFT_VERSION = 5.0;
+                TARGETED_DEVICE_FAMILY = "1,2";
+            };
+            name = Release;
+""".replacingOccurrences(of: "    ", with: "\t"), """
+                GENERATE_INFOPLIST_FILE = YES;
+                INFOPLIST_FILE = "$(SRCROOT)/FieldService/Info.plist";
+                INFOPLIST_KEY_CFBundleDisplayName = "FS $(CONFIGURATION)";
+                INFOPLIST_KEY_LSApplicationCategoryType = "public.app-category.business";
+                INFOPLIST_KEY_UIApplicationSupportsIndirectInputEvents = YES;
+                CURRENT_PROJECT_VERSION = 42;
+                PRODUCT_BUNDLE_IDENTIFIER = "$(BUNDLE_PREFIX).$(TARGET_NAME:rfc1034identifier)";
+                PRODUCT_NAME = "Field Service";
+                SWIFT_VERSION = 5.0;
+                TARGETED_DEVICE_FAMILY = "1,2";
+            };
+            name = Release;
+""".replacingOccurrences(of: "    ", with: "\t"))
+        let out = work.appendingPathComponent("out")
+        let result = try ProjectImport.run(.init(xcodeproj: project, configuration: "Release", out: out))
+        let app = try AppBundle(at: out.appendingPathComponent("Field Service.app"))
+        XCTAssertEqual(app.info["LSApplicationCategoryType"]?.stringValue, "public.app-category.business", "a generated key the file lacks")
+        XCTAssertEqual(app.info["UIApplicationSupportsIndirectInputEvents"], .bool(true), "YES is a boolean, as Xcode writes it")
+        XCTAssertEqual(app.info["CFBundleVersion"]?.stringValue, "42", "CURRENT_PROJECT_VERSION")
+        XCTAssertEqual(app.info["CFBundleShortVersionString"]?.stringValue, "1.4.0", "the file's version is kept")
+        XCTAssertEqual(app.info["CFBundleDisplayName"]?.stringValue, "Field Service", "the file's display name is kept")
+        XCTAssertEqual(app.info["CFBundleURLTypes"]?.arrayValue?.count, 1, "the file's URL types are there")
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: result.report)) as? [String: Any])
+        let files = try XCTUnwrap(report["files"] as? [[String: Any]])
+        let from = try XCTUnwrap(files.first { ($0["file"] as? String)?.hasSuffix("Field Service.app/Info.plist") == true }?["from"] as? [String: String])
+        XCTAssertEqual(from["CFBundleVersion"], "CURRENT_PROJECT_VERSION (target FieldService, Release)")
+        XCTAssertTrue(from["CFBundleDisplayName"]?.contains("INFOPLIST_KEY_CFBundleDisplayName (target FieldService, Release) also sets it, to FS Release: the file's value is kept") == true,
+                      from["CFBundleDisplayName"] ?? "")
+
+        // No file at all: the generated Info.plist alone.
+        try edit(pbxproj, "\t\t\t\tINFOPLIST_FILE = \"$(SRCROOT)/FieldService/Info.plist\";\n\t\t\t\tINFOPLIST_KEY_CFBundleDisplayName", "\t\t\t\tINFOPLIST_KEY_CFBundleDisplayName")
+        let out2 = work.appendingPathComponent("out2")
+        _ = try ProjectImport.run(.init(xcodeproj: project, configuration: "Release", out: out2))
+        let generated = try AppBundle(at: out2.appendingPathComponent("Field Service.app"))
+        XCTAssertEqual(generated.info["CFBundleDisplayName"]?.stringValue, "FS Release")
+        XCTAssertEqual(generated.info["CFBundleExecutable"]?.stringValue, "Field Service")
+        XCTAssertEqual(generated.info["CFBundlePackageType"]?.stringValue, "APPL")
+        XCTAssertEqual(generated.bundleIdentifier, "com.acme.FieldService")
+    }
+
     func assertNothingWritten(_ out: URL, file: StaticString = #filePath, line: UInt = #line) {
         let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: work.path))?.filter { $0 != "FieldService" && $0 != "existing" } ?? []
         XCTAssertEqual(leftovers, [], "nothing may be written", file: file, line: line)
