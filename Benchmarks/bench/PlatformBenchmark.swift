@@ -64,6 +64,64 @@ func writeRound(writers: Int, perWriter: Int, foundation: Bool) throws -> (Doubl
     return (Double(writers * perWriter) / seconds, keyCount(file))
 }
 
+/// Two processes each rewriting 25 keys of a 50-key suite `perWriter` times at once, while Python's
+/// plistlib parses the file in a loop. Returns each writer's own writes/s, the writes lost (a key whose
+/// final value is not its writer's last), and plistlib's reads and failures.
+func suiteRound(perWriter: Int, foundation: Bool = false) throws -> (rates: [Double], lost: Int, reads: Int, readFailures: Int) {
+    let dir = try tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = dir.appendingPathComponent("suite.plist")
+    let go = dir.appendingPathComponent("go"), stop = dir.appendingPathComponent("stop")
+    let seed = Dictionary(uniqueKeysWithValues: (0..<2).flatMap { w in (0..<25).map { ("w\(w)-\($0)", -1) } })
+    try PropertyListSerialization.data(fromPropertyList: seed, format: .xml, options: 0).write(to: file)
+    let reader = Process()
+    reader.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    reader.arguments = ["-c", """
+        import os, plistlib, sys
+        reads = failures = 0
+        while not os.path.exists(sys.argv[2]):
+            try:
+                with open(sys.argv[1], 'rb') as f:
+                    d = plistlib.load(f)
+                if len(d) != 50: failures += 1
+            except Exception:
+                failures += 1
+            reads += 1
+        print(reads, failures)
+        """, file.path, stop.path]
+    let readerOut = Pipe()
+    reader.standardOutput = readerOut
+    try reader.run()
+    var procs: [(Process, Pipe)] = []
+    for w in 0..<2 {
+        var args = ["write-keys", "--file", file.path, "--prefix", "w\(w)-", "--count", "\(perWriter)", "--keys", "25", "--start-file", go.path]
+        if foundation { args.append("--foundation") }
+        procs.append(try start(args))
+    }
+    usleep(200_000)
+    FileManager.default.createFile(atPath: go.path, contents: nil)
+    var rates: [Double] = []
+    for (p, out) in procs {
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        let ns = text.split(separator: " ").dropFirst(3).first.flatMap { Double($0) } ?? .nan
+        rates.append(Double(perWriter) / (ns / 1e9))
+    }
+    FileManager.default.createFile(atPath: stop.path, contents: nil)
+    let readerText = String(decoding: readerOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    reader.waitUntilExit()
+    let counts = readerText.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
+    var lost = 0
+    let final = (try? PropertyListSerialization.propertyList(from: Data(contentsOf: file), options: [], format: nil)) as? [String: Any] ?? [:]
+    for w in 0..<2 {
+        for k in 0..<25 {
+            let last = (0..<perWriter).last { $0 % 25 == k } ?? -1
+            if (final["w\(w)-\(k)"] as? Int) != last { lost += 1 }
+        }
+    }
+    return (rates, lost, counts.first ?? 0, counts.count > 1 ? counts[1] : -1)
+}
+
 /// A watcher process and a writer process; returns the delays (ms) from each write to its delivery.
 func observationRound(polling: Bool, changes: Int = 30) throws -> [Double] {
     let dir = try tempDir()
@@ -118,6 +176,26 @@ func runPlatformBenchmark() throws {
                  median(concurrent), median(concurrent) / median(serial), concurrentKept.map(String.init).joined(separator: "/"), expected))
     print(String(format: "  baseline  two processes, Foundation UserDefaults + synchronize(), no lock: %7.0f writes/s; kept %@ of %d keys",
                  median(foundationRate), foundationKept.map(String.init).joined(separator: "/"), expected))
+    print("")
+
+    var perProcess: [Double] = [], lost: [Int] = [], reads = 0, readFailures = 0
+    var foundationPerProcess: [Double] = [], foundationLost: [Int] = []
+    for _ in 0..<max(rounds, 15) {
+        let r = try suiteRound(perWriter: 1000)
+        perProcess += r.rates
+        lost.append(r.lost)
+        reads += r.reads
+        readFailures += max(r.readFailures, 0) + (r.readFailures < 0 ? 1 : 0)
+        let f = try suiteRound(perWriter: 300, foundation: true)
+        foundationPerProcess += f.rates
+        foundationLost.append(f.lost)
+    }
+    print("SharedDefaults, a 50-key suite: two processes each rewriting 25 keys 1,000 times at once, Python plistlib parsing the file meanwhile (\(lost.count) interleaved rounds)")
+    print(String(format: "  measured  writes/s per process:  median %6.0f  (min %.0f, max %.0f)   ratio %.2fx the 1,000/s target; lost %d writes in all",
+                 median(perProcess), perProcess.min() ?? .nan, perProcess.max() ?? .nan, median(perProcess) / 1000, lost.reduce(0, +)))
+    print(String(format: "  baseline  Foundation UserDefaults + synchronize(), no lock: median %6.0f writes/s per process; ratio %.2fx; lost %d writes in all",
+                 median(foundationPerProcess), median(perProcess) / median(foundationPerProcess), foundationLost.reduce(0, +)))
+    print("  plistlib: \(reads) reads of the file while it was written, \(readFailures) that did not parse to the 50 keys")
     print("")
 
     var inotify: [Double] = [], polled: [Double] = []

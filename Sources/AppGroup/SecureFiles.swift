@@ -21,9 +21,18 @@ public enum SecureFiles {
         }
     }
 
+    /// How far a replacement must have gone before `writeAtomically` returns.
+    public enum Durability: Sendable {
+        /// Visible to every process and kept across any process's death (SIGKILL included): the rename is
+        /// done. A power cut or kernel crash may lose it. cfprefsd promises this much for user defaults.
+        case atomic
+        /// Also on disk: the file and its directory entry are fsynced (account files, device.json).
+        case synced
+    }
+
     /// Writes `data` to `url` atomically with mode 0600: a reader sees the old file or the new one, never part of one,
     /// and a crash (even SIGKILL) at any point leaves one of the two.
-    public static func writeAtomically(_ data: Data, to url: URL) throws {
+    public static func writeAtomically(_ data: Data, to url: URL, durability: Durability = .synced) throws {
         let dir = url.deletingLastPathComponent()
         try makeDirectory(dir)
         let tmp = dir.appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0 ... .max))")
@@ -46,12 +55,15 @@ public enum SecureFiles {
                     offset += n
                 }
             }
-            guard fsync(fd) == 0 else { throw FileError(path: tmp.path, reason: "fsync failed: \(errnoString())") }
+            if durability == .synced {
+                guard fsync(fd) == 0 else { throw FileError(path: tmp.path, reason: "fsync failed: \(errnoString())") }
+            }
         }
         guard rename(tmp.path, url.path) == 0 else {
             throw FileError(path: url.path, reason: "rename failed: \(errnoString())")
         }
         ok = true
+        guard durability == .synced else { return }
         let dfd = open(dir.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dfd >= 0 {
             _ = fsync(dfd)

@@ -29,6 +29,9 @@ public final class SharedDefaults: Sendable {
 
     /// Makes the suffix of a moved-aside corrupt file (`.corrupt-<suffix>`); tests pin it.
     let corruptSuffix: @Sendable () -> String
+    /// The last dictionary this process read or wrote, by the file's identity: a write whose file no
+    /// other process replaced since does not parse it again.
+    private let cache = ParsedCache()
 
     public init(url: URL) {
         self.url = url
@@ -44,7 +47,7 @@ public final class SharedDefaults: Sendable {
 
     /// Every key and value. A missing file is an empty store.
     public func dictionaryRepresentation() throws -> [String: PlistValue] {
-        switch Self.load(url) {
+        switch loadCached() {
         case .success(let dict): return dict
         case .failure(.unreadable(let error)): throw SharedDefaultsError.io(error)
         case .failure(.corrupt):
@@ -150,6 +153,9 @@ public final class SharedDefaults: Sendable {
         if data.starts(with: BinaryPlistCheck.prefix), let problem = BinaryPlistCheck.problem(data) {
             return .failure(.corrupt("a damaged binary property list (\(problem))"))
         }
+        // The fast reader takes the XML that SharedDefaults, Foundation and plistlib write; anything else
+        // goes to Foundation, which decides what is valid.
+        if !data.starts(with: BinaryPlistCheck.prefix), let dict = PlistXML.decode(data) { return .success(dict) }
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
@@ -163,13 +169,14 @@ public final class SharedDefaults: Sendable {
     }
 
     static func encode(_ dict: [String: PlistValue]) throws -> Data {
-        try PropertyListSerialization.data(
+        if let data = PlistXML.encode(dict) { return data }
+        return try PropertyListSerialization.data(
             fromPropertyList: dict.mapValues(\.foundationValue), format: .xml, options: 0)
     }
 
     /// Must be called with the lock held. A corrupt file is moved aside first; only then does the store start empty.
     private func readForWrite() throws -> [String: PlistValue] {
-        switch Self.load(url) {
+        switch loadCached() {
         case .success(let dict): return dict
         case .failure(.unreadable(let error)): throw SharedDefaultsError.io(error)
         case .failure(.corrupt(let detail)):
@@ -183,12 +190,27 @@ public final class SharedDefaults: Sendable {
 
     private func write(_ dict: [String: PlistValue]) throws {
         do {
-            try SecureFiles.writeAtomically(try Self.encode(dict), to: url)
+            // Atomic, not fsynced: a writer or reader killed at any point never sees part of a file and
+            // never loses an acknowledged write; only a power cut may (as with cfprefsd). README, "SharedDefaults".
+            let data = try Self.encode(dict)
+            try SecureFiles.writeAtomically(data, to: url, durability: .atomic)
+            // What a reader gets back (dates to the second), not the values as given.
+            if let written = PlistXML.decode(data) { cache.store(written, identity: FileIdentity(url)) }
         } catch let e as FileError {
             throw SharedDefaultsError.io(e)
         } catch {
             throw SharedDefaultsError.io(FileError(path: url.path, reason: "cannot encode property list: \(error)"))
         }
+    }
+
+    /// `load`, skipping the parse when the file is the one this process last read or wrote.
+    private func loadCached() -> Result<[String: PlistValue], LoadFailure> {
+        let before = FileIdentity(url)
+        if let before, let dict = cache.lookup(before) { return .success(dict) }
+        let result = Self.load(url)
+        // Cached only when the file was not replaced while it was read.
+        if case .success(let dict) = result, let before, FileIdentity(url) == before { cache.store(dict, identity: before) }
+        return result
     }
 
     private func withLock<T>(_ body: () throws -> T) throws -> T {
@@ -209,5 +231,36 @@ public final class SharedDefaults: Sendable {
         return String(
             format: "%04d%02d%02dT%02d%02d%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
             parts.tm_hour, parts.tm_min, parts.tm_sec, Int32(tv.tv_usec / 1000))
+    }
+}
+
+/// A file's identity: device, inode, size and modification time. Every SharedDefaults write renames a
+/// new file into place, so a new inode; equal identities mean the same contents.
+struct FileIdentity: Equatable, Sendable {
+    let dev: UInt64, ino: UInt64, size: Int64, sec: Int, nsec: Int
+
+    init?(_ url: URL) {
+        var info = stat()
+        guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        dev = UInt64(info.st_dev)
+        ino = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        sec = Int(info.st_mtim.tv_sec)
+        nsec = Int(info.st_mtim.tv_nsec)
+    }
+}
+
+final class ParsedCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var identity: FileIdentity?
+    private var dict: [String: PlistValue] = [:]
+
+    func lookup(_ id: FileIdentity) -> [String: PlistValue]? { lock.withLock { identity == id ? dict : nil } }
+
+    func store(_ dict: [String: PlistValue], identity: FileIdentity?) {
+        lock.withLock {
+            self.identity = identity
+            self.dict = dict
+        }
     }
 }

@@ -31,12 +31,13 @@ func monotonicNanos() -> UInt64 {
 }
 
 struct WriteKeys: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Set COUNT distinct keys PREFIX0… one write each.")
+    static let configuration = CommandConfiguration(abstract: "Set COUNT distinct keys PREFIX0… one write each (or COUNT writes over KEYS keys: PREFIX<i % KEYS> = i).")
     @Option(help: "The plist file.") var file: String
     @Option(help: "Key prefix.") var prefix: String
     @Option(help: "How many keys.") var count: Int
     @Option(help: "Wait until this file exists before starting, so writers start together.") var startFile: String?
     @Flag(help: "Baseline: Foundation's UserDefaults with synchronize() and no lock.") var foundation = false
+    @Option(help: "Cycle over this many keys instead of writing COUNT distinct ones.") var keys: Int?
 
     func run() throws {
         if let startFile { while !FileManager.default.fileExists(atPath: startFile) { usleep(1000) } }
@@ -47,12 +48,12 @@ struct WriteKeys: ParsableCommand {
                 throw ValidationError("cannot open UserDefaults for \(file)")
             }
             for i in 0..<count {
-                defaults.set(i, forKey: "\(prefix)\(i)")
+                defaults.set(i, forKey: "\(prefix)\(i % (keys ?? count))")
                 defaults.synchronize()
             }
         } else {
             let suite = SharedDefaults(url: URL(fileURLWithPath: file))
-            for i in 0..<count { try suite.set(.int(i), forKey: "\(prefix)\(i)") }
+            for i in 0..<count { try suite.set(.int(i), forKey: "\(prefix)\(i % (keys ?? count))") }
         }
         line("wrote \(count) in \(monotonicNanos() - t0) ns")
     }

@@ -241,3 +241,68 @@ final class Received: @unchecked Sendable {
         return true
     }
 }
+
+/// The fast XML reader and writer against Foundation's, both ways, and the fallback for what it does not take on.
+final class PlistXMLTests: XCTestCase {
+    let sample: [String: PlistValue] = [
+        "bool": .bool(true), "no": .bool(false), "int": .int(-42), "big": .int(Int.max), "double": .double(1.5), "tiny": .double(1e-300),
+        "text": .string("a & b < c > d \"q\" 'a' — ünïcødé 🎉\ttab\nline"), "empty": .string(""),
+        "data": .data(Data([0, 1, 2, 255, 254])), "date": .date(Date(timeIntervalSince1970: 1_763_812_800)),
+        "array": .array([.int(1), .string("two"), .array([]), .dictionary([:])]),
+        "dict": .dictionary(["LastUserIdentity": .dictionary(["orgId": .string("00D1"), "userId": .string("0051")])]),
+        "a&b": .string("key with an entity"),
+    ]
+
+    func testWhatItWritesFoundationReadsAndWhatFoundationWritesItReads() throws {
+        let fast = try XCTUnwrap(PlistXML.encode(sample))
+        let object = try PropertyListSerialization.propertyList(from: fast, options: [], format: nil)
+        XCTAssertEqual(PlistValue(foundation: object), .dictionary(sample))
+        let slow = try PropertyListSerialization.data(fromPropertyList: sample.mapValues(\.foundationValue), format: .xml, options: 0)
+        XCTAssertEqual(PlistXML.decode(slow), sample)
+        XCTAssertEqual(PlistXML.decode(fast), sample)
+    }
+
+    func testItReadsWhatPythonsPlistlibWrites() {
+        let plistlib = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+            \t<key>d</key>
+            \t<date>2026-11-22T12:00:00Z</date>
+            \t<key>data</key>
+            \t<data>
+            \tAAEC
+            \t</data>
+            \t<key>f</key>
+            \t<real>0.1</real>
+            \t<key>s</key>
+            \t<string>caf&#233; &amp; co</string>
+            \t<key>userLoggedIn</key>
+            \t<true/>
+            </dict>
+            </plist>
+            """
+        XCTAssertEqual(PlistXML.decode(Data(plistlib.utf8)), [
+            "d": .date(Date(timeIntervalSince1970: 1_795_348_800)), "data": .data(Data([0, 1, 2])), "f": .double(0.1),
+            "s": .string("café & co"), "userLoggedIn": .bool(true),
+        ])
+    }
+
+    func testWhatItDoesNotTakeOnGoesToFoundation() throws {
+        let commented = Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><!-- a comment --><dict><key>k</key><integer>1</integer></dict></plist>
+            """.utf8)
+        XCTAssertNil(PlistXML.decode(commented))
+        XCTAssertEqual(try SharedDefaults.decode(commented).get(), ["k": .int(1)], "Foundation reads it")
+        XCTAssertNil(PlistXML.encode(["nan": .double(.nan)]), "a non-finite number is left to Foundation")
+        XCTAssertNil(PlistXML.encode(["ctl": .string("\u{1}")]), "a control character XML 1.0 cannot carry")
+        XCTAssertNil(PlistXML.encode(["d": .date(Date(timeIntervalSince1970: -1e300))]), "found by fuzzing: a date no calendar year holds")
+        XCTAssertNoThrow(try SharedDefaults.encode(["d": .date(Date(timeIntervalSince1970: -1e12))]), "Foundation writes what the fast writer leaves")
+        for broken in ["<plist><dict><key>k</key></dict></plist>", "<plist><dict><key>k</key><integer>x</integer></dict></plist>",
+                       "<plist><dict><key>k</key><string>v</string>", "<plist><dict><key>k</key><string>a</string><key>k</key><string>b</string></dict></plist>"] {
+            XCTAssertNil(PlistXML.decode(Data(broken.utf8)), broken)
+        }
+    }
+}

@@ -2,11 +2,22 @@ import Foundation
 
 // libFuzzer entry for the shared-defaults reader (SharedDefaults.decode in Sources/AppGroup): any
 // bytes must decode to a dictionary or be refused as corrupt, never crash; what decodes must encode.
+// The fast XML reader (PlistXML) is checked against Foundation: what it reads, Foundation must read
+// to the same dictionary, and its own output must read back to the same dictionary.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Data(UnsafeBufferPointer(start: data, count: size))
     if case .success(let dict) = SharedDefaults.decode(bytes) {
         _ = try? SharedDefaults.encode(dict)
+    }
+    if let fast = PlistXML.decode(bytes) {
+        guard let object = try? PropertyListSerialization.propertyList(from: bytes, options: [], format: nil),
+            case .dictionary(let slow)? = PlistValue(foundation: object)
+        else { fatalError("PlistXML read what Foundation refuses") }
+        guard fast == slow else { fatalError("PlistXML and Foundation read different dictionaries") }
+        if let again = PlistXML.encode(fast) {
+            guard PlistXML.decode(again) == fast else { fatalError("PlistXML's output does not read back") }
+        }
     }
     return 0
 }
