@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "RestClient", targets: ["RestClient"]),
         .library(name: "MobileSync", targets: ["MobileSync"]),
         .library(name: "SalesforceSDK", targets: ["SalesforceSDK"]),
+        .library(name: "SalesforceSDKCore", targets: ["SalesforceSDKCore"]),
         .library(name: "XcodeProject", targets: ["XcodeProject"]),
         // The app layer: what the app (MobileApp) and its extensions (AppExtensions) do, as their bundles configure them.
         .library(name: "MobileApp", targets: ["MobileApp"]),
@@ -55,7 +56,10 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         .target(name: "MobileSync", dependencies: ["SmartStore", "RestClient"]),
-        .target(name: "SalesforceSDK", dependencies: ["AppGroup", "Keychain", "RestClient", "SmartStore", "MobileSync",
+        // The facade's networking-free part: launch, accounts read side, stores, notifications. What an app
+        // extension links (issue "Speed": no FoundationNetworking, MobileSync or Crypto in the widget).
+        .target(name: "SalesforceSDKCore", dependencies: ["AppGroup", "Keychain", "SmartStore"]),
+        .target(name: "SalesforceSDK", dependencies: ["SalesforceSDKCore", "AppGroup", "Keychain", "RestClient", "SmartStore", "MobileSync",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "OrgSimulator", dependencies: [
@@ -70,7 +74,7 @@ let package = Package(
         // App layer (DESIGN.md §1): the app and its extensions as their bundles configure them. Generic: the
         // sample and any imported app differ only in their bundles' files.
         // What an extension runs: the widget's launch checks, evaluation, cards and the newest-records query.
-        .target(name: "AppExtensions", dependencies: ["AppGroup", "Keychain", "SmartStore", "SalesforceSDK"]),
+        .target(name: "AppExtensions", dependencies: ["AppGroup", "Keychain", "SmartStore", "SalesforceSDKCore"]),
         // What the app runs: launch with the userLoggedIn writer, sessions, syncs, records, status, the shell's scenes.
         .target(name: "MobileApp", dependencies: ["AppGroup", "Keychain", "SmartStore", "MobileSync", "RestClient", "SalesforceSDK", "AppExtensions"]),
 
@@ -80,7 +84,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "extension-widget", dependencies: [
-            "AppExtensions", "SalesforceSDK",
+            "AppExtensions", "SalesforceSDKCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sf-simulator", dependencies: [

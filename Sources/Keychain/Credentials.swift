@@ -1,5 +1,4 @@
 import Foundation
-import Keychain
 
 /// Who is logged in and where: everything about a session except its tokens, which live only in the
 /// keychain (`TokenStore`). Safe to persist (the SDK keeps this in `UserAccount.plist`).
@@ -29,54 +28,19 @@ public struct OAuthCredentials: Sendable, Codable, Equatable {
     }
 }
 
-/// The access and refresh tokens of a session, in the keychain under the SDK's service names.
-public struct TokenStore: Sendable {
+/// The keychain items of a session's tokens, under the SDK's service names, keyed by
+/// `OAuthCredentials.keychainAccount`. RestClient's `TokenStore` reads and writes them; an extension
+/// that only needs to know whether a session is live reads the refresh item here, with no networking.
+public enum SessionTokenItems {
     public static let accessService = "com.salesforce.mobilesdk.oauth.access"
     public static let refreshService = "com.salesforce.mobilesdk.oauth.refresh"
 
-    public let keychain: KeychainHelper
-    public let account: String
-
-    public init(keychain: KeychainHelper, account: String) {
-        self.keychain = keychain
-        self.account = account
-    }
-
-    public func accessToken() async throws(RestError) -> String? { try await read(Self.accessService) }
-    public func refreshToken() async throws(RestError) -> String? { try await read(Self.refreshService) }
-
-    public func save(accessToken: String, refreshToken: String?) async throws(RestError) {
-        try check(await keychain.write(Array(accessToken.utf8), service: Self.accessService, account: account))
-        if let refreshToken {
-            try check(await keychain.write(Array(refreshToken.utf8), service: Self.refreshService, account: account))
-        }
-    }
-
-    /// Empties both items (the SDK resets them at logout rather than deleting them).
-    public func reset() async throws(RestError) {
-        for service in [Self.accessService, Self.refreshService] {
-            let result = await keychain.reset(service: service, account: account)
-            if result.status != .success && result.status != .itemNotFound { try check(result) }
-        }
-    }
-
-    /// Deletes both items (a session that never became an account); a missing item is not an error.
-    public func remove() async throws(RestError) {
-        for service in [Self.accessService, Self.refreshService] {
-            let result = await keychain.remove(service: service, account: account)
-            if result.status != .success && result.status != .itemNotFound { try check(result) }
-        }
-    }
-
-    private func read(_ service: String) async throws(RestError) -> String? {
-        let result = await keychain.read(service: service, account: account)
-        if result.status == .itemNotFound { return nil }
-        try check(result)
-        guard let bytes = result.data, !bytes.isEmpty else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private func check(_ result: KeychainResult) throws(RestError) {
-        if let error = result.error { throw .keychain(error.description) }
+    /// Whether the session has a refresh token (an empty item is a logged-out session). A keychain
+    /// that cannot be read throws: it is never "no token".
+    public static func hasRefreshToken(_ keychain: KeychainHelper, account: String) async throws(KeychainError) -> Bool {
+        let result = await keychain.read(service: refreshService, account: account)
+        if result.status == .itemNotFound { return false }
+        if let error = result.error { throw error }
+        return !(result.data ?? []).isEmpty
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Keychain
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

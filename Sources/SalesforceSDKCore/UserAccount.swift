@@ -1,6 +1,6 @@
 import AppGroup
 import Foundation
-import RestClient
+import Keychain
 import SmartStore
 
 /// A logged-in (or once logged-in) user, as the SDK keeps it in `UserAccount.plist`. No token is in
@@ -19,6 +19,18 @@ public struct UserAccount: Sendable, Codable, Equatable {
     public var userId: String { credentials.userId }
     public var identity: UserIdentity { UserIdentity(orgId: orgId, userId: userId) }
     public var storeUser: StoreUser { StoreUser(orgId: orgId, userId: userId) }
+
+    public init(
+        credentials: OAuthCredentials, username: String, displayName: String, email: String, screenLockPinLength: Int? = nil,
+        screenLockTimeoutMinutes: Int? = nil
+    ) {
+        self.credentials = credentials
+        self.username = username
+        self.displayName = displayName
+        self.email = email
+        self.screenLockPinLength = screenLockPinLength
+        self.screenLockTimeoutMinutes = screenLockTimeoutMinutes
+    }
 }
 
 /// Which user: the SDK's `LastUserIdentity`.
@@ -42,20 +54,22 @@ public struct UserIdentity: Sendable, Codable, Hashable, CustomStringConvertible
 }
 
 /// Reads and writes `Library/<orgId>/<userId>/UserAccount.plist` under the SDK root (atomically, 0600).
-struct AccountFiles {
-    let sdkRoot: DeviceLayout.SDKRoot
+package struct AccountFiles {
+    package let sdkRoot: DeviceLayout.SDKRoot
 
-    func directory(for identity: UserIdentity) -> URL {
+    package init(sdkRoot: DeviceLayout.SDKRoot) { self.sdkRoot = sdkRoot }
+
+    package func directory(for identity: UserIdentity) -> URL {
         sdkRoot.accountDirectory(orgId: identity.orgId, userId: identity.userId)
     }
 
-    func save(_ account: UserAccount) throws {
+    package func save(_ account: UserAccount) throws {
         let encoder = PropertyListEncoder()
         encoder.outputFormat = .xml
         try SecureFiles.writeAtomically(try encoder.encode(account), to: sdkRoot.accountFile(orgId: account.orgId, userId: account.userId))
     }
 
-    func load(_ identity: UserIdentity) throws -> UserAccount? {
+    package func load(_ identity: UserIdentity) throws -> UserAccount? {
         let url = sdkRoot.accountFile(orgId: identity.orgId, userId: identity.userId)
         guard let data = try SecureFiles.readIfPresent(url) else { return nil }
         do { return try PropertyListDecoder().decode(UserAccount.self, from: data) } catch {
@@ -63,7 +77,7 @@ struct AccountFiles {
         }
     }
 
-    func all() throws -> [UserAccount] {
+    package func all() throws -> [UserAccount] {
         var out: [UserAccount] = []
         for file in sdkRoot.accountFiles() {
             guard let data = try SecureFiles.readIfPresent(file.url) else { continue }
@@ -75,7 +89,7 @@ struct AccountFiles {
         return out
     }
 
-    func delete(_ identity: UserIdentity) throws {
+    package func delete(_ identity: UserIdentity) throws {
         let dir = directory(for: identity)
         if FileManager.default.fileExists(atPath: dir.path) { try FileManager.default.removeItem(at: dir) }
     }

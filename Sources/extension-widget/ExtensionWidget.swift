@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import AppExtensions
-import SalesforceSDK
+import SalesforceSDKCore
 
 @main
 struct ExtensionWidget: AsyncParsableCommand {

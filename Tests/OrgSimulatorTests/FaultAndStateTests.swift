@@ -1,5 +1,6 @@
 import AppGroupSimTestSupport
 import Foundation
+import Keychain
 import OrgSimulator
 import XCTest
 

@@ -1,0 +1,292 @@
+import AppGroup
+import Foundation
+import Keychain
+import RestClient
+import SalesforceSDKCore
+import SmartStore
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension BootConfig {
+    var app: OAuthLogin.App { OAuthLogin.App(clientId: consumerKey, redirectURI: redirectURI, scopes: scopes) }
+}
+
+/// Login, switching and logout in the SDK's order, and the REST client of an account.
+extension UserAccountManager {
+    public func tokens(_ account: UserAccount) -> TokenStore {
+        TokenStore(keychain: launch.keychain, account: account.credentials.keychainAccount)
+    }
+
+    public func restClient(_ account: UserAccount) -> RestClient {
+        RestClient(credentials: account.credentials, tokens: tokens(account))
+    }
+
+    /// The web-view login: code + PKCE, then the identity service; a screen-lock policy must be met with a
+    /// passcode (set now, or the app's existing one) before the account is kept. The org unreachable is an
+    /// error that returns to login: no account, no current-user change, no notification but the will-log-in.
+    public func login(org: URL, username: String, password: String, passcode: String?) async throws -> UserAccount {
+        let boot = try BootConfig.load(from: launch.sandbox.bundle)
+        events.post(.userWillLogIn, ["username": username])
+        events.step("authenticate", ["org": org.absoluteString])
+        let credentials: OAuthCredentials
+        // Journaled before any token exists, so that a login killed at any later point leaves tokens
+        // that the next launch can revoke and remove (cleanUpOrphanedTokens).
+        let keychainAccount = OAuthLogin.newKeychainAccount(boot.app)
+        try journal.begin(keychainAccount: keychainAccount, loginHost: org)
+        do {
+            credentials = try await OAuthLogin.login(
+                loginHost: org, app: boot.app, username: username, password: password, keychain: launch.keychain, keychainAccount: keychainAccount)
+        } catch .offline(let detail) {
+            try? journal.end(keychainAccount: keychainAccount)
+            events.step("authenticationFailed", ["reason": "orgUnreachable"])
+            throw SDKError.orgUnreachable("the org at \(org.absoluteString) cannot be reached (\(detail)); check --org and that sf-simulator is running")
+        } catch {
+            events.step("authenticationFailed", ["reason": "\(error)"])
+            // The org may have issued tokens before the failure: take back whatever reached the keychain.
+            await discardSession(keychainAccount: keychainAccount, loginHost: org)
+            throw error
+        }
+        do {
+            let account = try await completeLogin(credentials, username: username, passcode: passcode)
+            try? journal.end(keychainAccount: keychainAccount)
+            return account
+        } catch {
+            // Nothing of a login that did not finish is kept: the org revokes the session, the items go.
+            await discardSession(keychainAccount: keychainAccount, loginHost: org)
+            throw error
+        }
+    }
+
+    /// The steps after the token exchange: identity, the mobile policy and its passcode, the account file,
+    /// the current user.
+    private func completeLogin(_ credentials: OAuthCredentials, username: String, passcode: String?) async throws -> UserAccount {
+        let client = RestClient(credentials: credentials, tokens: TokenStore(keychain: launch.keychain, account: credentials.keychainAccount))
+        let identity = try await client.identity().object()
+        let policy = identity["mobile_policy"] as? [String: Any]
+        let pinLength = (policy?["pin_length"] as? Int).flatMap { (policy?["screen_lock"] as? Int ?? 0) > 0 ? $0 : nil }
+        let lock = ScreenLock(accounts: self)
+        // Another account already brought a policy and its passcode: this login must give that passcode.
+        var existing = false
+        if let pinLength {
+            events.step("screenLockPolicy", ["pinLength": String(pinLength)])
+            existing = try lock.policy() != nil ? await lock.hasPasscode() : false
+            let valid = passcode.map { $0.count == pinLength && $0.allSatisfy(\.isNumber) } ?? false
+            if !valid || existing {
+                do {
+                    guard valid, let passcode else {
+                        throw passcode == nil ? SDKError.passcodeRequired(pinLength: pinLength) : SDKError.passcodeInvalid(pinLength: pinLength)
+                    }
+                    try await lock.unlock(passcode, events: events)
+                } catch {
+                    // Cancelled or failed: nothing of the session is kept (login's caller discards it).
+                    events.step("passcodeFailed")
+                    throw error
+                }
+            }
+        }
+        let account = UserAccount(
+            credentials: credentials, username: identity["username"] as? String ?? username,
+            displayName: identity["display_name"] as? String ?? username, email: identity["email"] as? String ?? "",
+            screenLockPinLength: pinLength, screenLockTimeoutMinutes: pinLength == nil ? nil : (policy?["screen_lock"] as? Int))
+        // The same user logging in again replaces the session in the account file; the one it replaces
+        // must not stay live in the keychain with nothing pointing to it.
+        // Journaled first, so that a kill anywhere after the save still leaves it to the next launch.
+        let replaced = try files.load(account.identity).map(\.credentials).flatMap { $0.keychainAccount == credentials.keychainAccount ? nil : $0 }
+        if let replaced { try journal.begin(keychainAccount: replaced.keychainAccount, loginHost: replaced.loginHost) }
+        try files.save(account)
+        do {
+            if pinLength != nil, let passcode, !existing {
+                try await lock.setPasscode(passcode)
+                events.step("passcodeSet")
+            }
+            try setCurrentUser(account)
+        } catch {
+            // The session is discarded by the caller; an account file without it would be a logged-out account.
+            try? files.delete(account.identity)
+            throw error
+        }
+        events.post(.userDidLogIn, ["user": account.identity.description, "username": account.username])
+        if let replaced, !(await discardSession(keychainAccount: replaced.keychainAccount, loginHost: replaced.loginHost)) {
+            events.step("replacedSessionKept", ["account": replaced.keychainAccount])
+        }
+        return account
+    }
+
+    var journal: LoginJournal { LoginJournal(defaults: launch.sandbox.standardDefaults) }
+
+    /// Revokes a session at the org (when a refresh token reached the keychain) and removes its token
+    /// items; ends its journal entry only when both happened, so a later launch can finish the job.
+    @discardableResult
+    func discardSession(keychainAccount: String, loginHost: URL?) async -> Bool {
+        let tokens = TokenStore(keychain: launch.keychain, account: keychainAccount)
+        guard let refresh = try? await tokens.refreshToken() else {
+            // Nothing live (or the keychain cannot say): remove what is there, if anything.
+            if (try? await tokens.remove()) != nil { try? journal.end(keychainAccount: keychainAccount) }
+            return false
+        }
+        guard let loginHost else { return false }
+        do {
+            try await revoke(refresh, at: loginHost)
+        } catch {
+            events.step("orphanRevokeFailed", ["account": keychainAccount, "reason": "\(error)"])
+            return false
+        }
+        guard (try? await tokens.remove()) != nil else { return false }
+        try? journal.end(keychainAccount: keychainAccount)
+        events.step("orphanedSessionDiscarded", ["account": keychainAccount])
+        return true
+    }
+
+    /// Token items with a value that no account file points to, in any SDK root of the process (the
+    /// app group's or its own container: the flag may have moved since the login). What a login killed
+    /// between the token exchange and the account file leaves. Empty items (what logout leaves, as the
+    /// SDK does) are not live and do not count.
+    public func orphanedTokenAccounts() async throws -> [String] {
+        var referenced = Set<String>()
+        for root in try launch.dataSharing.allSDKRoots() {
+            referenced.formUnion(try AccountFiles(sdkRoot: root).all().map(\.credentials.keychainAccount))
+        }
+        let items: [KeychainItemInfo]
+        do { items = try await launch.keychain.items() } catch { throw SDKError.keychainUnavailable(error.message) }
+        let live = items.filter {
+            ($0.service == TokenStore.refreshService || $0.service == TokenStore.accessService) && $0.valueLength > 0
+        }
+        return Array(Set(live.map(\.account)).subtracting(referenced)).sorted()
+    }
+
+    /// At launch: revokes at the org, then removes, the live tokens of this app's logins that were
+    /// interrupted before their account was saved: only sessions the login journal names are touched,
+    /// never tokens whose story the app does not know (doctor reports those). Returns what was discarded
+    /// and what could not be (the org unreachable): those stay for the next launch.
+    public func cleanUpOrphanedTokens() async throws -> (discarded: [String], kept: [String]) {
+        var discarded: [String] = []
+        var kept: [String] = []
+        let journaled = try journal.entries()
+        guard !journaled.isEmpty else { return ([], []) }
+        for account in try await orphanedTokenAccounts() {
+            guard let host = journaled[account]?.loginHost else { continue }
+            if await discardSession(keychainAccount: account, loginHost: host) { discarded.append(account) } else { kept.append(account) }
+        }
+        // Entries of logins killed before any token reached the keychain have nothing left to do.
+        try? journal.prune(keeping: Set(kept))
+        return (discarded, kept)
+    }
+
+    /// What a launch does with accounts it cannot read because the keychain is locked (a background
+    /// launch before the first unlock). The SDK deletes them, which logged users out in the field;
+    /// AppGroupSim's default keeps every file and says so.
+    public enum Recovery: Sendable {
+        case keepFiles
+        case sdkDestructive
+    }
+
+    /// The launch's check of the keychain, before anything is changed. A keychain that cannot be used
+    /// (locked, no Secret Service, no bus, no answer) stops the launch with one message and changes
+    /// nothing. With `.sdkDestructive` and stored accounts, the SDK's recovery runs instead, completely:
+    /// every account file and store it cannot read is deleted and the current user is cleared.
+    /// Returns the usernames that recovery deleted (empty otherwise).
+    @discardableResult
+    public func verifyAtLaunch(recovery: Recovery) async throws -> [String] {
+        let status = await launch.keychain.status()
+        guard let error = status.error else { return [] }
+        let stored = try allAccounts()
+        events.step(status.status == .interactionNotAllowed ? "keychainLockedAtLaunch" : "keychainUnavailableAtLaunch",
+                    ["accounts": String(stored.count), "status": String(status.status.rawValue)])
+        guard recovery == .sdkDestructive, !stored.isEmpty else {
+            if status.status == .interactionNotAllowed, !stored.isEmpty { throw SDKError.keychainLockedAtLaunch(accounts: stored.count) }
+            throw SDKError.keychainUnavailable(error.message)
+        }
+        let root = try launch.dataSharing.sdkRootDirectory()
+        for account in stored {
+            try StoreManager(sdkRoot: root, isLoggedIn: { _ in true }).removeAllStores(for: account.storeUser)
+            try files.delete(account.identity)
+            events.step("deletedUnreadableAccount", ["user": account.identity.description])
+        }
+        if try launch.dataSharing.msdkUserDefaults().value(forKey: Self.lastUserIdentityKey) != nil {
+            try setCurrentUser(nil)
+        }
+        return stored.map(\.username)
+    }
+
+    public func switchToUser(_ account: UserAccount) throws {
+        let current = try currentUser()
+        guard current?.identity != account.identity else { return }
+        events.post(.userWillSwitch, ["from": current?.identity.description ?? "", "to": account.identity.description])
+        try setCurrentUser(account)
+        events.post(.userDidSwitch, ["from": current?.identity.description ?? "", "to": account.identity.description])
+    }
+
+    /// What a logout could not do at the org. The SDK revokes without waiting for the answer, so a
+    /// failure never stops the logout; AppGroupSim reports it instead of dropping it.
+    public struct LogoutResult: Sendable, Equatable {
+        /// Why the org was not told to revoke the refresh token (unreachable, an error), nil when it was.
+        public var revokeFailure: String?
+    }
+
+    /// Logout in the SDK's order: will-logout; the user's files and stores; revoke at the org; empty the
+    /// token items; clear the current user (without a did-change-user notification, as in the SDK);
+    /// did-logout; org-did-logout when no account of the org is left. The refresh token is read before
+    /// anything is deleted: a keychain that cannot be read stops the logout with nothing changed.
+    @discardableResult
+    public func logout(_ account: UserAccount, reason: String = "userInitiated") async throws -> LogoutResult {
+        let refresh: String?
+        do {
+            refresh = try await tokens(account).refreshToken()
+        } catch {
+            throw SDKError.keychainUnavailable("\(error)")
+        }
+        events.post(.userWillLogout, ["user": account.identity.description, "reason": reason])
+        let root = try launch.dataSharing.sdkRootDirectory()
+        try StoreManager(sdkRoot: root, isLoggedIn: { _ in true }).removeAllStores(for: account.storeUser)
+        try files.delete(account.identity)
+        var result = LogoutResult(revokeFailure: nil)
+        if let refresh {
+            do {
+                try await revoke(refresh, at: account.credentials.loginHost)
+                events.step("revoked")
+            } catch {
+                result.revokeFailure = "\(error)"
+                events.step("revokeFailed", ["reason": "\(error)"])
+            }
+        }
+        do {
+            try await tokens(account).reset()
+        } catch {
+            throw SDKError.keychainUnavailable("\(error)")
+        }
+        if try currentUser()?.identity == account.identity || currentUser() == nil {
+            try launch.dataSharing.msdkUserDefaults().set(nil, forKey: Self.lastUserIdentityKey)
+        }
+        try await ScreenLock(accounts: self).reset()
+        events.post(.userDidLogout, ["user": account.identity.description])
+        if try allAccounts().allSatisfy({ $0.orgId != account.orgId }) {
+            events.post(.orgDidLogout, ["org": account.orgId])
+        }
+        return result
+    }
+
+    /// POST `services/oauth2/revoke` with the refresh token; the org's 200 is the only success.
+    func revoke(_ refreshToken: String, at loginHost: URL) async throws {
+        var request = URLRequest(url: loginHost.appendingPathComponent("services/oauth2/revoke"))
+        request.httpMethod = "POST"
+        request.timeoutInterval = 10
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        request.httpBody = Data("token=\(refreshToken.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")".utf8)
+        let (_, response): (Data, URLResponse)
+        do {
+            (_, response) = try await URLSession.shared.data(for: request)
+        } catch {
+            throw RestError.offline(error.localizedDescription)
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard status == 200 else { throw RestError.http(status: status, errors: []) }
+    }
+
+}
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
