@@ -98,21 +98,24 @@ public enum AppWidget {
             let off = try launch.dataSharing.appGroupEnabled() ? "" : " (app groups are off for the widget, so it reads only its own defaults)"
             return Report(state: .notLoggedIn, user: nil, contacts: [], message: "\(launch.userLogInStatusKey) is not set in msdkUserDefaults\(off); log in with main-app")
         }
-        let keychain = await launch.keychain.status()
-        if let error = keychain.error {
-            return Report(state: .keychainUnavailable, user: nil, contacts: [], message: error.message)
-        }
         events.step("userLoggedIn")
         let sdk = SmartStoreSDKManager.initializeSDK(launch: launch, events: events)
+        // One trip to the Secret Service on the way that lists: the current user's refresh token (below).
+        // Only a flag with no current user asks whether the keychain could be used at all, since the SDK
+        // could not have read its accounts from a locked keychain either.
         guard let account = try sdk.userAccountManager.currentUser() else {
+            if let error = await launch.keychain.status().error {
+                return Report(state: .keychainUnavailable, user: nil, contacts: [], message: error.message)
+            }
             return Report(state: .notLoggedIn, user: nil, contacts: [], message: "\(launch.userLogInStatusKey) is set but there is no current user (a stale flag, e.g. after the last logout); the widget shows nothing")
         }
         let user = User(orgId: account.orgId, userId: account.userId, username: account.username)
         let loggedIn: Bool
         do {
-            loggedIn = try await sdk.userAccountManager.isLoggedIn(account)
+            // isLoggedIn's read, keeping the keychain's own message (a locked keychain, no Secret Service).
+            loggedIn = try await SessionTokenItems.hasRefreshToken(launch.keychain, account: account.credentials.keychainAccount)
         } catch {
-            return Report(state: .keychainUnavailable, user: user, contacts: [], message: "\(error)")
+            return Report(state: .keychainUnavailable, user: nil, contacts: [], message: error.message)
         }
         guard loggedIn else {
             return Report(state: .notLoggedIn, user: user, contacts: [], message: "the current user has no refresh token in the shared keychain group; log in again with main-app")
