@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Keychain", targets: ["Keychain"]),
         .library(name: "SmartStore", targets: ["SmartStore"]),
         .library(name: "RestClient", targets: ["RestClient"]),
+        .library(name: "FastJSON", targets: ["FastJSON"]),
         .library(name: "MobileSync", targets: ["MobileSync"]),
         .library(name: "SalesforceSDK", targets: ["SalesforceSDK"]),
         .library(name: "SalesforceSDKCore", targets: ["SalesforceSDKCore"]),
@@ -48,11 +49,14 @@ let package = Package(
         // Reads a developer's Xcode project (project.pbxproj) for `msdk-sim import` and `doctor --xcodeproj`.
         .target(name: "XcodeProject"),
 
-        // Data layer and facade: filled by later issues; they compile and hold no behaviour yet.
-        .target(name: "RestClient", dependencies: ["Keychain", .product(name: "Crypto", package: "swift-crypto")]),
+        // Base (DESIGN.md §1): one JSON value with a fast reader and writer, shared by the data layer.
+        .target(name: "FastJSON"),
+
+        // Data layer and facade.
+        .target(name: "RestClient", dependencies: ["Keychain", "FastJSON", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "SmartStore", dependencies: [
             // Store paths come from the device layout (DeviceLayout.SDKRoot), one rule for every module.
-            "AppGroup",
+            "AppGroup", "FastJSON",
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         .target(name: "MobileSync", dependencies: ["SmartStore", "RestClient"]),
@@ -117,6 +121,7 @@ let package = Package(
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "MobileSyncTests", dependencies: ["MobileSync", "SmartStore", "RestClient", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "OrgSimulatorTests", dependencies: ["OrgSimulator", "RestClient", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "FastJSONTests", dependencies: ["FastJSON"]),
         .testTarget(name: "SmartStoreTests", dependencies: ["SmartStore", "AppGroupSimTestSupport"]),
         .testTarget(name: "AppExtensionsTests", dependencies: ["AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "MobileAppTests", dependencies: ["MobileApp", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "OrgSimulator", "AppGroupSimTestSupport"]),

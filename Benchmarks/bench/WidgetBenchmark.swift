@@ -56,29 +56,46 @@ func runWidgetBenchmark() throws {
             exit(1)
         }
     }
-    let widgetArgs = ["--bundle", widget.path, "--device", device, "--json"]
-    let hello = binDir.appendingPathComponent("hello")
-    _ = try launched(binDir.appendingPathComponent("extension-widget"), widgetArgs, scratch: work)
-    var widgetRuns: [(seconds: Double, maxRSSKiB: Int, status: Int32)] = []
-    var helloRuns: [(seconds: Double, maxRSSKiB: Int, status: Int32)] = []
+    let mainArgs = ["--bundle", widget.path, "--device", device]
+    let emptyDevice = work.appendingPathComponent("empty-device").path
+    // The notLoggedIn path: a device where the app ran once (so the group exists) but nobody logged in.
+    _ = try measure(mainApp, ["--bundle", app.path, "--device", emptyDevice, "status"])
+    var cases: [(label: String, exe: URL, args: [String], expect: Int32, hello: URL)] = [
+        ("logged in, list 3, --json", binDir.appendingPathComponent("extension-widget"), mainArgs + ["--json"], 0, binDir.appendingPathComponent("hello")),
+        ("logged in, list 3, text", binDir.appendingPathComponent("extension-widget"), mainArgs, 0, binDir.appendingPathComponent("hello")),
+        ("notLoggedIn, --json", binDir.appendingPathComponent("extension-widget"), ["--bundle", widget.path, "--device", emptyDevice, "--json"], 10,
+         binDir.appendingPathComponent("hello")),
+    ]
+    // BENCH_STATIC_BIN: a folder with extension-widget and hello built with --static-swift-stdlib.
+    if let dir = ProcessInfo.processInfo.environment["BENCH_STATIC_BIN"] {
+        let bin = URL(fileURLWithPath: dir)
+        cases.append(("static stdlib: logged in, list 3, --json", bin.appendingPathComponent("extension-widget"), mainArgs + ["--json"], 0,
+                      bin.appendingPathComponent("hello")))
+        cases.append(("static stdlib: notLoggedIn, --json", bin.appendingPathComponent("extension-widget"),
+                      ["--bundle", widget.path, "--device", emptyDevice, "--json"], 10, bin.appendingPathComponent("hello")))
+    }
+    print("extension-widget cold start against a hello-world built the same way: 10,000 contacts in the shared store; 15 interleaved runs, medians (min-max)")
+    for c in cases {
+        _ = try launched(c.exe, c.args, scratch: work)
+        var w: [(seconds: Double, maxRSSKiB: Int, status: Int32)] = [], h: [(seconds: Double, maxRSSKiB: Int, status: Int32)] = []
+        for _ in 0..<15 {
+            w.append(try launched(c.exe, c.args, scratch: work))
+            h.append(try launched(c.hello, [], scratch: work))
+        }
+        guard w.allSatisfy({ $0.status == c.expect }) else {
+            FileHandle.standardError.write(Data("bench: \(c.label): exit \(w[0].status), expected \(c.expect)\n".utf8))
+            exit(1)
+        }
+        let ws = w.map(\.seconds), hs = h.map(\.seconds)
+        let wr = median(w.map { Double($0.maxRSSKiB) }) / 1024, hr = median(h.map { Double($0.maxRSSKiB) }) / 1024
+        print("  \(c.label)")
+        print(String(format: "    baseline  hello-world:       %6.1f ms (%.1f-%.1f)   peak RSS %5.1f MiB", median(hs) * 1000, hs.min()! * 1000, hs.max()! * 1000, hr))
+        print(String(format: "    measured  extension-widget:  %6.1f ms (%.1f-%.1f)   peak RSS %5.1f MiB   ratio %.2fx (target <= 2.0x; <= 30 MiB)",
+                     median(ws) * 1000, ws.min()! * 1000, ws.max()! * 1000, wr, median(ws) / median(hs)))
+    }
     var floored: [Int] = []
-    for _ in 0..<15 {
-        widgetRuns.append(try launched(binDir.appendingPathComponent("extension-widget"), widgetArgs, scratch: work))
-        helloRuns.append(try launched(hello, [], scratch: work))
-        floored.append(try measure(hello, []).maxRSSKiB)
-    }
-    guard widgetRuns.allSatisfy({ $0.status == 0 }) else {
-        FileHandle.standardError.write(Data("bench: the widget did not list (exit \(widgetRuns[0].status))\n".utf8))
-        exit(1)
-    }
-    let w = median(widgetRuns.map(\.seconds)), h = median(helloRuns.map(\.seconds))
-    let wr = median(widgetRuns.map { Double($0.maxRSSKiB) }) / 1024, hr = median(helloRuns.map { Double($0.maxRSSKiB) }) / 1024
-    print("extension-widget cold start: logged in, 10,000 contacts in the shared store, list 3 (15 runs, medians)")
-    print(String(format: "  baseline  hello-world (same build):  %6.1f ms   peak RSS %5.1f MiB", h * 1000, hr))
-    print(String(format: "  measured  extension-widget --json:     %6.1f ms   peak RSS %5.1f MiB   ratio %.2fx (targets <= 2.0x, <= 30 MiB)", w * 1000, wr, w / h))
-    print(String(format: "  (min-max: widget %.1f-%.1f ms, hello %.1f-%.1f ms; hello-world spawned straight from this %.0f MiB benchmark reads %.1f MiB: the floor bench-launcher avoids)",
-        (widgetRuns.map(\.seconds).min() ?? 0) * 1000, (widgetRuns.map(\.seconds).max() ?? 0) * 1000,
-        (helloRuns.map(\.seconds).min() ?? 0) * 1000, (helloRuns.map(\.seconds).max() ?? 0) * 1000,
+    for _ in 0..<5 { floored.append(try measure(binDir.appendingPathComponent("hello"), []).maxRSSKiB) }
+    print(String(format: "  (hello-world spawned straight from this %.0f MiB benchmark reads %.1f MiB: the floor bench-launcher avoids)",
         Double(selfPeakRSSKiB()) / 1024, median(floored.map(Double.init)) / 1024))
 }
 

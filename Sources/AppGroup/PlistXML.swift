@@ -263,17 +263,31 @@ enum PlistXML {
         func scalar(_ name: String, _ content: String) -> PlistValue? {
             switch name {
             case "string": return .string(content)
+            // Numbers and dates exactly as writers write them, no space around: anything else goes to
+            // Foundation (fuzzing found it refuses an integer followed by carriage returns).
             case "integer":
-                let t = content.trimmingCharacters(in: .whitespacesAndNewlines)
-                return Int(t).map(PlistValue.int)
+                // An optional minus, then digits.
+                let digits = content.hasPrefix("-") ? content.utf8.dropFirst() : content.utf8[...]
+                guard !digits.isEmpty, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+                return Int(content).map(PlistValue.int)
             case "real":
-                let t = content.trimmingCharacters(in: .whitespacesAndNewlines)
-                guard let d = Double(t), d.isFinite else { return nil }
+                // Decimal notation only (no hex floats, no words): what Swift's and plistlib's writers produce.
+                guard !content.isEmpty, content.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
+                    || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
+                    let d = Double(content), d.isFinite
+                else { return nil }
                 return .double(d)
             case "data":
-                return Data(base64Encoded: String(content.filter { !$0.isWhitespace })).map(PlistValue.data)
+                // Strict base64 (padding only at the end); readers differ on anything looser (found by fuzzing).
+                let text = content.utf8.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+                let body = text.prefix { $0 != UInt8(ascii: "=") }
+                let padding = text.count - body.count
+                guard text.count % 4 == 0, padding <= 2, text.suffix(padding).allSatisfy({ $0 == UInt8(ascii: "=") }),
+                    body.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2F })
+                else { return nil }
+                return Data(base64Encoded: String(decoding: text, as: UTF8.self)).map(PlistValue.data)
             case "date":
-                return Self.date(content.trimmingCharacters(in: .whitespacesAndNewlines)).map(PlistValue.date)
+                return Self.date(content).map(PlistValue.date)
             default: return nil
             }
         }

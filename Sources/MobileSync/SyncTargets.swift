@@ -182,8 +182,8 @@ public struct MruSyncDownTarget: SyncDownTarget {
     }
 
     private func recentIds(_ client: RestClient) async throws -> [String] {
-        let body = try await client.send(RestRequest(path: "/services/data/\(RestClient.apiVersion)/sobjects/\(sobjectType)")).object()
-        return (body["recentItems"] as? [[String: Any]] ?? []).compactMap { $0["Id"] as? String }
+        let body = try await client.send(RestRequest(path: "/services/data/\(RestClient.apiVersion)/sobjects/\(sobjectType)")).value()
+        return (body["recentItems"]?.arrayValue ?? []).compactMap { $0["Id"]?.stringValue }
     }
 
     static func fields(_ list: [String]) -> String {

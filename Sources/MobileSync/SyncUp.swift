@@ -71,12 +71,12 @@ extension SyncManager {
 
         var recreate: [SoupEntry] = []
         for chunk in chunks(updates) {
-            let records: [[String: Any]] = chunk.map { record in
+            let records: [JSON] = chunk.map { record in
                 var fields = body(record, fieldlist: target.updateFieldlist ?? sync.options.fieldlist, type: recordType(record, target))
-                fields["Id"] = record[SyncField.id]?.stringValue ?? ""
-                return fields
+                fields["Id"] = .string(record[SyncField.id]?.stringValue ?? "")
+                return .object(fields)
             }
-            let results = try await client.send(try .json("PATCH", "/services/data/\(RestClient.apiVersion)/composite/sobjects", ["allOrNone": false, "records": records]))
+            let results = try await client.send(.json("PATCH", "/services/data/\(RestClient.apiVersion)/composite/sobjects", value: ["allOrNone": false, "records": .array(records)]))
             let answers = try collectionResults(results, count: chunk.count)
             var saved: [SoupEntry] = []
             for (record, answer) in zip(chunk, answers) {
@@ -104,13 +104,13 @@ extension SyncManager {
         let upsertBatches = Dictionary(grouping: upserts, by: { recordType($0, target) }).sorted { $0.key < $1.key }
             .flatMap { type, records in chunks(records).map { ($0, Optional((externalId ?? "", type))) } }
         for (chunk, upsertBy) in upsertBatches + chunks(creates).map({ ($0, Optional<(String, String)>.none) }) {
-            let records: [[String: Any]] = chunk.map { record in
+            let records: [JSON] = chunk.map { record in
                 var fields = body(record, fieldlist: target.createFieldlist ?? sync.options.fieldlist, type: recordType(record, target))
-                if let upsertBy { fields[upsertBy.0] = record[upsertBy.0]?.stringValue }
-                return fields
+                if let upsertBy { fields[upsertBy.0] = record[upsertBy.0]?.stringValue.map(JSON.string) }
+                return .object(fields)
             }
             let path = "/services/data/\(RestClient.apiVersion)/composite/sobjects" + (upsertBy.map { "/\($0.1)/\($0.0)" } ?? "")
-            let results = try await client.send(try .json(upsertBy == nil ? "POST" : "PATCH", path, ["allOrNone": false, "records": records]))
+            let results = try await client.send(.json(upsertBy == nil ? "POST" : "PATCH", path, value: ["allOrNone": false, "records": .array(records)]))
             let answers = try collectionResults(results, count: chunk.count)
             var saved: [SoupEntry] = []
             for (record, answer) in zip(chunk, answers) {
@@ -155,28 +155,16 @@ extension SyncManager {
     }
 
     /// The record's fields for the server: the field list if given, else every field that is not Mobile Sync's or read-only.
-    private func body(_ record: SoupEntry, fieldlist: [String]?, type: String) -> [String: Any] {
-        var out: [String: Any] = ["attributes": ["type": type]]
+    private func body(_ record: SoupEntry, fieldlist: [String]?, type: String) -> [String: JSON] {
+        var out: [String: JSON] = ["attributes": ["type": .string(type)]]
         let names = fieldlist ?? Array(record.keys)
         // A field list names what to send, Name included (a custom object's Name is writable); without
         // one, Name is left out with the other fields a record carries back from the server.
         let excluded = fieldlist == nil ? Self.neverSent : Self.neverSent.subtracting(["Name"])
         for name in names where !excluded.contains(name) && !SyncField.all.contains(name) && !name.hasPrefix("_soup") {
-            if let value = record[name] { out[name] = foundation(value) }
+            if let value = record[name] { out[name] = value }
         }
         return out
-    }
-
-    private func foundation(_ value: JSON) -> Any {
-        switch value {
-        case .null: return NSNull()
-        case .bool(let b): return b
-        case .int(let i): return i
-        case .double(let d): return d
-        case .string(let s): return s
-        case .array(let a): return a.map(foundation)
-        case .object(let o): return o.mapValues(foundation)
-        }
     }
 
     private func clean(_ record: SoupEntry) -> SoupEntry {
@@ -201,14 +189,13 @@ extension SyncManager {
     }
 
     private func collectionResults(_ response: RestResponse, count: Int) throws -> [CollectionAnswer] {
-        guard let list = try response.json() as? [[String: Any]], list.count == count else {
-            throw RestError.malformedResponse("a collection answer with the wrong number of results")
-        }
+        let list = try response.decode([CollectionResult].self)
+        guard list.count == count else { throw RestError.malformedResponse("a collection answer with the wrong number of results") }
         return list.map { item in
-            let error = (item["errors"] as? [[String: Any]])?.first
+            let error = item.errors.first
             return CollectionAnswer(
-                success: item["success"] as? Bool ?? false, id: item["id"] as? String, statusCode: error?["statusCode"] as? String,
-                message: (error?["message"] as? String).map { m in (error?["statusCode"] as? String).map { "\($0): \(m)" } ?? m } ?? "")
+                success: item.success, id: item.id, statusCode: error?.statusCode,
+                message: error?.message.map { m in error?.statusCode.map { "\($0): \(m)" } ?? m } ?? "")
         }
     }
 
@@ -217,11 +204,11 @@ extension SyncManager {
         var out: [String: Int64] = [:]
         for start in stride(from: 0, to: ids.count, by: Self.retrieveLimit) {
             let chunk = Array(ids[start..<min(start + Self.retrieveLimit, ids.count)])
-            let response = try await client.send(try .json(
-                "POST", "/services/data/\(RestClient.apiVersion)/composite/sobjects/\(type)", ["ids": chunk, "fields": ["Id", "LastModifiedDate"]]))
-            for item in (try response.json() as? [Any]) ?? [] {
-                guard let record = item as? [String: Any], let id = record["Id"] as? String,
-                    let date = (record["LastModifiedDate"] as? String).flatMap(SalesforceTime.milliseconds)
+            let response = try await client.send(.json(
+                "POST", "/services/data/\(RestClient.apiVersion)/composite/sobjects/\(type)",
+                value: ["ids": .array(chunk.map(JSON.string)), "fields": ["Id", "LastModifiedDate"]]))
+            for record in try response.value().arrayValue ?? [] {
+                guard let id = record["Id"]?.stringValue, let date = record["LastModifiedDate"]?.stringValue.flatMap(SalesforceTime.milliseconds)
                 else { continue }
                 out[id] = date
             }

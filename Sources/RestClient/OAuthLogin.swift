@@ -61,10 +61,9 @@ public enum OAuthLogin {
         ])
         let reply = try await transport.send(exchange)
         guard reply.status == 200 else { throw RestClient.httpError(reply) }
-        guard let body = (try? JSONSerialization.jsonObject(with: reply.body)) as? [String: Any],
-            let access = body["access_token"] as? String, let refresh = body["refresh_token"] as? String,
-            let instance = (body["instance_url"] as? String).flatMap(URL.init(string:)),
-            let identity = (body["id"] as? String).flatMap(URL.init(string:))
+        guard let body = try? JSONDecoder().decode(OAuthTokenResponse.self, from: reply.body),
+            let access = body.accessToken, let refresh = body.refreshToken,
+            let instance = body.instanceURL.flatMap(URL.init(string:)), let identity = body.id.flatMap(URL.init(string:))
         else { throw .malformedResponse("the token response lacks access_token, refresh_token, instance_url or id") }
         let parts = identity.pathComponents
         guard parts.count >= 4, parts[parts.count - 3] == "id" else { throw .malformedResponse("identity URL \(identity.path)") }

@@ -1,3 +1,4 @@
+import FastJSON
 import Foundation
 import Keychain
 #if canImport(FoundationNetworking)
@@ -29,6 +30,17 @@ public struct RestRequest: Sendable {
     /// The next page of a query: `nextRecordsUrl` is a path.
     public static func queryMore(_ nextRecordsUrl: String) -> RestRequest { RestRequest(path: nextRecordsUrl) }
 
+    /// A request whose body is a JSON value, written by FastJSON (the one JSON model of the client side).
+    public static func json(_ method: String, _ path: String, value: JSON) -> RestRequest {
+        RestRequest(method: method, path: path, body: value.data, headers: ["Content-Type": "application/json"])
+    }
+
+    /// A request whose body is an Encodable value.
+    public static func json<T: Encodable>(_ method: String, _ path: String, encoding value: T) throws -> RestRequest {
+        RestRequest(method: method, path: path, body: try JSONEncoder().encode(value), headers: ["Content-Type": "application/json"])
+    }
+
+    /// A request whose body is Foundation objects (kept for tests that build bodies as literals).
     public static func json(_ method: String, _ path: String, _ object: Any) throws -> RestRequest {
         RestRequest(
             method: method, path: path, body: try JSONSerialization.data(withJSONObject: object),
@@ -39,6 +51,20 @@ public struct RestRequest: Sendable {
 public struct RestResponse: Sendable {
     public var status: Int
     public var body: Data
+
+    /// The body as a JSON value (FastJSON); an empty body is an empty object.
+    public func value() throws(RestError) -> JSON {
+        guard !body.isEmpty else { return .object([:]) }
+        guard let value = JSON(data: body) else { throw .malformedResponse("the body is not JSON (status \(status))") }
+        return value
+    }
+
+    /// The body decoded as `T` (a token, an identity, collection results).
+    public func decode<T: Decodable>(_ type: T.Type) throws(RestError) -> T {
+        do { return try JSONDecoder().decode(T.self, from: body) } catch {
+            throw .malformedResponse("the body is not a \(T.self) (status \(status)): \(error)")
+        }
+    }
 
     public func json() throws(RestError) -> Any {
         guard !body.isEmpty else { return [String: Any]() }
@@ -112,14 +138,14 @@ public actor RestClient {
             "grant_type": "refresh_token", "refresh_token": refresh, "client_id": credentials.clientId, "format": "json",
         ])
         let reply = try await transport.send(request)
-        let body = (try? JSONSerialization.jsonObject(with: reply.body)) as? [String: Any] ?? [:]
+        let body = try? JSONDecoder().decode(OAuthTokenResponse.self, from: reply.body)
         if reply.status >= 400 {
-            let error = body["error"] as? String ?? "unknown"
+            let error = body?.error ?? "unknown"
             if error == "invalid_grant" { throw .sessionRevoked }
-            throw .oauth(status: reply.status, error: error, description: body["error_description"] as? String ?? "")
+            throw .oauth(status: reply.status, error: error, description: body?.errorDescription ?? "")
         }
-        guard let access = body["access_token"] as? String else { throw .malformedResponse("token response without access_token") }
-        try await tokens.save(accessToken: access, refreshToken: body["refresh_token"] as? String)
+        guard let access = body?.accessToken else { throw .malformedResponse("token response without access_token") }
+        try await tokens.save(accessToken: access, refreshToken: body?.refreshToken)
         return access
     }
 
@@ -152,8 +178,8 @@ public actor RestClient {
         if let errors = try? JSONDecoder().decode([SalesforceError].self, from: reply.body) {
             return .http(status: reply.status, errors: errors)
         }
-        if let object = (try? JSONSerialization.jsonObject(with: reply.body)) as? [String: Any], let error = object["error"] as? String {
-            return .oauth(status: reply.status, error: error, description: object["error_description"] as? String ?? "")
+        if let body = try? JSONDecoder().decode(OAuthTokenResponse.self, from: reply.body), let error = body.error {
+            return .oauth(status: reply.status, error: error, description: body.errorDescription ?? "")
         }
         return .http(status: reply.status, errors: [])
     }

@@ -62,9 +62,9 @@ extension UserAccountManager {
     /// the current user.
     private func completeLogin(_ credentials: OAuthCredentials, username: String, passcode: String?) async throws -> UserAccount {
         let client = RestClient(credentials: credentials, tokens: TokenStore(keychain: launch.keychain, account: credentials.keychainAccount))
-        let identity = try await client.identity().object()
-        let policy = identity["mobile_policy"] as? [String: Any]
-        let pinLength = (policy?["pin_length"] as? Int).flatMap { (policy?["screen_lock"] as? Int ?? 0) > 0 ? $0 : nil }
+        let identity = try await client.identity().decode(IdentityResponse.self)
+        let policy = identity.mobilePolicy
+        let pinLength = policy?.pinLength.flatMap { (policy?.screenLock ?? 0) > 0 ? $0 : nil }
         let lock = ScreenLock(accounts: self)
         // Another account already brought a policy and its passcode: this login must give that passcode.
         var existing = false
@@ -86,9 +86,9 @@ extension UserAccountManager {
             }
         }
         let account = UserAccount(
-            credentials: credentials, username: identity["username"] as? String ?? username,
-            displayName: identity["display_name"] as? String ?? username, email: identity["email"] as? String ?? "",
-            screenLockPinLength: pinLength, screenLockTimeoutMinutes: pinLength == nil ? nil : (policy?["screen_lock"] as? Int))
+            credentials: credentials, username: identity.username ?? username,
+            displayName: identity.displayName ?? username, email: identity.email ?? "",
+            screenLockPinLength: pinLength, screenLockTimeoutMinutes: pinLength == nil ? nil : policy?.screenLock)
         // The same user logging in again replaces the session in the account file; the one it replaces
         // must not stay live in the keychain with nothing pointing to it.
         // Journaled first, so that a kill anywhere after the save still leaves it to the next launch.

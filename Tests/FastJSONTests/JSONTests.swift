@@ -1,9 +1,9 @@
 import Foundation
 import XCTest
 
-@testable import SmartStore
+@testable import FastJSON
 
-/// SmartStore's own JSON reader and writer, checked against Foundation's on the same input.
+/// The JSON reader and writer the data layer shares (FastJSON), checked against Foundation's on the same input.
 final class JSONTests: XCTestCase {
     func testTextRoundTripsEveryKindOfValue() throws {
         let value: JSON = [

@@ -59,7 +59,7 @@ public enum JSON: Sendable, Hashable {
     }
 
     /// `project(_:)` with the path already split, for paths used on every entry of a batch.
-    func project(components: [String]) -> JSON? {
+    public func project(components: [String]) -> JSON? {
         if components.count == 1, case .object(let o) = self { return o[components[0]] }
         var current: JSON? = self
         for component in components {
@@ -77,7 +77,7 @@ public enum JSON: Sendable, Hashable {
 }
 
 /// A SmartStore entry: a JSON object.
-public typealias SoupEntry = [String: JSON]
+
 
 extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
