@@ -65,6 +65,16 @@ public enum PlistValue: Sendable, Hashable {
         }
     }
 
+    /// The value as a property-list file gives it back: dates to the second (XML keeps no fraction).
+    var asWritten: PlistValue {
+        switch self {
+        case .date(let d): return .date(Date(timeIntervalSince1970: d.timeIntervalSince1970.rounded(.down)))
+        case .array(let a): return .array(a.map(\.asWritten))
+        case .dictionary(let d): return .dictionary(d.mapValues(\.asWritten))
+        default: return self
+        }
+    }
+
     public var boolValue: Bool? { if case .bool(let b) = self { return b } else { return nil } }
     public var intValue: Int? { if case .int(let i) = self { return i } else { return nil } }
     public var doubleValue: Double? {

@@ -8,6 +8,9 @@ import Glibc
 public enum SecureFiles {
     /// Creates `url` and any missing parents with mode 0700.
     public static func makeDirectory(_ url: URL) throws {
+        // The common case, a directory already there, with one stat (every shared-defaults write asks).
+        var info = stat()
+        if stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { return }
         let fm = FileManager.default
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: url.path, isDirectory: &isDir) {

@@ -195,7 +195,7 @@ public final class SharedDefaults: Sendable {
             let data = try Self.encode(dict)
             try SecureFiles.writeAtomically(data, to: url, durability: .atomic)
             // What a reader gets back (dates to the second), not the values as given.
-            if let written = PlistXML.decode(data) { cache.store(written, identity: FileIdentity(url)) }
+            cache.store(dict.mapValues(\.asWritten), identity: FileIdentity(url))
         } catch let e as FileError {
             throw SharedDefaultsError.io(e)
         } catch {
