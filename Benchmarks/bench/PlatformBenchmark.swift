@@ -171,7 +171,7 @@ func runPlatformBenchmark() throws {
         foundationKept.append(fkept)
     }
     let expected = 2 * keysPerWriter
-    print("SharedDefaults writes (\(expected) distinct keys into one suite, each write a locked read-modify-write + fsync + rename)")
+    print("SharedDefaults writes (\(expected) distinct keys into one suite, each write a locked read-modify-write + rename)")
     print(String(format: "  baseline  one process, serial:            %7.0f writes/s", median(serial)))
     print(String(format: "  measured  two processes, concurrent:      %7.0f writes/s   ratio %.2fx baseline; kept %@ of %d keys",
                  median(concurrent), median(concurrent) / median(serial), concurrentKept.map(String.init).joined(separator: "/"), expected))
