@@ -123,16 +123,16 @@ func runOrgBenchmark() async throws {
             var response = try await client.send(.query(soql))
             var count = 0
             while true {
-                let body = try response.object()
-                count += (body["records"] as? [Any])?.count ?? 0
-                guard let next = body["nextRecordsUrl"] as? String else { break }
+                let body = try response.value()
+                count += body["records"]?.arrayValue?.count ?? 0
+                guard let next = body["nextRecordsUrl"]?.stringValue else { break }
                 response = try await client.send(.queryMore(next))
             }
             precondition(count == rows, "query_all read \(count) of \(rows)")
             full.append(Double(count) / Date().timeIntervalSince(t))
             // Baseline: the first 2,000 rows as one page, no cursor, 20 times.
             t = Date()
-            for _ in 0..<20 { _ = try await client.send(.query(soql + " LIMIT 2000")).object() }
+            for _ in 0..<20 { _ = try await client.send(.query(soql + " LIMIT 2000")).value() }
             onePage.append(40_000 / Date().timeIntervalSince(t))
         }
         let memory = processMemory(process.processIdentifier)

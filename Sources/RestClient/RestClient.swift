@@ -39,13 +39,6 @@ public struct RestRequest: Sendable {
     public static func json<T: Encodable>(_ method: String, _ path: String, encoding value: T) throws -> RestRequest {
         RestRequest(method: method, path: path, body: try JSONEncoder().encode(value), headers: ["Content-Type": "application/json"])
     }
-
-    /// A request whose body is Foundation objects (kept for tests that build bodies as literals).
-    public static func json(_ method: String, _ path: String, _ object: Any) throws -> RestRequest {
-        RestRequest(
-            method: method, path: path, body: try JSONSerialization.data(withJSONObject: object),
-            headers: ["Content-Type": "application/json"])
-    }
 }
 
 public struct RestResponse: Sendable {
@@ -64,18 +57,6 @@ public struct RestResponse: Sendable {
         do { return try JSONDecoder().decode(T.self, from: body) } catch {
             throw .malformedResponse("the body is not a \(T.self) (status \(status)): \(error)")
         }
-    }
-
-    public func json() throws(RestError) -> Any {
-        guard !body.isEmpty else { return [String: Any]() }
-        do { return try JSONSerialization.jsonObject(with: body) } catch {
-            throw .malformedResponse("the body is not JSON (status \(status))")
-        }
-    }
-
-    public func object() throws(RestError) -> [String: Any] {
-        guard let object = try json() as? [String: Any] else { throw .malformedResponse("expected a JSON object") }
-        return object
     }
 }
 
@@ -124,7 +105,7 @@ public actor RestClient {
         do { return try await task.value } catch { throw error as? RestError ?? .malformedResponse("\(error)") }
     }
 
-    /// The identity URL's answer (user, org, `mobile_policy`); read it with `.object()`.
+    /// The identity URL's answer (user, org, `mobile_policy`); read it with `.decode(IdentityResponse.self)`.
     public func identity() async throws(RestError) -> RestResponse {
         try await send(RestRequest(path: credentials.identityURL.path))
     }

@@ -36,7 +36,7 @@ final class FaultAndStateTests: XCTestCase {
         let client = try await org.login()
         _ = try await org.admin(["malformedBodies": true])
         let response = try await client.send(.query("SELECT Id FROM Contact LIMIT 1"))
-        XCTAssertThrowsError(try response.object()) { error in
+        XCTAssertThrowsError(try response.value()) { error in
             guard case .malformedResponse? = error as? RestError else { return XCTFail("\(error)") }
         }
         await org.stop()
