@@ -26,7 +26,11 @@ enum SmartSQL {
                 if parts.count == 1 {
                     out += info.table
                 } else {
-                    out += info.expression(for: parts[1], allowUnindexed: true)!
+                    // `qualifier.{soup:path}`: a table alias (or `{soup}.`) names which row; the SDK keeps it
+                    // in front of the column, or inside json_extract for a path kept in the soup's JSON.
+                    let qualifier = Self.trailingQualifier(out)
+                    if let qualifier { out.removeLast(qualifier.count + 1) }
+                    out += info.smartSQLExpression(for: parts[1], qualifier: qualifier)
                 }
                 i = sql.index(after: close)
             } else {
@@ -35,6 +39,20 @@ enum SmartSQL {
             }
         }
         return out
+    }
+
+    /// The `name` of a `name.` that ends `sql`: an identifier or a single-quoted alias; nil otherwise.
+    static func trailingQualifier(_ sql: String) -> String? {
+        guard sql.last == "." else { return nil }
+        let before = sql.dropLast()
+        if before.last == "'" {
+            let body = before.dropLast()
+            guard let open = body.lastIndex(of: "'") else { return nil }
+            return String(before[open...])
+        }
+        let name = before.reversed().prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        guard !name.isEmpty, let first = name.last, !first.isNumber else { return nil }
+        return String(name.reversed())
     }
 
     /// SELECT only, one statement (a trailing semicolon is tolerated).

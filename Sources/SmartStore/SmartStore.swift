@@ -43,6 +43,7 @@ public final class SmartStore: Sendable {
                 var config = Configuration()
                 config.readonly = true
                 config.busyMode = .timeout(10)
+                config.acceptsDoubleQuotedStringLiterals = true
                 pool = try DatabasePool(path: url.path, configuration: config)
                 // Fail now, with the file's name, if this is not a SmartStore (garbage, or another tool's file);
                 // an empty database is one the app is still creating.
@@ -59,6 +60,8 @@ public final class SmartStore: Sendable {
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             var config = Configuration()
             config.busyMode = .timeout(10)
+            // SQLite's default, and the SDK's: "" is a string literal where no column has that name.
+            config.acceptsDoubleQuotedStringLiterals = true
             config.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }

@@ -40,6 +40,25 @@ struct SoupInfo: Sendable {
         return allowUnindexed ? Self.jsonExtract(table: table, path: path) : nil
     }
 
+    /// What smart SQL's `{soup:path}` becomes, as the SDK converts it: an index column by its own
+    /// (unique) name, a special field by its table's column, anything else `json_extract` of the soup
+    /// column. With a qualifier (`mgr.{employees:lastName}`, `{employees}.{employees:education}`) the
+    /// qualifier goes in front of the column, or inside `json_extract`.
+    func smartSQLExpression(for path: String, qualifier: String?) -> String {
+        let special: String?
+        switch path {
+        case SoupField.entryId: special = "id"
+        case SoupField.lastModifiedDate: special = "lastModified"
+        case SoupField.createdDate: special = "created"
+        case SoupField.soup: special = "soup"
+        default: special = nil
+        }
+        if let special { return "\(qualifier ?? table).\(special)" }
+        if let column = index(for: path)?.column { return qualifier.map { "\($0).\(column)" } ?? column }
+        let soupColumn = qualifier.map { "\($0).soup" } ?? "soup"
+        return "json_extract(\(soupColumn), '$.\(path.replacingOccurrences(of: "'", with: "''"))')"
+    }
+
     static func jsonExtract(table: String, path: String) -> String {
         "json_extract(\(table).soup, '$.\(path.replacingOccurrences(of: "'", with: "''"))')"
     }
