@@ -443,7 +443,9 @@ public final class SmartStore: Sendable {
                 guard let index = info.index(for: path), index.spec.type == .fullText, let col = index.column else {
                     throw SmartStoreError.invalidQuery("\(path) is not a full_text index of soup \(soup)")
                 }
-                key = "\(col) : (\(key))"
+                // As the SDK writes it, `column:key`: the path qualifies the key's first term only, so
+                // `Haas OR {soup:firstName}:Kwan` on lastName is lastName:Haas OR firstName:Kwan.
+                key = "\(col):\(key)"
             }
             whereClause = "WHERE \(info.table).id IN (SELECT rowid FROM \(info.ftsTable) WHERE \(info.ftsTable) MATCH ?)"
             arguments = [key.databaseValue]
