@@ -321,7 +321,7 @@ public final class SyncManager: @unchecked Sendable {
         case "refresh":
             return RefreshSyncDownTarget(
                 sobjectType: json["sobjectType"]?.stringValue ?? "Contact", fieldlist: json["fieldlist"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                countIdsPerSoql: Int(json["countIdsPerSoql"]?.intValue ?? 500))
+                countIdsPerSoql: Int(json[SyncTargetFormat.countIdsPerSoqlKey]?.intValue ?? json["countIdsPerSoql"]?.intValue ?? 500))
         case "custom":
             let name = json["customType"]?.stringValue ?? ""
             guard let factory = Self.registryLock.withLock({ Self.customTargets[name] }) else {

@@ -66,7 +66,8 @@ public struct SyncState: Sendable, Equatable {
             "endTime": .int(endTime),
         ]
         e["name"] = name.map(JSON.string) ?? .null
-        e["error"] = error.map(JSON.string) ?? .null
+        // The SDK writes "" when there is no error (and reads either).
+        e["error"] = .string(error ?? "")
         return e
     }
 
@@ -86,7 +87,7 @@ public struct SyncState: Sendable, Equatable {
         maxTimeStamp = entry["maxTimeStamp"]?.intValue ?? -1
         startTime = entry["startTime"]?.intValue ?? 0
         endTime = entry["endTime"]?.intValue ?? 0
-        error = entry["error"]?.stringValue
+        error = entry["error"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     init(type: SyncType, name: String?, target: JSON, soupName: String, options: SyncOptions) {

@@ -72,7 +72,9 @@ public struct SoqlSyncDownTarget: SyncDownTarget {
         self.maxBatchSize = maxBatchSize
     }
 
-    public var json: JSON { ["type": "soql", "query": .string(query), "maxBatchSize": .int(Int64(maxBatchSize))] }
+    public var json: JSON {
+        SyncTargetFormat.downTarget("soql", impl: "SFSoqlSyncDownTarget", ["query": .string(query), "maxBatchSize": .int(Int64(maxBatchSize))])
+    }
 
     public func startFetch(client: RestClient, maxTimeStamp: Int64, store: SmartStore, soupName: String) async throws -> SyncPage {
         try SyncPage(response: await client.send(.query(Self.prepare(query, maxTimeStamp: maxTimeStamp), batchSize: maxBatchSize)))
@@ -167,7 +169,9 @@ public struct MruSyncDownTarget: SyncDownTarget {
         self.fieldlist = fieldlist
     }
 
-    public var json: JSON { ["type": "mru", "sobjectType": .string(sobjectType), "fieldlist": .array(fieldlist.map(JSON.string))] }
+    public var json: JSON {
+        SyncTargetFormat.downTarget("mru", impl: "SFMruSyncDownTarget", ["sobjectType": .string(sobjectType), "fieldlist": .array(fieldlist.map(JSON.string))])
+    }
 
     public func startFetch(client: RestClient, maxTimeStamp: Int64, store: SmartStore, soupName: String) async throws -> SyncPage {
         let ids = try await recentIds(client)
@@ -208,7 +212,11 @@ public struct RefreshSyncDownTarget: SyncDownTarget {
     }
 
     public var json: JSON {
-        ["type": "refresh", "sobjectType": .string(sobjectType), "fieldlist": .array(fieldlist.map(JSON.string)), "countIdsPerSoql": .int(Int64(countIdsPerSoql))]
+        // iOS spells the key coundIdsPerSoql (sic); Android countIdsPerSoql. Written as iOS does, read either way.
+        SyncTargetFormat.downTarget("refresh", impl: "SFRefreshSyncDownTarget", [
+            "sobjectType": .string(sobjectType), "fieldlist": .array(fieldlist.map(JSON.string)),
+            SyncTargetFormat.countIdsPerSoqlKey: .int(Int64(countIdsPerSoql)),
+        ])
     }
 
     public func startFetch(client: RestClient, maxTimeStamp: Int64, store: SmartStore, soupName: String) async throws -> SyncPage {
@@ -236,5 +244,20 @@ public struct RefreshSyncDownTarget: SyncDownTarget {
     static func localIds(_ store: SmartStore, _ soupName: String) throws -> [String] {
         let spec = QuerySpec.smart("SELECT {\(soupName):Id} FROM {\(soupName)} WHERE {\(soupName):Id} NOT LIKE 'local_%'", pageSize: Int.max / 2)
         return try store.query(spec).compactMap { $0.arrayValue?.first?.stringValue }
+    }
+}
+
+/// How the SDK serialises a target: its type, the iOS class that implements it (`iOSImpl`), and the
+/// id and modification-date field names (the SDK's defaults, `Id` and `LastModifiedDate`).
+enum SyncTargetFormat {
+    static let countIdsPerSoqlKey = "coundIdsPerSoql"
+
+    static func downTarget(_ type: String, impl: String, _ fields: [String: JSON]) -> JSON {
+        var out = fields
+        out["type"] = .string(type)
+        out["iOSImpl"] = .string(impl)
+        out["idFieldName"] = "Id"
+        out["modificationDateFieldName"] = "LastModifiedDate"
+        return .object(out)
     }
 }

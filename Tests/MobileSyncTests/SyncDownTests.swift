@@ -121,6 +121,33 @@ final class SyncDownTests: SyncTestCase {
     }
 }
 
+extension SyncDownTests {
+    /// syncs_soup entries in the SDK's format: error "" when there is none, targets with iOSImpl, the id
+    /// and modification-date field names, and the refresh target's count under iOS's spelling; the
+    /// Android spelling and an older entry's null error still read.
+    func testSyncStatesAndTargetsAreStoredInTheSDKsFormat() throws {
+        let refresh = try manager.createSyncDown(
+            target: RefreshSyncDownTarget(sobjectType: "Contact", fieldlist: ["LastName"], countIdsPerSoql: 7), soupName: soup, name: "refresh")
+        let stored = try XCTUnwrap(try store.query(.all(soup: "syncs_soup", pageSize: 10)).compactMap(\.objectValue).first { $0["name"] == "refresh" })
+        XCTAssertEqual(stored["error"], "")
+        XCTAssertNil(try manager.syncStatus(id: refresh.id)?.error)
+        let target = try XCTUnwrap(stored["target"]?.objectValue)
+        XCTAssertEqual(target["iOSImpl"], "SFRefreshSyncDownTarget")
+        XCTAssertEqual(target["idFieldName"], "Id")
+        XCTAssertEqual(target["modificationDateFieldName"], "LastModifiedDate")
+        XCTAssertEqual(target["coundIdsPerSoql"], 7)
+        let soql = try manager.createSyncDown(target: SoqlSyncDownTarget(query: "SELECT Id FROM Contact"), soupName: soup, name: "soql")
+        XCTAssertEqual(soql.target["iOSImpl"], "SFSoqlSyncDownTarget")
+
+        let android = try XCTUnwrap(try manager.makeTarget(["type": "refresh", "sobjectType": "Contact", "fieldlist": ["Id"], "countIdsPerSoql": 3])
+            as? RefreshSyncDownTarget)
+        XCTAssertEqual(android.countIdsPerSoql, 3)
+        var old = stored
+        old["error"] = .null
+        XCTAssertNil(SyncState(entry: old)?.error, "an entry written before this change")
+    }
+}
+
 /// A custom target that serves a query one record per page, so a test can stop a sync midway.
 struct OnePerPageTarget: SyncDownTarget {
     var query: String
