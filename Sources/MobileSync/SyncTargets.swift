@@ -67,8 +67,10 @@ public struct SoqlSyncDownTarget: SyncDownTarget {
     public var query: String
     public var maxBatchSize: Int
 
+    /// As the SDK does at creation, the query kept (and stored in syncs_soup) already selects `Id` and
+    /// `LastModifiedDate`.
     public init(query: String, maxBatchSize: Int = 2000) {
-        self.query = query
+        self.query = Self.withRequiredFields(query.trimmingCharacters(in: .whitespacesAndNewlines))
         self.maxBatchSize = maxBatchSize
     }
 
@@ -93,15 +95,7 @@ public struct SoqlSyncDownTarget: SyncDownTarget {
 
     /// The query as sent: select list completed, ordered by LastModifiedDate, filtered after maxTimeStamp.
     static func prepare(_ query: String, maxTimeStamp: Int64) -> String {
-        var q = query.trimmingCharacters(in: .whitespacesAndNewlines)
-        let fields = selectList(q).map { $0.lowercased() }
-        var missing: [String] = []
-        if !fields.contains("id") { missing.append("Id") }
-        if !fields.contains("lastmodifieddate") { missing.append("LastModifiedDate") }
-        if !missing.isEmpty, let select = keyword(q, "select") {
-            let start = q.index(select, offsetBy: 7)
-            q = String(q[..<start]) + missing.joined(separator: ",") + "," + String(q[start...]).trimmingCharacters(in: .whitespaces)
-        }
+        var q = withRequiredFields(query.trimmingCharacters(in: .whitespacesAndNewlines))
         if keyword(q, "order by") == nil {
             let insertAt = [keyword(q, "limit"), keyword(q, "offset")].compactMap { $0 }.min() ?? q.endIndex
             q = String(q[..<insertAt]).trimmingCharacters(in: .whitespaces) + " order by LastModifiedDate" + (insertAt == q.endIndex ? "" : " " + q[insertAt...])
@@ -118,6 +112,20 @@ public struct SoqlSyncDownTarget: SyncDownTarget {
             }
         }
         return q.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The query with `Id` and `LastModifiedDate` in its select list (added in front when missing).
+    static func withRequiredFields(_ query: String) -> String {
+        var q = query
+        let fields = selectList(q).map { $0.lowercased() }
+        var missing: [String] = []
+        if !fields.contains("id") { missing.append("Id") }
+        if !fields.contains("lastmodifieddate") { missing.append("LastModifiedDate") }
+        if !missing.isEmpty, let select = keyword(q, "select") {
+            let start = q.index(select, offsetBy: 7)
+            q = String(q[..<start]) + missing.joined(separator: ",") + "," + String(q[start...]).trimmingCharacters(in: .whitespaces)
+        }
+        return q
     }
 
     static func selectList(_ q: String) -> [String] {
