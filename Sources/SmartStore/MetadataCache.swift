@@ -20,14 +20,17 @@ final class MetadataCache: @unchecked Sendable {
     func soupInfo(_ db: Database, _ name: String) throws -> SoupInfo? {
         try refresh(db)
         if let cached = lock.withLock({ soups[name] }) { return cached }
-        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM soup_attrs WHERE soupName = ?", arguments: [name]) else {
+        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM soup_attrs WHERE soupName = ? ORDER BY id LIMIT 1", arguments: [name]) else {
             return nil
         }
+        // Row order is index order, in the SDK's layout and in the older one (whose rows were also
+        // inserted by position); a json1 index's columnName is an expression (or NULL before), no column.
         let rows = try Row.fetchAll(
-            db, sql: "SELECT path, columnName, columnType FROM soup_index_map WHERE soupName = ? ORDER BY position", arguments: [name])
+            db, sql: "SELECT path, columnName, columnType FROM soup_index_map WHERE soupName = ? ORDER BY rowid", arguments: [name])
         let indexes = rows.map { row -> SoupInfo.Index in
             let type = IndexSpec.IndexType(rawValue: row[2] as String? ?? "") ?? .string
-            return SoupInfo.Index(spec: IndexSpec(path: row[0], type: type), column: row[1])
+            let column: String? = row[1]
+            return SoupInfo.Index(spec: IndexSpec(path: row[0], type: type), column: type == .json1 || StoreSchema.isExpression(column) ? nil : column)
         }
         let info = SoupInfo(name: name, table: "TABLE_\(id)", indexes: indexes)
         lock.withLock { soups[name] = info }

@@ -7,9 +7,9 @@ import GRDB
 /// (the widget) can read while this one (the app) writes: every batch is one transaction, a reader
 /// sees all of it or none of it, and a normal write never makes a reader fail with "database is locked".
 ///
-/// Tables follow the SDK's layout: `soup_attrs` and `soup_index_map`, one `TABLE_<n>` per soup with
-/// `id`, `soup` (the entry's JSON), `created`, `lastModified` and a column per index, and
-/// `TABLE_<n>_fts` (FTS5) for `full_text` indexes.
+/// Tables follow the SDK's layout (`StoreSchema`): `soup_attrs`, `soup_index_map` and
+/// `long_operations_status`, one `TABLE_<n>` per soup with `id`, `soup` (the entry's JSON), `created`,
+/// `lastModified` and a column per index, and `TABLE_<n>_fts` (FTS5) for `full_text` indexes.
 ///
 /// ```swift
 /// let store = try SmartStore(path: url, name: "defaultStore")
@@ -26,6 +26,10 @@ public final class SmartStore: Sendable {
     /// True when opened with `readOnly`: the store is never created, altered or written.
     public let isReadOnly: Bool
 
+    /// What this open changed to bring a store written by an older AppGroupSim build to the SDK's
+    /// schema (empty when the store already had it, or was opened read-only).
+    public let migrated: [String]
+
     /// Opens (creating if needed) the store at `url`. Directories are created 0700, the file 0600.
     ///
     /// With `readOnly` (what an extension does), an existing store is opened for reading only: no
@@ -36,6 +40,7 @@ public final class SmartStore: Sendable {
         self.url = url
         isReadOnly = readOnly
         if readOnly {
+            migrated = []
             do {
                 guard FileManager.default.fileExists(atPath: url.path) else {
                     throw SmartStoreError.database(path: url.path, message: "no store file; the app has not created it yet")
@@ -66,16 +71,7 @@ public final class SmartStore: Sendable {
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }
             pool = try DatabasePool(path: url.path, configuration: config)
-            try pool.write { db in
-                try db.execute(
-                    sql: """
-                        CREATE TABLE IF NOT EXISTS soup_attrs (
-                            id INTEGER PRIMARY KEY AUTOINCREMENT, soupName TEXT NOT NULL UNIQUE);
-                        CREATE TABLE IF NOT EXISTS soup_index_map (
-                            soupName TEXT NOT NULL, path TEXT NOT NULL, columnName TEXT, columnType TEXT NOT NULL,
-                            position INTEGER NOT NULL, PRIMARY KEY (soupName, path));
-                        """)
-            }
+            migrated = try pool.write { db in try StoreSchema.prepare(db) }
             for file in [url.path, url.path + "-wal", url.path + "-shm"] where FileManager.default.fileExists(atPath: file) {
                 try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
             }
@@ -352,18 +348,19 @@ public final class SmartStore: Sendable {
             guard seen.insert(spec.path).inserted else {
                 throw SmartStoreError.invalidQuery("index path \(spec.path) is listed twice for soup \(soup)")
             }
-            let column = spec.hasColumn ? "\(table)_\(position)" : nil
-            if let column { columns.append("\(column) \(spec.columnType)") }
+            let column = spec.hasColumn ? "\(table)_\(position)" : StoreSchema.json1Column(path: spec.path)
+            if spec.hasColumn { columns.append("\(column) \(spec.columnType)") }
             try db.execute(
-                sql: "INSERT INTO soup_index_map (soupName, path, columnName, columnType, position) VALUES (?, ?, ?, ?, ?)",
-                arguments: [soup, spec.path, column, spec.type.rawValue, position])
+                sql: "INSERT INTO soup_index_map (soupName, path, columnName, columnType) VALUES (?, ?, ?, ?)",
+                arguments: [soup, spec.path, column, spec.type.rawValue])
         }
         try db.execute(sql: "CREATE TABLE \(table) (\(columns.joined(separator: ", ")))")
-        try db.execute(sql: "CREATE INDEX \(table)_created_idx ON \(table) (created)")
-        try db.execute(sql: "CREATE INDEX \(table)_lastModified_idx ON \(table) (lastModified, id)")
+        // The SDK's indexes; the one on lastModified also orders by id (the rowid ends every index).
+        try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(table)_created_idx ON \(table) ( created )")
+        try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(table)_lastModified_idx ON \(table) ( lastModified )")
         for (position, spec) in specs.enumerated() {
-            let expression = spec.hasColumn ? "\(table)_\(position)" : SoupInfo.jsonExtract(table: table, path: spec.path).replacingOccurrences(of: "\(table).", with: "")
-            try db.execute(sql: "CREATE INDEX \(table)_\(position)_idx ON \(table) (\(expression))")
+            let expression = spec.hasColumn ? "\(table)_\(position)" : StoreSchema.json1Column(path: spec.path)
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(table)_\(position)_idx ON \(table) ( \(expression) )")
         }
         let fullText = specs.enumerated().filter { $0.element.type == .fullText }.map { "\(table)_\($0.offset)" }
         if !fullText.isEmpty {
