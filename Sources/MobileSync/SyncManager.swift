@@ -12,6 +12,9 @@ public struct SyncUpTarget: Sendable {
     /// second time, after a sync up was killed between the org's write and the local update, updates
     /// the record the first attempt created instead of making a duplicate.
     public var externalIdFieldName: String?
+    /// The SDK class the target names (`SFCollectionSyncUpTarget` unless a config says `SFBatchSyncUpTarget`
+    /// or `SFSyncUpTarget`). All three push the same records here; see README "Mobile Sync".
+    public var iOSImpl = "SFCollectionSyncUpTarget"
 
     public init(sobjectType: String = "Contact", createFieldlist: [String]? = nil, updateFieldlist: [String]? = nil, externalIdFieldName: String? = nil) {
         self.sobjectType = sobjectType
@@ -20,8 +23,15 @@ public struct SyncUpTarget: Sendable {
         self.externalIdFieldName = externalIdFieldName
     }
 
+    /// As the SDK serialises its default sync up target (`SFCollectionSyncUpTarget` since Mobile SDK
+    /// 10.1): type `rest`, `iOSImpl`, the field names and `maxBatchSize`. `sobjectType` is ours: the SDK
+    /// takes each record's type from its `attributes`, and so do we when the record has them.
     public var json: JSON {
-        var o: [String: JSON] = ["sobjectType": .string(sobjectType)]
+        var o: [String: JSON] = [
+            "sobjectType": .string(sobjectType), "type": "rest", "iOSImpl": .string(iOSImpl),
+            "idFieldName": "Id", "modificationDateFieldName": "LastModifiedDate",
+        ]
+        if iOSImpl != "SFSyncUpTarget" { o["maxBatchSize"] = .int(Int64(SyncManager.collectionLimit)) }
         if let createFieldlist { o["createFieldlist"] = .array(createFieldlist.map(JSON.string)) }
         if let updateFieldlist { o["updateFieldlist"] = .array(updateFieldlist.map(JSON.string)) }
         if let externalIdFieldName { o["externalIdFieldName"] = .string(externalIdFieldName) }
@@ -33,6 +43,7 @@ public struct SyncUpTarget: Sendable {
         createFieldlist = json["createFieldlist"]?.arrayValue?.compactMap(\.stringValue)
         updateFieldlist = json["updateFieldlist"]?.arrayValue?.compactMap(\.stringValue)
         externalIdFieldName = json["externalIdFieldName"]?.stringValue
+        if let impl = json["iOSImpl"]?.stringValue, !impl.isEmpty { iOSImpl = impl }
     }
 }
 
@@ -88,10 +99,23 @@ public final class SyncManager: @unchecked Sendable {
     init(store: SmartStore, client: RestClient) throws {
         self.store = store
         self.client = client
-        try store.registerSoup(SyncState.soupName, indexSpecs: SyncState.indexSpecs)
+        try Self.setupSyncsSoup(store)
         for var sync in try allSyncs() where sync.status == .running {
             sync.status = .stopped
             try save(sync)
+        }
+    }
+
+    /// `SFSyncState setupSyncsSoupIfNeeded:`: registers `syncs_soup`, or alters one with other indexes
+    /// (the string columns an older AppGroupSim build made) to the SDK's json1 indexes, keeping every
+    /// sync's id and state. A read-only store is left as it is.
+    static func setupSyncsSoup(_ store: SmartStore) throws {
+        guard try store.soupExists(SyncState.soupName) else {
+            try store.registerSoup(SyncState.soupName, indexSpecs: SyncState.indexSpecs)
+            return
+        }
+        if try store.indices(for: SyncState.soupName) != SyncState.indexSpecs, !store.isReadOnly {
+            try store.alterSoup(SyncState.soupName, indexSpecs: SyncState.indexSpecs, reIndexData: true)
         }
     }
 
@@ -173,7 +197,16 @@ public final class SyncManager: @unchecked Sendable {
                 let type = sync["syncType"]?.stringValue.flatMap(SyncType.init(rawValue:)), let target = sync["target"]
             else { throw MobileSyncError.invalidTarget("\(url.path): each sync needs syncName, syncType, soupName and target") }
             if try syncStatus(name: name) != nil { continue }
-            _ = try create(SyncState(type: type, name: name, target: target, soupName: soup, options: SyncOptions(json: sync["options"])))
+            // As the SDK does (`newFromDict:` then `asDict`), a target that is simulated is stored in its
+            // serialised form (iOSImpl, field names, the SOQL query completed). One of the SDK's other
+            // target types (sosl, layout, metadata, parent_children, briefcase) is kept as written: the
+            // sync exists, and running it says the type is not simulated.
+            let stored: JSON
+            switch type {
+            case .syncDown: stored = (try? makeTarget(target)).map { Self.serialised($0.json, from: target) } ?? target
+            case .syncUp: stored = Self.notSimulated(syncUp: target) == nil ? Self.serialised(SyncUpTarget(json: target).json, from: target) : target
+            }
+            _ = try create(SyncState(type: type, name: name, target: stored, soupName: soup, options: SyncOptions(json: sync["options"])))
         }
     }
 
@@ -310,7 +343,42 @@ public final class SyncManager: @unchecked Sendable {
         return try store.query(spec).compactMap { $0.arrayValue?.first?.objectValue }
     }
 
+    /// A target as the config wrote it, with our serialised form laid over it: keys we do not model
+    /// (`androidImpl`, a refresh target's `soupName`) are kept, and so are field names the config sets.
+    static func serialised(_ normalised: JSON, from written: JSON) -> JSON {
+        guard var out = written.objectValue, let ours = normalised.objectValue else { return normalised }
+        for (key, value) in ours where !(["idFieldName", "modificationDateFieldName"].contains(key) && out[key] != nil) {
+            out[key] = value
+        }
+        return .object(out)
+    }
+
+    /// Why a sync up target cannot run here (nil when it can): an implementation we do not simulate, or
+    /// id and modification-date fields other than the SDK's defaults.
+    static func notSimulated(syncUp json: JSON) -> String? {
+        let simulated = ["SFCollectionSyncUpTarget", "SFBatchSyncUpTarget", "SFSyncUpTarget"]
+        if let impl = json["iOSImpl"]?.stringValue, !simulated.contains(impl) {
+            return "sync up target \(impl) is not simulated by AppGroupSim (simulated: \(simulated.joined(separator: ", ")))"
+        }
+        if let type = json["type"]?.stringValue, type != "rest" {
+            return "sync up target type \(type) is not simulated by AppGroupSim (simulated: rest)"
+        }
+        return fieldNamesNotSimulated(json)
+    }
+
+    static func fieldNamesNotSimulated(_ json: JSON) -> String? {
+        for (key, standard) in [("idFieldName", "Id"), ("modificationDateFieldName", "LastModifiedDate")] {
+            if let name = json[key]?.stringValue, name != standard {
+                return "\(key) \(name) is not simulated by AppGroupSim: its syncs use \(standard)"
+            }
+        }
+        return nil
+    }
+
     func makeTarget(_ json: JSON) throws -> any SyncDownTarget {
+        if json["type"]?.stringValue != "custom", let reason = Self.fieldNamesNotSimulated(json) {
+            throw MobileSyncError.invalidTarget(reason)
+        }
         switch json["type"]?.stringValue {
         case "soql":
             guard let query = json["query"]?.stringValue else { throw MobileSyncError.invalidTarget("a soql target needs a query") }
@@ -328,8 +396,11 @@ public final class SyncManager: @unchecked Sendable {
                 throw MobileSyncError.invalidTarget("no custom target registered as \(name)")
             }
             return try factory(json)
-        default:
-            throw MobileSyncError.invalidTarget("unknown target type \(json["type"]?.stringValue ?? "(none)")")
+        case let type?:
+            throw MobileSyncError.invalidTarget(
+                "sync down target type \(type) is not simulated by AppGroupSim (simulated: soql, mru, refresh, and custom targets registered with SyncManager.register(customTarget:))")
+        case nil:
+            throw MobileSyncError.invalidTarget("a sync down target needs a type")
         }
     }
 

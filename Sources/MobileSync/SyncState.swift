@@ -54,8 +54,9 @@ public struct SyncState: Sendable, Equatable {
     public var error: String?
 
     static let soupName = "syncs_soup"
+    /// As the SDK's `setupSyncsSoupIfNeeded:` registers them: json1 indexes (no columns) on type, name, status.
     static let indexSpecs = [
-        IndexSpec(path: "name", type: .string), IndexSpec(path: "type", type: .string), IndexSpec(path: "status", type: .string),
+        IndexSpec(path: "type", type: .json1), IndexSpec(path: "name", type: .json1), IndexSpec(path: "status", type: .json1),
     ]
 
     var entry: SoupEntry {

@@ -67,11 +67,28 @@ public struct SoqlSyncDownTarget: SyncDownTarget {
     public var query: String
     public var maxBatchSize: Int
 
-    /// As the SDK does at creation, the query kept (and stored in syncs_soup) already selects `Id` and
-    /// `LastModifiedDate`.
+    /// As the SDK does at creation (`modifyQueryIfNeeded`), the query kept (and stored in syncs_soup)
+    /// selects `LastModifiedDate` and `Id` and is ordered by `LastModifiedDate`: missing fields are added
+    /// in front and a missing `order by` is added, and then the query is rebuilt in the SDK builder's
+    /// form (`select … from … order by LastModifiedDate limit …`). A query that needs none of this is
+    /// kept as written.
     public init(query: String, maxBatchSize: Int = 2000) {
-        self.query = Self.withRequiredFields(query.trimmingCharacters(in: .whitespacesAndNewlines))
+        self.query = Self.modifiedAtCreation(query)
         self.maxBatchSize = maxBatchSize
+    }
+
+    static func modifiedAtCreation(_ query: String) -> String {
+        var mutator = SoqlMutator(query)
+        var mutated = false
+        for field in ["LastModifiedDate", "Id"] where !mutator.isSelecting(field) {
+            mutator.addSelectFields(field)
+            mutated = true
+        }
+        if !mutator.hasOrderBy {
+            mutator.replaceOrderBy("LastModifiedDate")
+            mutated = true
+        }
+        return mutated ? mutator.build() : query
     }
 
     public var json: JSON {

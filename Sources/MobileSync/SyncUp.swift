@@ -10,6 +10,7 @@ extension SyncManager {
 
     /// Pushes local edits through the `composite/sobjects` collections, 200 records per request.
     func runSyncUp(_ sync: inout SyncState, progress: Progress?) async throws {
+        if let reason = Self.notSimulated(syncUp: sync.target) { throw MobileSyncError.invalidTarget(reason) }
         let target = SyncUpTarget(json: sync.target)
         let soup = sync.soupName
         let dirty = try dirtyRecords(soup)

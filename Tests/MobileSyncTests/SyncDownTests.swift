@@ -138,7 +138,7 @@ extension SyncDownTests {
         XCTAssertEqual(target["coundIdsPerSoql"], 7)
         let soql = try manager.createSyncDown(target: SoqlSyncDownTarget(query: "SELECT Id FROM Contact"), soupName: soup, name: "soql")
         XCTAssertEqual(soql.target["iOSImpl"], "SFSoqlSyncDownTarget")
-        XCTAssertEqual(soql.target["query"], "SELECT LastModifiedDate,Id FROM Contact", "stored as rewritten at creation")
+        XCTAssertEqual(soql.target["query"], "select LastModifiedDate,Id from Contact order by LastModifiedDate", "stored as rewritten at creation")
 
         let android = try XCTUnwrap(try manager.makeTarget(["type": "refresh", "sobjectType": "Contact", "fieldlist": ["Id"], "countIdsPerSoql": 3])
             as? RefreshSyncDownTarget)
