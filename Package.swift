@@ -61,8 +61,9 @@ let package = Package(
         ]),
         .target(name: "MobileSync", dependencies: ["SmartStore", "RestClient"]),
         // The facade's networking-free part: launch, accounts read side, stores, notifications. What an app
-        // extension links (issue "Speed": no FoundationNetworking, MobileSync or Crypto in the widget).
-        .target(name: "SalesforceSDKCore", dependencies: ["AppGroup", "Keychain", "SmartStore"]),
+        // extension links (issue "Speed": no FoundationNetworking or MobileSync in the widget). Crypto is here
+        // for AES-GCM only: UserAccount.plist is sealed, and an extension must open it (issue "SDK fidelity").
+        .target(name: "SalesforceSDKCore", dependencies: ["AppGroup", "Keychain", "SmartStore", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "SalesforceSDK", dependencies: ["SalesforceSDKCore", "AppGroup", "Keychain", "RestClient", "SmartStore", "MobileSync",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),

@@ -100,11 +100,29 @@ public enum AppWidget {
         }
         events.step("userLoggedIn")
         let sdk = SmartStoreSDKManager.initializeSDK(launch: launch, events: events)
-        // One trip to the Secret Service on the way that lists: the current user's refresh token (below).
-        // Only a flag with no current user asks whether the keychain could be used at all, since the SDK
+        // Two trips to the Secret Service on the way that lists: the account key (UserAccount.plist is
+        // sealed with it, and it is in the app's keychain group), then the current user's refresh token.
+        // Only a flag with no account file asks whether the keychain could be used at all, since the SDK
         // could not have read its accounts from a locked keychain either.
-        guard let account = try sdk.userAccountManager.currentUser() else {
-            if let error = await launch.keychain.status().error {
+        let key = await sdk.userAccountManager.loadAccountKey()
+        let current: UserAccount?
+        do {
+            current = try sdk.userAccountManager.currentUser()
+        } catch let error as SDKError {
+            switch error {
+            case .accountKeyMissing:
+                return misconfigured(error.description)
+            case .accountKeyUnreadable(_, _, let status):
+                if status == KeychainStatus.missingEntitlement.rawValue { return misconfigured(error.description) }
+                return Report(state: .keychainUnavailable, user: nil, contacts: [], message: error.description)
+            case .keychainUnavailable, .keychainLockedAtLaunch:
+                return Report(state: .keychainUnavailable, user: nil, contacts: [], message: error.description)
+            default:
+                throw error
+            }
+        }
+        guard let account = current else {
+            if case .loaded = key {} else if let error = await launch.keychain.status().error {
                 return Report(state: .keychainUnavailable, user: nil, contacts: [], message: error.message)
             }
             return Report(state: .notLoggedIn, user: nil, contacts: [], message: "\(launch.userLogInStatusKey) is set but there is no current user (a stale flag, e.g. after the last logout); the widget shows nothing")

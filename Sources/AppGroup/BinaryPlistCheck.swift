@@ -13,8 +13,9 @@ enum BinaryPlistCheck {
     /// Foundation takes any `bplist0?` header as binary; every such file is checked, and only version 00 passes.
     static let prefix = Array("bplist".utf8)
 
-    /// Nil when the bytes are a well-formed binary plist of plist types; otherwise why not.
-    static func problem(_ data: Data) -> String? {
+    /// Nil when the bytes are a well-formed binary plist of plist types; otherwise why not. With
+    /// `allowUIDs`, the UIDs of a keyed archive (`NSKeyedArchiver`) are accepted too.
+    static func problem(_ data: Data, allowUIDs: Bool = false) -> String? {
         let bytes = [UInt8](data)
         guard bytes.count >= magic.count + 32, Array(bytes[0..<8]) == magic else { return "not a bplist00 header and trailer" }
         let trailer = bytes.count - 32
@@ -35,7 +36,7 @@ enum BinaryPlistCheck {
             guard offset >= 8, offset < tableStart else { return "object \(n) starts outside the object area" }
             offsets[n] = Int(offset)
         }
-        var checker = Walker(bytes: bytes, end: Int(tableStart), offsets: offsets, refSize: refSize)
+        var checker = Walker(bytes: bytes, end: Int(tableStart), offsets: offsets, refSize: refSize, allowUIDs: allowUIDs)
         // Every object in the table, reachable or not: Foundation may read them all.
         for object in [Int(top)] + Array(0..<objects) {
             if let problem = checker.check(object, depth: 0) { return problem }
@@ -56,6 +57,7 @@ enum BinaryPlistCheck {
         let offsets: [Int]
         let refSize: Int
         var onPath = Set<Int>()
+        var allowUIDs = false
         var done = Set<Int>()
 
         /// The object's length field: the low nibble, or an int object after the marker when it is 0xF.
@@ -112,6 +114,9 @@ enum BinaryPlistCheck {
             case 0x6:
                 guard let (n, payload) = length(at: start, marker: marker), payload + 2 * n <= end else { return "object \(object): out of bounds" }
                 return nil
+            case 0x8 where allowUIDs:
+                // A UID: the low nibble + 1 bytes of integer.
+                return start + 2 + Int(marker & 0x0F) <= end ? nil : "object \(object): bad UID"
             case 0xA:
                 guard let (n, payload) = length(at: start, marker: marker), let children = refs(payload, n) else {
                     return "object \(object): bad array"

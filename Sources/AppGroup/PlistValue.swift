@@ -150,3 +150,21 @@ extension PlistValue: Encodable {
         }
     }
 }
+
+extension PlistValue {
+    /// `dict` as an XML property list, written the way SharedDefaults writes its files.
+    public static func propertyListData(_ dict: [String: PlistValue]) throws -> Data { try SharedDefaults.encode(dict) }
+
+    /// False for a binary property list damaged in a way that makes `PropertyListSerialization` crash the
+    /// process: check before handing outside bytes to it.
+    public static func isSafeForFoundation(_ data: Data, keyedArchive: Bool = false) -> Bool {
+        !(data.starts(with: BinaryPlistCheck.prefix) && BinaryPlistCheck.problem(data, allowUIDs: keyedArchive) != nil)
+    }
+
+    /// A property-list file's top-level dictionary (XML or binary, damaged binary lists refused without
+    /// crashing); nil when `data` is not one.
+    public static func dictionary(propertyList data: Data) -> [String: PlistValue]? {
+        if case .success(let dict) = SharedDefaults.decode(data) { return dict }
+        return nil
+    }
+}

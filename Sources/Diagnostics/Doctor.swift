@@ -102,6 +102,21 @@ public enum Doctor {
                 fix: "turn app groups on: main-app app-group enable (or appGroupsEnabled true in the app's \(AppGroupConfig.fileName))"))
         }
         let accounts = UserAccountManager(launch: launch, events: SDKEvents())
+        let key = await accounts.loadAccountKey()
+        let sealedAccounts = (try? launch.dataSharing.sdkRoot().accountFiles().count) ?? 0
+        if case .unreadable = key, let error = await launch.keychain.status().error {
+            // The account files are sealed with a key the keychain keeps: nothing about them can be checked.
+            out.append(Finding("keychain-unavailable", .warning,
+                "the keychain cannot be read, so the \(sealedAccounts) account(s) (sealed with a key it keeps) were not checked: \(error.message)",
+                fix: "run the doctor inside scripts/with-keyring with the keyring unlocked"))
+            return out
+        }
+        if case .missing = key, sealedAccounts > 0 {
+            out.append(Finding("account-key-missing", .error,
+                "\(sealedAccounts) account file(s) are sealed with \(AccountEncryption.keyService), which is in no keychain group \(sandbox.bundleIdentifier) is entitled to (\(sandbox.keychainAccessGroups.joined(separator: ", "))): the SDK would make a new key and delete them",
+                fix: "restore the keychain group the key was written to in the app's keychain-access-groups, or log in again"))
+            return out
+        }
         do {
             let msdk = try launch.dataSharing.msdkUserDefaults()
             let flag = try msdk.bool(forKey: launch.userLogInStatusKey)

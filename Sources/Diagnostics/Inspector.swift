@@ -1,6 +1,7 @@
 import AppGroup
 import Foundation
 import Keychain
+import SalesforceSDKCore
 import SmartStore
 
 /// `msdk-sim inspect`: a device at a glance, read from the outside (as Xcode's container view
@@ -25,6 +26,8 @@ public struct InspectReport: Codable, Sendable {
         public var orgId: String
         public var userId: String
         public var file: String
+        /// "encrypted, key in group G" (decrypted only when that key could be read), or why not.
+        public var protection: String
     }
 
     public struct KeychainItem: Codable, Sendable {
@@ -83,18 +86,40 @@ public enum Inspector {
             let enabled = try suite?.bool(forKey: DataSharingHelper.appGroupEnabledKey) ?? false
             let msdk = enabled ? suite! : standard
             let values = try msdk.dictionaryRepresentation()
-            var current: String?
-            if let identity = values["LastUserIdentity"]?.dictionaryValue {
-                current = "\(identity["orgId"]?.stringValue ?? "?")/\(identity["userId"]?.stringValue ?? "?")"
-            }
+            let identity = values["LastUserIdentity"].flatMap { UserIdentity(plist: $0) }
+            var keys = values.mapValues(render)
+            if let identity { keys["LastUserIdentity"] = "\(identity) (SFUserAccountIdentity, keyed archive)" }
             targets.append(InspectReport.Target(
                 bundleIdentifier: id, appGroupName: name, appGroupEnabled: enabled,
                 msdkUserDefaults: enabled ? "group \(name!)" : "standard", path: msdk.url.path,
-                keys: values.mapValues(render), currentUser: current))
+                keys: keys, currentUser: identity?.description))
             sdkRoots.append(layout.privateSDKRoot(bundleID: id))
             if let name, enabled { sdkRoots.append(layout.groupSDKRoot(groupID: name)) }
         }
         sdkRoots = Array(Set(sdkRoots)).sorted { $0.url.path < $1.url.path }
+
+        let secrets = secretStore ?? LibsecretStore()
+        var keychain: [String: [InspectReport.KeychainItem]] = [:]
+        var status = "ready"
+        // The account key, if the keychain gives it: account files are decrypted only with it.
+        var accountKey: (secret: [UInt8], group: String)?
+        switch secrets.availability() {
+        case .ready:
+            do {
+                for item in try secrets.search(["device": device.id.uuidString, "creator": KeychainHelper.creator]) {
+                    let a = item.attributes
+                    keychain[a["accessGroup"] ?? "?", default: []].append(InspectReport.KeychainItem(
+                        service: a["service"] ?? "", account: a["account"] ?? "",
+                        value: item.secret.isEmpty ? "(empty)" : "(\(item.secret.count) bytes, redacted)"))
+                    if a["service"] == AccountEncryption.keyService { accountKey = (item.secret, a["accessGroup"] ?? "?") }
+                }
+                for key in keychain.keys { keychain[key]!.sort { ($0.service, $0.account) < ($1.service, $1.account) } }
+            } catch {
+                status = error.message
+            }
+        case let other:
+            status = KeychainHelper.error(for: other).message
+        }
 
         var accounts: [InspectReport.Account] = []
         var stores: [InspectReport.Store] = []
@@ -102,9 +127,10 @@ public enum Inspector {
         for root in sdkRoots {
             for file in root.accountFiles() where file.orgId.hasPrefix("00D") {
                 guard let data = fm.contents(atPath: file.url.path) else { continue }
-                let plist = (try? PropertyListSerialization.propertyList(from: data, format: nil)) as? [String: Any]
+                let contents = AccountFileContents.read(data, key: accountKey)
                 accounts.append(InspectReport.Account(
-                    username: plist?["username"] as? String ?? "(unreadable account file)", orgId: file.orgId, userId: file.userId, file: file.url.path))
+                    username: contents.account?.username ?? "(\(contents.problem ?? "unreadable account file"))", orgId: file.orgId, userId: file.userId,
+                    file: file.url.path, protection: contents.protection))
             }
             for url in root.storeFiles() {
                 do {
@@ -130,25 +156,6 @@ public enum Inspector {
             }
         }
 
-        let secrets = secretStore ?? LibsecretStore()
-        var keychain: [String: [InspectReport.KeychainItem]] = [:]
-        var status = "ready"
-        switch secrets.availability() {
-        case .ready:
-            do {
-                for item in try secrets.search(["device": device.id.uuidString, "creator": KeychainHelper.creator]) {
-                    let a = item.attributes
-                    keychain[a["accessGroup"] ?? "?", default: []].append(InspectReport.KeychainItem(
-                        service: a["service"] ?? "", account: a["account"] ?? "",
-                        value: item.secret.isEmpty ? "(empty)" : "(\(item.secret.count) bytes, redacted)"))
-                }
-                for key in keychain.keys { keychain[key]!.sort { ($0.service, $0.account) < ($1.service, $1.account) } }
-            } catch {
-                status = error.message
-            }
-        case let other:
-            status = KeychainHelper.error(for: other).message
-        }
         return InspectReport(
             device: device.root.path, deviceID: device.id.uuidString, targets: targets, accounts: accounts,
             keychainStatus: status, keychain: keychain, stores: stores, syncs: syncs,

@@ -80,7 +80,8 @@ public enum Scenarios {
             guard left.isEmpty else { throw Failure.notReproduced("the account files are still there: \(left)") }
             guard storesLeft.isEmpty else { throw Failure.notReproduced("the stores are still there: \(storesLeft)") }
             let widget = run.widget(run.widgetOf(app))
-            run.say("  what happened: the SDK could not read alice's account, treated it as corrupt and deleted it with her store;")
+            run.say("  what happened: UserAccount.plist is sealed with a key in the keychain group; the locked keychain would not give the key,")
+            run.say("  so the file did not decrypt, and the SDK (fetchAllAccounts) deleted it as unreadable, with her store;")
             run.say("  the widget now says \(widget.state) -- users found themselves logged out after unlocking the phone")
         } else {
             try run.step("the app launches (AppGroupSim default)", launch, expect: 1)
@@ -90,7 +91,7 @@ public enum Scenarios {
             run.say("  what happened: the launch stops with one message; all \(left.count) account file(s) and the store are kept as they were,")
             run.say("  so the next launch after the first unlock finds alice logged in (--sdk-recovery shows what the SDK does instead)")
         }
-        run.say("  why: account files and keys are protected by the keychain, and a background launch can come before the first unlock")
+        run.say("  why: account files are sealed (AES-256-GCM) with a key the keychain keeps, and a background launch can come before the first unlock")
         run.say("  fix: never delete what cannot be read while the keychain is locked (errSecInteractionNotAllowed is not corruption);")
         run.say("       retry after UIApplication.protectedDataDidBecomeAvailable, and use kSecAttrAccessibleAfterFirstUnlock for the SDK's items")
     }
@@ -253,7 +254,9 @@ public enum Scenarios {
         try run.loginAliceAndSync(app, "alice logs in and syncs")
         let widgetBundle = run.widgetOf(app)
         let appLaunch = try ProcessLaunch(bundlePath: app.path, devicePath: run.device.path, applyConfig: false)
-        guard let account = try UserAccountManager(launch: appLaunch, events: SDKEvents()).allAccounts().first else {
+        let appAccounts = UserAccountManager(launch: appLaunch, events: SDKEvents())
+        await appAccounts.loadAccountKey()
+        guard let account = try appAccounts.allAccounts().first else {
             throw Failure.setup("no account after login")
         }
         let group = appLaunch.sandbox.keychainAccessGroups[0]

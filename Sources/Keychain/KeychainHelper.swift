@@ -56,7 +56,7 @@ public final class KeychainHelper: Sendable {
             guard let item = try self.find(service: service, account: account, accessGroup: accessGroup) else {
                 return self.notFound(service: service, account: account, accessGroup: accessGroup)
             }
-            return .ok(item.secret)
+            return .ok(item.secret, group: item.attributes["accessGroup"])
         }
     }
 
@@ -76,7 +76,7 @@ public final class KeychainHelper: Sendable {
             try self.store.store(
                 self.attributes(service: service, account: account ?? "", group: group),
                 label: Self.label(service: service, group: group), secret: data)
-            return .ok()
+            return .ok(group: group)
         }
     }
 

@@ -56,11 +56,15 @@ public struct KeychainResult: Sendable, Equatable {
     /// The item's value for reads (possibly empty after `reset`); nil otherwise.
     public let data: [UInt8]?
     public let error: KeychainError?
+    /// The access group of the item read or written, when the call succeeded.
+    public var accessGroup: String? = nil
 
     public var success: Bool { status == .success }
 
-    static func ok(_ data: [UInt8]? = nil) -> KeychainResult { KeychainResult(status: .success, data: data, error: nil) }
-    static func failure(_ status: KeychainStatus, _ message: String) -> KeychainResult {
+    static func ok(_ data: [UInt8]? = nil, group: String? = nil) -> KeychainResult {
+        KeychainResult(status: .success, data: data, error: nil, accessGroup: group)
+    }
+    public static func failure(_ status: KeychainStatus, _ message: String) -> KeychainResult {
         KeychainResult(status: status, data: nil, error: KeychainError(status: status, message: message))
     }
     static func failure(_ error: KeychainError) -> KeychainResult {

@@ -20,12 +20,16 @@ public enum LaunchPreparation {
         if let first = repaired.removed.first {
             note("removed \(repaired.removed.count) temp file(s) left by writers that were killed (e.g. \(first))")
         }
-        guard requireKeychain else { return }
+        guard requireKeychain else {
+            // Read the account key if the keychain allows; a report then says what it could not read.
+            await accounts.loadAccountKey()
+            return
+        }
         let deleted = try await accounts.verifyAtLaunch(recovery: recovery)
         if !deleted.isEmpty {
-            // The keychain cannot be used (that is why the recovery ran): nothing more to do with it.
-            note("the SDK's recovery deleted the accounts it could not read (keychain unavailable): \(deleted.joined(separator: ", "))")
-            return
+            note("the SDK's recovery deleted the account(s) it could not decrypt (their key could not be read, or they were not sealed with it): \(deleted.joined(separator: ", "))")
+            // A keychain that cannot be used is why the recovery ran: nothing more to do with it.
+            if await launch.keychain.status().error != nil { return }
         }
         let orphans = try await accounts.cleanUpOrphanedTokens()
         if !orphans.discarded.isEmpty {

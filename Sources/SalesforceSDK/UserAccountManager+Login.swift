@@ -92,6 +92,7 @@ extension UserAccountManager {
         // The same user logging in again replaces the session in the account file; the one it replaces
         // must not stay live in the keychain with nothing pointing to it.
         // Journaled first, so that a kill anywhere after the save still leaves it to the next launch.
+        try await ensureAccountKey()
         let replaced = try files.load(account.identity).map(\.credentials).flatMap { $0.keychainAccount == credentials.keychainAccount ? nil : $0 }
         if let replaced { try journal.begin(keychainAccount: replaced.keychainAccount, loginHost: replaced.loginHost) }
         try files.save(account)
@@ -145,7 +146,7 @@ extension UserAccountManager {
     public func orphanedTokenAccounts() async throws -> [String] {
         var referenced = Set<String>()
         for root in try launch.dataSharing.allSDKRoots() {
-            referenced.formUnion(try AccountFiles(sdkRoot: root).all().map(\.credentials.keychainAccount))
+            referenced.formUnion(try AccountFiles(sdkRoot: root, key: accountKey).all().map(\.credentials.keychainAccount))
         }
         let items: [KeychainItemInfo]
         do { items = try await launch.keychain.items() } catch { throw SDKError.keychainUnavailable(error.message) }
@@ -173,40 +174,53 @@ extension UserAccountManager {
         return (discarded, kept)
     }
 
-    /// What a launch does with accounts it cannot read because the keychain is locked (a background
-    /// launch before the first unlock). The SDK deletes them, which logged users out in the field;
-    /// AppGroupSim's default keeps every file and says so.
-    public enum Recovery: Sendable {
-        case keepFiles
-        case sdkDestructive
-    }
+    /// What a launch does with accounts it cannot read because the keychain cannot be: keep every file
+    /// (AppGroupSim's default) or the SDK's destructive recovery.
+    public typealias Recovery = AccountRecovery
 
-    /// The launch's check of the keychain, before anything is changed. A keychain that cannot be used
-    /// (locked, no Secret Service, no bus, no answer) stops the launch with one message and changes
-    /// nothing. With `.sdkDestructive` and stored accounts, the SDK's recovery runs instead, completely:
-    /// every account file and store it cannot read is deleted and the current user is cleared.
-    /// Returns the usernames that recovery deleted (empty otherwise).
+    /// The launch's check of the keychain and the account key, before anything is changed. A keychain
+    /// that cannot be used (locked, no Secret Service, no bus, no answer) stops the launch with one
+    /// message and changes nothing. With `.sdkDestructive`, what the SDK does happens, for real: the key
+    /// cannot be read, so a new one is made (where the keychain lets it), no account file decrypts, and
+    /// each is deleted with its stores; the current user is cleared. Account files written before
+    /// encryption are sealed. Returns the users that recovery deleted (empty otherwise).
     @discardableResult
     public func verifyAtLaunch(recovery: Recovery) async throws -> [String] {
         let status = await launch.keychain.status()
-        guard let error = status.error else { return [] }
-        let stored = try allAccounts()
-        events.step(status.status == .interactionNotAllowed ? "keychainLockedAtLaunch" : "keychainUnavailableAtLaunch",
-                    ["accounts": String(stored.count), "status": String(status.status.rawValue)])
-        guard recovery == .sdkDestructive, !stored.isEmpty else {
-            if status.status == .interactionNotAllowed, !stored.isEmpty { throw SDKError.keychainLockedAtLaunch(accounts: stored.count) }
-            throw SDKError.keychainUnavailable(error.message)
+        let stored = try files.count()
+        if let error = status.error {
+            events.step(status.status == .interactionNotAllowed ? "keychainLockedAtLaunch" : "keychainUnavailableAtLaunch",
+                        ["accounts": String(stored), "status": String(status.status.rawValue)])
+            guard recovery == .sdkDestructive, stored > 0 else {
+                if status.status == .interactionNotAllowed, stored > 0 { throw SDKError.keychainLockedAtLaunch(accounts: stored) }
+                throw SDKError.keychainUnavailable(error.message)
+            }
         }
+        await loadAccountKey(recovery: recovery)
+        guard recovery == .sdkDestructive else {
+            if try files.hasPlainFiles() {
+                try await ensureAccountKey()
+                events.step("accountFilesSealed", ["count": String(try files.sealPlainFiles())])
+            }
+            return []
+        }
+        // The SDK's fetchAllAccounts: every file that does not decrypt with the key it has is deleted.
         let root = try launch.dataSharing.sdkRootDirectory()
-        for account in stored {
-            try StoreManager(sdkRoot: root, isLoggedIn: { _ in true }).removeAllStores(for: account.storeUser)
-            try files.delete(account.identity)
-            events.step("deletedUnreadableAccount", ["user": account.identity.description])
+        let before = try launch.dataSharing.sdkRoot().accountFiles().map { UserIdentity(orgId: $0.orgId, userId: $0.userId) }
+        let readable = Set(try allAccounts().map(\.identity))
+        let deleted = before.filter { !readable.contains($0) }
+        for identity in deleted {
+            // The user's store: the SDK cannot open it without the key either (and recreates it empty).
+            try StoreManager(sdkRoot: root, isLoggedIn: { _ in true }).removeAllStores(for: StoreUser(orgId: identity.orgId, userId: identity.userId))
+            try files.delete(identity)
+            events.step("deletedUnreadableAccount", ["user": identity.description])
         }
-        if try launch.dataSharing.msdkUserDefaults().value(forKey: Self.lastUserIdentityKey) != nil {
+        if !deleted.isEmpty, let current = UserIdentity(plist: try launch.dataSharing.msdkUserDefaults().value(forKey: Self.lastUserIdentityKey)),
+            deleted.contains(current)
+        {
             try setCurrentUser(nil)
         }
-        return stored.map(\.username)
+        return deleted.map(\.description)
     }
 
     public func switchToUser(_ account: UserAccount) throws {

@@ -14,6 +14,13 @@ public struct UserAccount: Sendable, Codable, Equatable {
     public var screenLockPinLength: Int?
     /// The policy's lock timeout in minutes (`screen_lock`), when there is a policy.
     public var screenLockTimeoutMinutes: Int?
+    /// The scopes the session was granted (`accessScopes`).
+    public var accessScopes: [String] = []
+
+    /// What a build before the SDK's keys wrote (a plain plist of these names): still read, once.
+    enum CodingKeys: String, CodingKey {
+        case credentials, username, displayName, email, screenLockPinLength, screenLockTimeoutMinutes
+    }
 
     public var orgId: String { credentials.orgId }
     public var userId: String { credentials.userId }
@@ -45,54 +52,126 @@ public struct UserIdentity: Sendable, Codable, Hashable, CustomStringConvertible
 
     public var description: String { "\(orgId)/\(userId)" }
 
-    var plist: PlistValue { .dictionary(["orgId": .string(orgId), "userId": .string(userId)]) }
+    /// `LastUserIdentity` as the SDK keeps it in `msdkUserDefaults` (keyed-archive data).
+    var plist: PlistValue { .data(LastUserIdentityArchive.encode(self)) }
 
-    init?(plist: PlistValue?) {
-        guard let d = plist?.dictionaryValue, let org = d["orgId"]?.stringValue, let user = d["userId"]?.stringValue else { return nil }
-        self.init(orgId: org, userId: user)
+    /// Reads `LastUserIdentity`: the SDK's keyed archive, or the dictionary older builds wrote.
+    public init?(plist: PlistValue?) {
+        guard let identity = LastUserIdentityArchive.decode(plist) else { return nil }
+        self = identity
     }
 }
 
-/// Reads and writes `Library/<orgId>/<userId>/UserAccount.plist` under the SDK root (atomically, 0600).
+/// Reads and writes `Library/<orgId>/<userId>/UserAccount.plist` under the SDK root: the SDK's keys
+/// (`AccountArchive`), sealed with the account key (`AccountEncryption`), written atomically, 0600.
 package struct AccountFiles {
     package let sdkRoot: DeviceLayout.SDKRoot
+    /// The account key as this process could read it.
+    package let key: AccountKeyState
+    /// With `.sdkDestructive`, a file that cannot be decrypted is deleted as the SDK's
+    /// `fetchAllAccounts` does; otherwise it is kept and reading it is an error.
+    package let recovery: AccountRecovery
 
-    package init(sdkRoot: DeviceLayout.SDKRoot) { self.sdkRoot = sdkRoot }
+    package init(sdkRoot: DeviceLayout.SDKRoot, key: AccountKeyState, recovery: AccountRecovery = .keepFiles) {
+        self.sdkRoot = sdkRoot
+        self.key = key
+        self.recovery = recovery
+    }
 
     package func directory(for identity: UserIdentity) -> URL {
         sdkRoot.accountDirectory(orgId: identity.orgId, userId: identity.userId)
     }
 
     package func save(_ account: UserAccount) throws {
-        let encoder = PropertyListEncoder()
-        encoder.outputFormat = .xml
-        try SecureFiles.writeAtomically(try encoder.encode(account), to: sdkRoot.accountFile(orgId: account.orgId, userId: account.userId))
+        guard case .loaded(let key, _) = key else { throw keyError(sdkRoot.accountFile(orgId: account.orgId, userId: account.userId)) }
+        let plain = try PlistValue.propertyListData(account.sdkArchive.dictionaryValue ?? [:])
+        try SecureFiles.writeAtomically(try AccountEncryption.seal(plain, with: key.symmetric), to: sdkRoot.accountFile(orgId: account.orgId, userId: account.userId))
     }
 
     package func load(_ identity: UserIdentity) throws -> UserAccount? {
-        let url = sdkRoot.accountFile(orgId: identity.orgId, userId: identity.userId)
-        guard let data = try SecureFiles.readIfPresent(url) else { return nil }
-        do { return try PropertyListDecoder().decode(UserAccount.self, from: data) } catch {
-            throw SDKError.corruptAccount(path: url.path)
-        }
+        try read(sdkRoot.accountFile(orgId: identity.orgId, userId: identity.userId))
     }
 
+    /// Every account on disk; with `.sdkDestructive`, those that cannot be decrypted are deleted first.
     package func all() throws -> [UserAccount] {
-        var out: [UserAccount] = []
+        try sdkRoot.accountFiles().compactMap { try read($0.url) }
+    }
+
+    /// How many account files there are, readable or not (no key needed).
+    package func count() -> Int { sdkRoot.accountFiles().count }
+
+    /// True when a build before encryption left a plain account file.
+    package func hasPlainFiles() throws -> Bool {
+        try sdkRoot.accountFiles().contains { try SecureFiles.readIfPresent($0.url).map(AccountEncryption.isPlainPropertyList) ?? false }
+    }
+
+    /// Accounts written before encryption (plain property lists), sealed now; returns how many.
+    package func sealPlainFiles() throws -> Int {
+        guard case .loaded = key else { return 0 }
+        var sealed = 0
         for file in sdkRoot.accountFiles() {
-            guard let data = try SecureFiles.readIfPresent(file.url) else { continue }
-            guard let account = try? PropertyListDecoder().decode(UserAccount.self, from: data) else {
-                throw SDKError.corruptAccount(path: file.url.path)
-            }
-            out.append(account)
+            guard let data = try SecureFiles.readIfPresent(file.url), AccountEncryption.isPlainPropertyList(data),
+                let account = try read(file.url)
+            else { continue }
+            try save(account)
+            sealed += 1
         }
-        return out
+        return sealed
     }
 
     package func delete(_ identity: UserIdentity) throws {
         let dir = directory(for: identity)
         if FileManager.default.fileExists(atPath: dir.path) { try FileManager.default.removeItem(at: dir) }
     }
+
+    private func read(_ url: URL) throws -> UserAccount? {
+        guard let data = try SecureFiles.readIfPresent(url) else { return nil }
+        if AccountEncryption.isPlainPropertyList(data) {
+            // Written before encryption: our older keys, or the SDK's keys unsealed.
+            if let dict = PlistValue.dictionary(propertyList: data), let account = UserAccount(sdkArchive: .dictionary(dict)) { return account }
+            if let account = try? PropertyListDecoder().decode(UserAccount.self, from: data) { return account }
+            throw SDKError.corruptAccount(path: url.path)
+        }
+        guard case .loaded(let key, let group) = key else {
+            if case .notLoaded = key { throw SDKError.accountKeyNotLoaded }
+            if recovery == .sdkDestructive { return try destroy(url) }
+            throw keyError(url)
+        }
+        let plain: Data
+        do {
+            plain = try AccountEncryption.open(data, with: key.symmetric)
+        } catch AccountCipherError.cannotDecrypt(let why) {
+            if recovery == .sdkDestructive { return try destroy(url) }
+            throw SDKError.accountUndecryptable(path: url.path, group: group, detail: why)
+        }
+        guard let dict = PlistValue.dictionary(propertyList: plain), let account = UserAccount(sdkArchive: .dictionary(dict)) else {
+            throw SDKError.corruptAccount(path: url.path)
+        }
+        return account
+    }
+
+    /// The SDK's `fetchAllAccounts`: an account it cannot load is removed from disk.
+    private func destroy(_ url: URL) throws -> UserAccount? {
+        try FileManager.default.removeItem(at: url)
+        return nil
+    }
+
+    private func keyError(_ url: URL) -> SDKError {
+        switch key {
+        case .loaded, .notLoaded: return .accountKeyNotLoaded
+        case .missing: return .accountKeyMissing(path: url.path)
+        case .unreadable(let result):
+            if result.status == .interactionNotAllowed { return .keychainUnavailable("keychain unavailable: the keychain is locked (-25308), so \(url.path) cannot be decrypted") }
+            return .accountKeyUnreadable(path: url.path, detail: result.error?.message ?? "status \(result.status.rawValue)", status: result.status.rawValue)
+        }
+    }
+}
+
+/// What to do with account files that cannot be read because the key cannot be: keep them (AppGroupSim's
+/// default) or delete them as the SDK does (`--sdk-recovery`).
+public enum AccountRecovery: Sendable, Equatable {
+    case keepFiles
+    case sdkDestructive
 }
 
 public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError {
@@ -113,6 +192,14 @@ public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError 
     case keychainLockedAtLaunch(accounts: Int)
     /// The Secret Service cannot be used (locked, no provider, no bus, timeout): nothing was changed.
     case keychainUnavailable(String)
+    /// Account files exist, and no keychain group this process may read has their key.
+    case accountKeyMissing(path: String)
+    /// The key item exists and cannot be used (not entitled: -34018, or not a 32-byte key).
+    case accountKeyUnreadable(path: String, detail: String, status: Int32)
+    /// The file is not sealed with the key in `group` (another key, truncated, changed bytes).
+    case accountUndecryptable(path: String, group: String, detail: String)
+    /// A caller read accounts before `UserAccountManager.loadAccountKey` (a bug in the caller).
+    case accountKeyNotLoaded
 
     public var description: String {
         switch self {
@@ -139,6 +226,14 @@ public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError 
         case .keychainUnavailable(let detail):
             let reason = detail.contains("keychain unavailable") ? detail : "keychain unavailable: \(detail)"
             return "\(reason); nothing was changed on this device"
+        case .accountKeyMissing(let path):
+            return "\(path) is encrypted with the key \(AccountEncryption.keyService), which is in no keychain group this process is entitled to (errSecItemNotFound, -25300): add the app's keychain group to this target's keychain-access-groups entitlement (the file was left as it is)"
+        case .accountKeyUnreadable(let path, let detail, let status):
+            return "the key of \(path) (\(AccountEncryption.keyService)) cannot be read (\(status)): \(detail); the file was left as it is"
+        case .accountUndecryptable(let path, let group, let detail):
+            return "\(path) cannot be decrypted with the account key in keychain group \(group) (\(detail)); it was left as it is: --sdk-recovery deletes it, as the SDK does"
+        case .accountKeyNotLoaded:
+            return "the account key was not read before the accounts (call UserAccountManager.loadAccountKey first)"
         }
     }
 

@@ -27,6 +27,15 @@ public struct BootConfig: Sendable, Equatable {
 
 }
 
+final class RecoveryBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = AccountRecovery.keepFiles
+    var value: AccountRecovery {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
 /// The SDK's `UserAccountManager`: accounts persisted per org/user, the current user in
 /// `msdkUserDefaults` (`LastUserIdentity`). This part reads and needs no network (an extension links
 /// it); login, switching and logout in the SDK's order are in SalesforceSDK.
@@ -36,12 +45,57 @@ public final class UserAccountManager: Sendable {
     public let launch: ProcessLaunch
     public let events: SDKEvents
 
+    private let key = AccountKeyBox()
+    private let recoveryBox = RecoveryBox()
+
     public init(launch: ProcessLaunch, events: SDKEvents) {
         self.launch = launch
         self.events = events
     }
 
-    package var files: AccountFiles { get throws { AccountFiles(sdkRoot: try launch.dataSharing.sdkRoot()) } }
+    package var files: AccountFiles {
+        get throws { AccountFiles(sdkRoot: try launch.dataSharing.sdkRoot(), key: key.state, recovery: recoveryBox.value) }
+    }
+
+    /// The account key's state in this process (`.notLoaded` before `loadAccountKey`).
+    public var accountKey: AccountKeyState { key.state }
+
+    /// Reads the key that seals `UserAccount.plist` from the keychain group, once per process, before any
+    /// account is read (the SDK's `KeyGenerator.encryptionKey(for:)`, with its cache). A process with no
+    /// account file does not ask the keychain. With `.sdkDestructive` (the SDK's behaviour): a missing or
+    /// unusable key is replaced by a new one, and then every file sealed with the old one is deleted when
+    /// read. With `.keepFiles`, nothing is created or deleted, and each read says why it cannot be done.
+    /// Never throws: the first account read reports the state, naming the file.
+    @discardableResult
+    public func loadAccountKey(recovery: AccountRecovery = .keepFiles) async -> AccountKeyState {
+        recoveryBox.value = recovery
+        if case .loaded = key.state { return key.state }
+        guard (try? files.count()) ?? 0 > 0 else {
+            key.state = .missing
+            return key.state
+        }
+        let destructive = recovery == .sdkDestructive
+        let state = await launch.keychain.accountKey(create: destructive, regenerate: destructive)
+        key.state = state
+        if case .loaded(_, let group) = state { events.step("accountKeyLoaded", ["group": group]) }
+        return state
+    }
+
+    /// The key, made now if no entitled group has one (the SDK makes it at the first save); before an
+    /// account file is written. An unusable key item is an error, not replaced.
+    public func ensureAccountKey() async throws {
+        if case .loaded = key.state { return }
+        let state = await launch.keychain.accountKey(create: true)
+        switch state {
+        case .loaded(_, let group):
+            key.state = state
+            events.step("accountKeyLoaded", ["group": group])
+        case .unreadable(let result):
+            throw SDKError.keychainUnavailable("the account key (\(AccountEncryption.keyService)) cannot be read or written: \(result.error?.message ?? "status \(result.status.rawValue)")")
+        case .missing, .notLoaded:
+            throw SDKError.accountKeyNotLoaded
+        }
+    }
 
     public func allAccounts() throws -> [UserAccount] { try files.all() }
 

@@ -24,6 +24,7 @@ struct Inspect: AsyncParsableCommand {
         let current = Set(report.targets.compactMap(\.currentUser))
         for a in report.accounts {
             print("  \(current.contains("\(a.orgId)/\(a.userId)") ? "*" : " ") \(a.username)  \(a.orgId)/\(a.userId)  \(a.file)")
+            print("      \(a.protection)")
         }
         print("\nkeychain (\(report.keychainStatus))")
         if report.keychain.isEmpty { print("  (no items)") }

@@ -169,6 +169,7 @@ final class AppWidgetTests: XCTestCase {
         SmartStore.checkpointOpenStores()
         let before = try Data(contentsOf: file)
         let widget = SmartStoreSDKManager.initializeSDK(launch: try launch(widgetURL), events: SDKEvents())
+        await widget.userAccountManager.loadAccountKey()
         let store = try await XCTUnwrapAsync(try await widget.existingUserStore(for: alice))
         XCTAssertTrue(store.isReadOnly)
         XCTAssertThrowsError(try store.registerSoup("other", indexSpecs: [IndexSpec(path: "Id", type: .string)]), "a read-only store refuses writes")

@@ -86,6 +86,7 @@ final class DoctorTests: XCTestCase {
             orgId: "00D5g00000AcmeeEAA", userId: "0055g00000AliceAAA", keychainAccount: "test-alice")
         let account = UserAccount(credentials: credentials, username: "alice@acme.test", displayName: "Alice", email: "alice@acme.test")
         let manager = UserAccountManager(launch: launch, events: SDKEvents())
+        try await manager.ensureAccountKey()
         try manager.files.save(account)
         try manager.setCurrentUser(account)
         if tokens { try await manager.tokens(account).save(accessToken: "a", refreshToken: "r") }

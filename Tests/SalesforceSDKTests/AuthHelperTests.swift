@@ -214,20 +214,31 @@ final class AuthHelperTests: XCTestCase {
         let untouched = try await accounts.verifyAtLaunch(recovery: .keepFiles)
         XCTAssertEqual(untouched, [], "an unlocked keychain changes nothing")
 
+        // Each launch below is a new process: its own manager, which has not read the account key yet.
         keychain.setAvailability(.locked)
+        let locked = try self.sdk().userAccountManager
         do {
-            try await accounts.verifyAtLaunch(recovery: .keepFiles)
+            try await locked.verifyAtLaunch(recovery: .keepFiles)
             XCTFail("a locked keychain at launch went unnoticed")
         } catch let error as SDKError {
             XCTAssertEqual(error, .keychainLockedAtLaunch(accounts: 1))
             XCTAssertTrue(error.description.contains("nothing was deleted"))
         }
-        XCTAssertEqual(try accounts.allAccounts().map(\.username), ["alice@acme.test"])
-        XCTAssertEqual(try accounts.currentUser()?.identity, alice.identity)
+        XCTAssertThrowsError(try locked.allAccounts(), "the account file is sealed with a key the locked keychain keeps")
+        keychain.setAvailability(.ready)
+        let unlocked = try self.sdk().userAccountManager
+        try await unlocked.verifyAtLaunch(recovery: .keepFiles)
+        XCTAssertEqual(try unlocked.allAccounts().map(\.username), ["alice@acme.test"])
+        XCTAssertEqual(try unlocked.currentUser()?.identity, alice.identity)
 
-        let deleted = try await accounts.verifyAtLaunch(recovery: .sdkDestructive)
-        XCTAssertEqual(deleted, ["alice@acme.test"])
-        XCTAssertEqual(try accounts.allAccounts(), [])
-        XCTAssertNil(try accounts.currentUser())
+        keychain.setAvailability(.locked)
+        let recovering = try self.sdk().userAccountManager
+        let deleted = try await recovering.verifyAtLaunch(recovery: .sdkDestructive)
+        XCTAssertEqual(deleted, [alice.identity.description], "the SDK could not decrypt the file, so it deleted it")
+        keychain.setAvailability(.ready)
+        let after = try self.sdk().userAccountManager
+        await after.loadAccountKey()
+        XCTAssertEqual(try after.allAccounts(), [])
+        XCTAssertNil(try after.currentUser())
     }
 }

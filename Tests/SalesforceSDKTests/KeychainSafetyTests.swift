@@ -87,10 +87,13 @@ final class KeychainSafetyTests: XCTestCase {
         let accounts = sdk.userAccountManager
         let (alice, _) = try await loginAlice(sdk, org)
         let storeDir = try sdk.storeManager().userDirectory(for: alice.storeUser)
+        _ = accounts
         keychain.setAvailability(.noSecretService(detail: "gone"))
-        let deleted = try await accounts.verifyAtLaunch(recovery: .sdkDestructive)
-        XCTAssertEqual(deleted, ["alice@acme.test"])
-        XCTAssertEqual(try accounts.allAccounts(), [])
+        // The next launch (a new process, which has not read the account key).
+        let relaunched = try self.sdk().userAccountManager
+        let deleted = try await relaunched.verifyAtLaunch(recovery: .sdkDestructive)
+        XCTAssertEqual(deleted, [alice.identity.description])
+        XCTAssertEqual(try relaunched.allAccounts(), [])
         XCTAssertNil(try launchDefaults().value(forKey: UserAccountManager.lastUserIdentityKey), "LastUserIdentity must go with the account")
         XCTAssertFalse(FileManager.default.fileExists(atPath: storeDir.appendingPathComponent("stores/defaultStore/store.sqlite").path))
     }

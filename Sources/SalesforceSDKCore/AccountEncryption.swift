@@ -1,0 +1,135 @@
+import AppGroup
+import Crypto
+import Foundation
+import Keychain
+
+/// How the SDK protects `UserAccount.plist` (`SFDefaultUserAccountPersister`): the archived account is
+/// sealed with AES-256-GCM (`Encryptor`: nonce, ciphertext and tag in one blob, CryptoKit's "combined"
+/// form) under a key that `KeyGenerator` makes once per app and keeps in the keychain, service
+/// `com.salesforce.keystore.com.salesforce.userAccount.encryptionKey`, in the app's keychain access
+/// group. A process that cannot read that item cannot read any account: an extension needs the group.
+///
+/// One difference, on purpose: the SDK wraps the key with an EC key pair of its own (Secure Enclave
+/// where there is one) before it writes it; here the 32 bytes are the item's secret, which the Secret
+/// Service already encrypts at rest.
+public enum AccountEncryption {
+    public static let keyLabel = "com.salesforce.userAccount.encryptionKey"
+    /// `KeyGenerator.keyStoreService` + "." + the label.
+    public static let keyService = "com.salesforce.keystore." + keyLabel
+
+    /// nonce (12 bytes) ‖ ciphertext ‖ tag (16 bytes).
+    public static func seal(_ plaintext: Data, with key: SymmetricKey) throws -> Data {
+        guard let combined = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce()).combined else {
+            throw AccountCipherError.sealFailed
+        }
+        return combined
+    }
+
+    public static func open(_ sealed: Data, with key: SymmetricKey) throws -> Data {
+        do {
+            return try AES.GCM.open(try AES.GCM.SealedBox(combined: sealed), using: key)
+        } catch {
+            // Too short to hold a nonce and a tag, or the tag does not match (another key, a changed byte).
+            throw AccountCipherError.cannotDecrypt(sealed.count < 28 ? "\(sealed.count) bytes, shorter than a nonce and a tag: truncated" : "authentication failed: another key, or changed bytes")
+        }
+    }
+
+    /// A file as it is on disk: sealed by this build, or a plain property list that a build before
+    /// encryption wrote (read once, and sealed at the app's next launch).
+    public static func isPlainPropertyList(_ data: Data) -> Bool {
+        data.starts(with: Array("<?xml".utf8)) || data.starts(with: Array("bplist".utf8))
+    }
+}
+
+public enum AccountCipherError: Error, Equatable {
+    case sealFailed
+    case cannotDecrypt(String)
+}
+
+/// The account key of this process, read once from the keychain (the SDK caches it the same way).
+public enum AccountKeyState: Sendable {
+    case notLoaded
+    /// The key, and the access group its item is in.
+    case loaded(AccountKey, group: String)
+    /// The keychain answered, and no group this process is entitled to has the key.
+    case missing
+    /// The keychain could not be asked (locked, no Secret Service, not entitled): the error as reported.
+    case unreadable(KeychainResult)
+}
+
+/// The 32 bytes of the account key. Never printed: its description says only that it is a key.
+public struct AccountKey: Sendable, CustomStringConvertible {
+    let bytes: [UInt8]
+    var symmetric: SymmetricKey { SymmetricKey(data: bytes) }
+    public var description: String { "AccountKey(256 bits)" }
+}
+
+final class AccountKeyBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: AccountKeyState = .notLoaded
+
+    var state: AccountKeyState {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
+}
+
+extension KeychainHelper {
+    /// Reads the account key; with `create`, makes one (32 random bytes) when no entitled group has it,
+    /// in the group writes go to (the first entitled group, as the SDK's keychain helper does).
+    /// A key item that is not 32 bytes is `.unreadable` unless `regenerate` (the SDK's recovery: it
+    /// makes a new key and overwrites the item).
+    func accountKey(create: Bool, regenerate: Bool = false) async -> AccountKeyState {
+        let read = await read(service: AccountEncryption.keyService)
+        if read.success, let bytes = read.data {
+            if bytes.count == 32 { return .loaded(AccountKey(bytes: bytes), group: read.accessGroup ?? accessGroups.first ?? "") }
+            if !regenerate {
+                return .unreadable(.failure(.param, "the item holds \(bytes.count) bytes, not a 256-bit key"))
+            }
+        } else if read.status != .itemNotFound {
+            return .unreadable(read)
+        } else if !create {
+            return .missing
+        }
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let written = await write(bytes, service: AccountEncryption.keyService)
+        guard written.success else { return .unreadable(written) }
+        return .loaded(AccountKey(bytes: bytes), group: written.accessGroup ?? accessGroups.first ?? "")
+    }
+}
+
+/// An account file read from the outside (`msdk-sim inspect`): how it is protected and, when the key
+/// could be read, whose it is.
+public struct AccountFileContents: Sendable {
+    /// "encrypted, key in group G", "encrypted, key not found in the keychain", or "not encrypted (…)".
+    public var protection: String
+    public var account: UserAccount?
+    /// Why the account could not be read, when it could not.
+    public var problem: String?
+
+    /// - Parameter key: the key item's value and group, when the keychain gave it.
+    public static func read(_ data: Data, key: (secret: [UInt8], group: String)?) -> AccountFileContents {
+        if AccountEncryption.isPlainPropertyList(data) {
+            let dict = PlistValue.dictionary(propertyList: data)
+            let account = dict.flatMap { UserAccount(sdkArchive: .dictionary($0)) } ?? (try? PropertyListDecoder().decode(UserAccount.self, from: data))
+            return AccountFileContents(
+                protection: "not encrypted (written before encryption; the app seals it at its next launch)", account: account,
+                problem: account == nil ? "not a UserAccount property list" : nil)
+        }
+        guard let key else {
+            return AccountFileContents(protection: "encrypted, key not found in the keychain", account: nil, problem: "the key \(AccountEncryption.keyService) is not readable here")
+        }
+        let protection = "encrypted, key in group \(key.group)"
+        guard key.secret.count == 32 else { return AccountFileContents(protection: protection, account: nil, problem: "the key item is not a 256-bit key") }
+        do {
+            let plain = try AccountEncryption.open(data, with: AccountKey(bytes: key.secret).symmetric)
+            guard let dict = PlistValue.dictionary(propertyList: plain), let account = UserAccount(sdkArchive: .dictionary(dict)) else {
+                return AccountFileContents(protection: protection, account: nil, problem: "decrypted, but not a UserAccount")
+            }
+            return AccountFileContents(protection: protection, account: account, problem: nil)
+        } catch {
+            return AccountFileContents(protection: protection, account: nil, problem: "does not decrypt with that key (\(error))")
+        }
+    }
+}
