@@ -29,6 +29,15 @@ public enum Doctor {
     public static let teamIdentifierKey = ExtensionSetup.teamIdentifierKey
     public static let appOnlyResources = ExtensionSetup.appOnlyResources
 
+    /// What the doctor says about a device that is not a finding: its stores are not encrypted (the
+    /// SDK's SQLCipher cannot be used on this platform; README, Limits).
+    public static func notes(device path: String) -> [String] {
+        guard let device = try? Device.resolve(path: path) else { return [] }
+        let stores = device.layout.allSDKRoots().flatMap { $0.storeFiles() }
+        guard !stores.isEmpty else { return [] }
+        return ["\(stores.count) store(s) on the device are unencrypted: the SDK encrypts SmartStore with SQLCipher 4, which AppGroupSim cannot use on this platform (README, Limits)"]
+    }
+
     public static func examine(app appPath: String, device devicePath: String? = nil, secretStore: (any SecretStore)? = nil) async -> [Finding] {
         var findings: [Finding] = []
         let app: AppBundle

@@ -28,6 +28,8 @@ public struct InspectReport: Codable, Sendable {
         public var file: String
         /// "encrypted, key in group G" (decrypted only when that key could be read), or why not.
         public var protection: String
+        /// The keychain account of the session's token items (`SFOAuthIdentifier`; not a secret), when decrypted.
+        public var keychainAccount: String?
     }
 
     public struct KeychainItem: Codable, Sendable {
@@ -44,6 +46,8 @@ public struct InspectReport: Codable, Sendable {
     public struct Store: Codable, Sendable {
         public var path: String
         public var soups: [Soup]
+        /// Always "unencrypted" here: the SDK's SQLCipher cannot be used on this platform (README, Limits).
+        public var encryption = "unencrypted (the SDK encrypts with SQLCipher, which AppGroupSim cannot use here)"
     }
 
     public struct Sync: Codable, Sendable {
@@ -130,11 +134,12 @@ public enum Inspector {
                 let contents = AccountFileContents.read(data, key: accountKey)
                 accounts.append(InspectReport.Account(
                     username: contents.account?.username ?? "(\(contents.problem ?? "unreadable account file"))", orgId: file.orgId, userId: file.userId,
-                    file: file.url.path, protection: contents.protection))
+                    file: file.url.path, protection: contents.protection, keychainAccount: contents.account?.credentials.keychainAccount))
             }
             for url in root.storeFiles() {
                 do {
-                    let store = try SmartStore(url: url, name: url.deletingLastPathComponent().lastPathComponent)
+                    // Read-only: inspecting never creates, migrates or writes a store.
+                    let store = try SmartStore(url: url, name: url.deletingLastPathComponent().lastPathComponent, readOnly: true)
                     var soups: [InspectReport.Soup] = []
                     for soup in try store.allSoupNames().sorted() {
                         let n = try store.query(.smart("SELECT count(*) FROM {\(soup)}", pageSize: 1)).first?.arrayValue?.first?.intValue ?? 0

@@ -29,12 +29,29 @@ public struct StatusReport: Codable, Sendable, Equatable {
         appGroupEnabled = try launch.dataSharing.appGroupEnabled()
         msdkUserDefaults = msdk.url.path
         userLoggedIn = try msdk.bool(forKey: launch.userLogInStatusKey)
-        currentUser = try session.accounts.currentUser()?.username
-        accounts = try session.accounts.allAccounts().map(\.username)
+        (currentUser, accounts) = try Self.users(session)
         keychainAccessGroups = launch.sandbox.keychainAccessGroups
         sdkFeatures = session.sdk.features
-        screenLocked = try session.screenLock.isLocked()
+        do {
+            screenLocked = try session.screenLock.isLocked()
+        } catch SDKError.keychainUnavailable, SDKError.accountKeyUnreadable, SDKError.accountKeyMissing {
+            screenLocked = false  // the policies are in the sealed account files; `keychain` says why
+        }
         keychain = keychainStatus.error?.message ?? "ready"
+    }
+
+    /// The current user and the accounts by username; when the account key cannot be read (the keychain
+    /// is unusable, so the sealed files cannot be opened), by `orgId/userId`, marked as sealed.
+    static func users(_ session: AppSession) throws -> (String?, [String]) {
+        let accounts = session.accounts
+        do {
+            return (try accounts.currentUser()?.username, try accounts.allAccounts().map(\.username))
+        } catch SDKError.keychainUnavailable, SDKError.accountKeyUnreadable, SDKError.accountKeyMissing {
+            let sealed = " (sealed; the account key cannot be read)"
+            let files = try session.launch.dataSharing.sdkRoot().accountFiles().map { "\($0.orgId)/\($0.userId)" + sealed }
+            let current = UserIdentity(plist: try session.launch.dataSharing.msdkUserDefaults().value(forKey: UserAccountManager.lastUserIdentityKey))
+            return (current.map { $0.description + sealed }, files)
+        }
     }
 
     /// The report as aligned lines for a person.
@@ -56,8 +73,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
 
     /// The shell's one-line status.
     public static func shortLine(_ session: AppSession) throws -> String {
-        let current = try session.accounts.currentUser()?.username ?? "(none)"
-        let all = try session.accounts.allAccounts().map(\.username)
+        let (user, all) = try users(session)
+        let current = user ?? "(none)"
         let flag = try session.launch.dataSharing.msdkUserDefaults().bool(forKey: session.launch.userLogInStatusKey)
         return "current user: \(current); accounts: \(all.isEmpty ? "(none)" : all.joined(separator: ", ")); userLoggedIn: \(flag)"
     }

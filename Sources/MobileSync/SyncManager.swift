@@ -155,11 +155,11 @@ public final class SyncManager: @unchecked Sendable {
     }
 
     public func syncStatus(id: Int64) throws -> SyncState? {
-        try store.retrieve(ids: [id], from: SyncState.soupName).first.flatMap(SyncState.init(entry:))
+        try store.retrieve(ids: [id], from: SyncState.soupName).first.map { try parse(.object($0)) }
     }
 
     public func syncStatus(name: String) throws -> SyncState? {
-        try store.query(.exact(soup: SyncState.soupName, path: "name", value: .string(name))).first?.objectValue.flatMap(SyncState.init(entry:))
+        try store.query(.exact(soup: SyncState.soupName, path: "name", value: .string(name))).first.map(parse)
     }
 
     public func deleteSync(id: Int64) throws { try store.remove(ids: [id], from: SyncState.soupName) }
@@ -169,8 +169,20 @@ public final class SyncManager: @unchecked Sendable {
         try deleteSync(id: sync.id)
     }
 
+    /// A syncs_soup entry as a sync state; one that is not (damaged by hand or another tool) is an
+    /// error naming the store and the entry, never skipped and never deleted.
+    func parse(_ entry: JSON) throws -> SyncState {
+        if let problem = SyncState.problem(entry) {
+            throw MobileSyncError.corruptSyncState(store: store.url.path, entryId: entry[SoupField.entryId]?.intValue, detail: problem)
+        }
+        guard let object = entry.objectValue, let state = SyncState(entry: object) else {
+            throw MobileSyncError.corruptSyncState(store: store.url.path, entryId: entry[SoupField.entryId]?.intValue, detail: "no _soupEntryId")
+        }
+        return state
+    }
+
     public func allSyncs() throws -> [SyncState] {
-        try store.query(.all(soup: SyncState.soupName, pageSize: 100_000)).compactMap { $0.objectValue.flatMap(SyncState.init(entry:)) }
+        try store.query(.all(soup: SyncState.soupName, pageSize: 100_000)).map(parse)
     }
 
     /// The syncs a `usersyncs.json` names, in file order.
@@ -204,7 +216,15 @@ public final class SyncManager: @unchecked Sendable {
             let stored: JSON
             switch type {
             case .syncDown: stored = (try? makeTarget(target)).map { Self.serialised($0.json, from: target) } ?? target
-            case .syncUp: stored = Self.notSimulated(syncUp: target) == nil ? Self.serialised(SyncUpTarget(json: target).json, from: target) : target
+            case .syncUp:
+                if Self.notSimulated(syncUp: target) == nil {
+                    var normalised = SyncUpTarget(json: target).json.objectValue ?? [:]
+                    // No sObject type written: each record's attributes (or the soup's sync down) say it.
+                    if target["sobjectType"] == nil { normalised["sobjectType"] = nil }
+                    stored = Self.serialised(.object(normalised), from: target)
+                } else {
+                    stored = target
+                }
             }
             _ = try create(SyncState(type: type, name: name, target: stored, soupName: soup, options: SyncOptions(json: sync["options"])))
         }

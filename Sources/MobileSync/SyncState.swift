@@ -72,6 +72,15 @@ public struct SyncState: Sendable, Equatable {
         return e
     }
 
+    /// Why a syncs_soup entry is not a sync state, or nil when it is one.
+    static func problem(_ entry: JSON) -> String? {
+        guard let object = entry.objectValue else { return "not a JSON object" }
+        if object["type"]?.stringValue.flatMap(SyncType.init(rawValue:)) == nil { return "type is \(object["type"].map { "\($0)" } ?? "missing"), not syncDown or syncUp" }
+        if object["soupName"]?.stringValue == nil { return "no soupName" }
+        if let status = object["status"], status.stringValue.flatMap(SyncStatus.init(rawValue:)) == nil { return "status \(status) is not one of NEW, RUNNING, DONE, FAILED, STOPPED" }
+        return nil
+    }
+
     init?(entry: SoupEntry) {
         guard let id = entry[SoupField.entryId]?.intValue, let type = entry["type"]?.stringValue.flatMap(SyncType.init(rawValue:)),
             let soupName = entry["soupName"]?.stringValue
@@ -120,6 +129,9 @@ public enum MobileSyncError: Error, Equatable, Sendable, CustomStringConvertible
     case duplicateName(String)
     case invalidTarget(String)
     case syncFailed(String)
+    /// An entry of `syncs_soup` that is not a sync state (missing type or soup, not an object): the
+    /// store's file, the entry and what is wrong. Nothing is changed or deleted.
+    case corruptSyncState(store: String, entryId: Int64?, detail: String)
 
     /// 900 stopped, 901 cannot restart, 902 already running, 903 no such sync, 904 ghost cleaning only on sync down.
     public var code: Int? {
@@ -143,6 +155,8 @@ public enum MobileSyncError: Error, Equatable, Sendable, CustomStringConvertible
         case .duplicateName(let name): return "a sync named \(name) already exists"
         case .invalidTarget(let detail): return "invalid sync target: \(detail)"
         case .syncFailed(let detail): return "sync failed: \(detail)"
+        case .corruptSyncState(let store, let id, let detail):
+            return "\(store): syncs_soup entry \(id.map(String.init) ?? "(no id)") is not a sync state (\(detail)); it was left as it is: fix or delete that entry (it is JSON in the soup column of the syncs_soup table)"
         }
     }
 }

@@ -71,7 +71,7 @@ public final class SmartStore: Sendable {
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }
             pool = try DatabasePool(path: url.path, configuration: config)
-            migrated = try pool.write { db in try StoreSchema.prepare(db) }
+            migrated = try pool.write { db in try StoreSchema.prepare(db, path: url.path) }
             for file in [url.path, url.path + "-wal", url.path + "-shm"] where FileManager.default.fileExists(atPath: file) {
                 try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
             }

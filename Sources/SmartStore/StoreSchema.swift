@@ -42,8 +42,17 @@ enum StoreSchema {
     /// Creates the tables of a new store, or migrates an older AppGroupSim store; in a write transaction.
     /// Returns what was migrated (empty when nothing was).
     @discardableResult
-    static func prepare(_ db: Database) throws -> [String] {
+    static func prepare(_ db: Database, path: String) throws -> [String] {
         var migrated: [String] = []
+        // Another tool's database: never add our tables to it.
+        if try !db.tableExists("soup_attrs"), try !db.tableExists("soup_index_map") {
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            if !tables.isEmpty {
+                throw SmartStoreError.database(
+                    path: path,
+                    message: "not a SmartStore: a database of another kind (tables \(tables.prefix(5).joined(separator: ", "))\(tables.count > 5 ? ", …" : "")); it was left as it is: move it aside to start a new store")
+            }
+        }
         if try db.tableExists("soup_index_map"), try db.columns(in: "soup_index_map").contains(where: { $0.name == "position" }) {
             try db.execute(
                 sql: """

@@ -38,6 +38,7 @@ struct Doctor: AsyncParsableCommand {
                 print("    \(f.message)")
                 print("    fix: \(f.fix)")
             }
+            if let device { for note in Diagnostics.Doctor.notes(device: device) { print("\nnote: \(note)") } }
             let errors = findings.filter { $0.severity == .error }.count
             print(findings.isEmpty ? "no finding: the setup is consistent" : "\n\(findings.count) finding(s): \(errors) error(s), \(findings.count - errors) warning(s)")
         }

@@ -35,7 +35,7 @@ struct Inspect: AsyncParsableCommand {
         print("\nstores")
         if report.stores.isEmpty { print("  (none)") }
         for s in report.stores {
-            print("  \(s.path)")
+            print("  \(s.path)  [\(s.encryption)]")
             for soup in s.soups { print("      \(soup.name): \(soup.entries) entries") }
         }
         print("\nsyncs")

@@ -101,3 +101,25 @@ final class SyncConfigTests: SyncTestCase {
         XCTAssertEqual(try reopened.syncStatus(name: "down")?.maxTimeStamp, before.first?.maxTimeStamp)
     }
 }
+
+extension SyncConfigTests {
+    /// A syncs_soup entry damaged by hand or by another tool: every read names the store and the entry,
+    /// nothing is skipped or deleted, and the other syncs' entries are untouched.
+    func testACorruptSyncStateIsNamedAndKept() async throws {
+        _ = try await manager.syncDown(target: contactsQuery, soupName: soup, name: "down")
+        let damaged = try store.upsert([["type": "sideways", "name": "broken", "soupName": "contacts"]], into: "syncs_soup")
+        let id = try XCTUnwrap(damaged.first?[SoupField.entryId]?.intValue)
+        for read in [{ _ = try self.manager.allSyncs() }, { _ = try self.manager.syncStatus(id: id) }, { _ = try self.manager.syncStatus(name: "broken") }] {
+            XCTAssertThrowsError(try read()) { error in
+                guard case MobileSyncError.corruptSyncState(let path, let entry, let detail) = error else { return XCTFail("\(error)") }
+                XCTAssertEqual(path, self.store.url.path)
+                XCTAssertEqual(entry, id)
+                XCTAssertTrue(detail.contains("sideways"), detail)
+                XCTAssertTrue("\(error)".contains("left as it is"), "\(error)")
+            }
+        }
+        XCTAssertEqual(try store.count(.all(soup: "syncs_soup")), 2, "nothing deleted")
+        XCTAssertThrowsError(try SyncManager(store: store, client: client), "a new manager reads every state at start, and says so too")
+        XCTAssertEqual(try manager.syncStatus(name: "down")?.status, .done, "a good entry still reads by name")
+    }
+}

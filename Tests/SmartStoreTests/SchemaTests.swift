@@ -102,3 +102,21 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(try again.count(.all(soup: Fixture.soup)), 11)
     }
 }
+
+extension SchemaTests {
+    /// A database another tool wrote is refused by name, and nothing is added to it.
+    func testADatabaseOfAnotherKindIsRefusedAndLeftAsItIs() throws {
+        let url = try TestSupport.temporaryDirectory(self).appendingPathComponent("other.sqlite")
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('keep me')") }
+        try queue.close()
+        for readOnly in [false, true] {
+            XCTAssertThrowsError(try SmartStore(url: url, name: "other", readOnly: readOnly)) { error in
+                XCTAssertTrue("\(error)".contains(url.path), "\(error)")
+            }
+        }
+        let after = try DatabaseQueue(path: url.path)
+        XCTAssertEqual(try after.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") }, ["notes"])
+        XCTAssertEqual(try after.read { db in try String.fetchOne(db, sql: "SELECT body FROM notes") }, "keep me")
+    }
+}

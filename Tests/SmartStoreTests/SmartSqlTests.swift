@@ -119,4 +119,215 @@ final class SmartSqlTests: XCTestCase {
         XCTAssertEqual(rows.count, 1)
         XCTAssertEqual(rows.first?.arrayValue?.first?["lastName"], "Kwan")
     }
+
+    // MARK: The rest of SFSmartSqlTests: conversions
+
+    func testConvertSmartSqlWithSelfJoinAndJsonExtractedFieldNoLeadingSpaces() throws {
+        XCTAssertEqual(
+            try convert("select mgr.{employees:education},e.{employees:education} from {employees} as mgr, {employees} as e "
+                + "where not (mgr.{employees:education}=e.{employees:education})"),
+            "select json_extract(mgr.soup, '$.education'),json_extract(e.soup, '$.education') from TABLE_1 as mgr, TABLE_1 as e "
+                + "where not (json_extract(mgr.soup, '$.education')=json_extract(e.soup, '$.education'))")
+    }
+
+    func testConvertSmartSqlWithSpecialColumnsAndJoin() throws {
+        XCTAssertEqual(try convert("select {employees:_soupEntryId}, {departments:_soupEntryId} from {employees}, {departments}"),
+                       "select TABLE_1.id, TABLE_2.id from TABLE_1, TABLE_2")
+    }
+
+    func testConvertSmartSqlWithJSON1() throws {
+        XCTAssertEqual(try convert("select {employees:lastName}, {employees:education} from {employees} where {employees:education} = 'MIT'"),
+                       "select TABLE_1_1, json_extract(soup, '$.education') from TABLE_1 where json_extract(soup, '$.education') = 'MIT'")
+    }
+
+    func testConvertSmartSqlForNonIndexedColumns() throws {
+        XCTAssertEqual(
+            try convert("select {employees:education}, {employees:address.zipcode} from {employees} where {employees:address.city} = 'San Francisco'"),
+            "select json_extract(soup, '$.education'), json_extract(soup, '$.address.zipcode') from TABLE_1 where json_extract(soup, '$.address.city') = 'San Francisco'")
+    }
+
+    func testConvertSmartSqlWithQuotedCurlyBraces() throws {
+        XCTAssertEqual(
+            try convert("select {employees:education} from {employees} where {employees:education} like 'Account(where: {Name: {eq: \"Jason\"}})'"),
+            "select json_extract(soup, '$.education') from TABLE_1 where json_extract(soup, '$.education') like 'Account(where: {Name: {eq: \"Jason\"}})'")
+    }
+
+    func testConvertSmartSqlWithMultipleQuotedCurlyBraces() throws {
+        XCTAssertEqual(
+            try convert("select {employees:education}, '{a:b}', {employees:firstName} from {employees} where {employees:address} = '{\"city\": \"San Francisco\"}' or {employees:lastName} like 'B%'"),
+            "select json_extract(soup, '$.education'), '{a:b}', TABLE_1_0 from TABLE_1 where json_extract(soup, '$.address') = '{\"city\": \"San Francisco\"}' or TABLE_1_1 like 'B%'")
+    }
+
+    /// Plain SQL with no `{…}` at all (a GraphQL-style query over table names) passes through unchanged.
+    func testConvertOtherComplexSmartSql() throws {
+        let sql = "SELECT json_set('{}', '$.data.uiapi.query.Account.edges', ( SELECT json_group_array(json_set('{}', '$.node.Id', (json_extract('Account.JSON', '$.data.fields.Id.value')) )) FROM (SELECT 'Account'.TABLE_1_1 as 'Account.JSON' FROM TABLE_1 as 'Account' WHERE ( json_extract('Account.JSON', '$.data.apiName') = 'Account' ) ) ) ) as json"
+        XCTAssertEqual(try convert(sql), sql)
+    }
+
+    // MARK: The rest of SFSmartSqlTests: results, with the SDK's loadData
+
+    private func loadData() throws {
+        let employees: [(String, String, String, String, String, Double, Bool)] = [
+            ("Christine", "Haas", "A00", "00010", "", 200_000.10, true),
+            ("Michael", "Thompson", "A00", "00020", "00010", 120_000.10, false),
+            ("Sally", "Kwan", "A00", "00310", "00010", 100_000.10, false),
+            ("John", "Geyer", "B00", "00040", "", 102_000.10, true),
+            ("Irving", "Stern", "B00", "00050", "00040", 100_000.10, true),
+            ("Eva", "Pulaski", "B00", "00060", "00050", 80_000.10, false),
+            ("Eileen", "Henderson", "B00", "00070", "00050", 70_000.10, false),
+        ]
+        for (first, last, dept, id, manager, salary, isManager) in employees {
+            try store.upsert([[
+                "firstName": .string(first), "lastName": .string(last), "deptCode": .string(dept), "employeeId": .string(id),
+                "managerId": .string(manager), "salary": .double(salary), "isManager": .bool(isManager),
+            ]], into: "employees")
+        }
+        try store.upsert([["deptCode": "A00", "name": "Sales", "budget": 1_000_000]], into: "departments")
+        try store.upsert([["deptCode": "B00", "name": "R&D", "budget": 2_000_000]], into: "departments")
+    }
+
+    private func employee(_ json: String) throws -> SoupEntry {
+        let entry = try XCTUnwrap(JSON(text: json)?.objectValue)
+        return try XCTUnwrap(try store.upsert([entry], into: "employees").first)
+    }
+
+    private func smart(_ sql: String, pageSize: Int = 10, page: Int = 0, args: [JSON]? = nil) throws -> [JSON] {
+        try store.query(.smart(sql, pageSize: pageSize, whereArgs: args), pageIndex: page)
+    }
+
+    func testSmartQueryDoingCount() throws {
+        try loadData()
+        XCTAssertEqual(try smart("select count(*) from {employees}", pageSize: 1), [[7]])
+    }
+
+    func testSmartQueryDoingSum() throws {
+        try loadData()
+        XCTAssertEqual(try smart("select sum({departments:budget}) from {departments}", pageSize: 1), [[3_000_000]])
+    }
+
+    func testSmartQueryReturningOneRowWithOneInteger() throws {
+        try loadData()
+        XCTAssertEqual(try smart("select {employees:salary} from {employees} where {employees:lastName} = 'Haas'", pageSize: 1), [[200_000.10]])
+    }
+
+    func testSmartQueryReturningTwoRowsWithOneIntegerEach() throws {
+        try loadData()
+        XCTAssertEqual(
+            try smart("select {employees:salary} from {employees} where {employees:managerId} = '00010' order by {employees:firstName}", pageSize: 2),
+            [[120_000.10], [100_000.10]])
+    }
+
+    func testSmartQueryReturningSoupStringAndInteger() throws {
+        try loadData()
+        let christine = try XCTUnwrap(try store.query(.exact(soup: "employees", path: "employeeId", value: "00010", orderPath: "employeeId", pageSize: 1)).first)
+        XCTAssertEqual(christine["firstName"], "Christine")
+        let rows = try smart("select {employees:_soup}, {employees:firstName}, {employees:salary} from {employees} where {employees:lastName} = 'Haas'", pageSize: 1)
+        XCTAssertEqual(rows.count, 1)
+        XCTAssertEqual(rows[0].arrayValue?[0], .object(christine.objectValue ?? [:]))
+        XCTAssertEqual(rows[0].arrayValue?[1], "Christine")
+        XCTAssertEqual(rows[0].arrayValue?[2].doubleValue, 200_000.10)
+    }
+
+    func testSmartQueryWithPaging() throws {
+        try loadData()
+        let spec = QuerySpec.smart("select {employees:firstName} from {employees} order by {employees:firstName}", pageSize: 1)
+        XCTAssertEqual(try store.count(spec), 7)
+        for (page, name) in ["Christine", "Eileen", "Eva", "Irving", "John", "Michael", "Sally"].enumerated() {
+            XCTAssertEqual(try store.query(spec, pageIndex: page), [[.string(name)]], "page \(page)")
+        }
+    }
+
+    func testSmartQueryWithSpecialFields() throws {
+        try loadData()
+        let christine = try XCTUnwrap(try store.query(.exact(soup: "employees", path: "employeeId", value: "00010", orderPath: "employeeId", pageSize: 1)).first)
+        let rows = try smart("select {employees:_soup}, {employees:_soupEntryId}, {employees:_soupLastModifiedDate} from {employees} where {employees:lastName} = 'Haas'", pageSize: 1)
+        XCTAssertEqual(rows.count, 1)
+        XCTAssertEqual(rows[0].arrayValue?[0], .object(christine.objectValue ?? [:]))
+        XCTAssertEqual(rows[0].arrayValue?[1], christine["_soupEntryId"])
+        XCTAssertEqual(rows[0].arrayValue?[2], christine["_soupLastModifiedDate"])
+    }
+
+    func testSmartQueryWithNullField() throws {
+        XCTAssertEqual(try employee(#"{"employeeId":"001","deptCode":"xyz"}"#)["deptCode"], "xyz")
+        XCTAssertEqual(try employee(#"{"employeeId":"002","deptCode":null}"#)["deptCode"], .null)
+        XCTAssertEqual(try employee(#"{"employeeId":"003","deptCode":""}"#)["deptCode"], "")
+        XCTAssertNil(try employee(#"{"employeeId":"004"}"#)["deptCode"])
+        XCTAssertEqual(try smart("select {employees:employeeId} from {employees} where {employees:deptCode} is not null order by {employees:employeeId}", pageSize: 4),
+                       [["001"], ["003"]])
+        XCTAssertEqual(try smart("select {employees:employeeId} from {employees} where {employees:deptCode} is null order by {employees:employeeId}", pageSize: 4),
+                       [["002"], ["004"]])
+        XCTAssertEqual(try smart("select {employees:employeeId} from {employees} where {employees:deptCode} = \"\" order by {employees:employeeId}", pageSize: 4),
+                       [["003"]])
+        XCTAssertEqual(
+            try smart("select {employees:employeeId},{employees:deptCode},{employees:deptCode} from {employees} order by {employees:employeeId}", pageSize: 4),
+            [["001", "xyz", "xyz"], ["002", .null, .null], ["003", "", ""], ["004", .null, .null]])
+    }
+
+    func testSmartQueryMachingBooleanInJSON1Field() throws {
+        try loadData()
+        XCTAssertEqual(try employee(#"{"employeeId":"101","isManager":true}"#)["isManager"], true)
+        XCTAssertEqual(try employee(#"{"employeeId":"102","isManager":false}"#)["isManager"], false)
+        XCTAssertEqual(try smart("select {employees:employeeId} from {employees} where {employees:isManager} = 1 order by {employees:employeeId}"),
+                       [["00010"], ["00040"], ["00050"], ["101"]])
+        XCTAssertEqual(try smart("select {employees:employeeId} from {employees} where {employees:isManager} = 0 order by {employees:employeeId}"),
+                       [["00020"], ["00060"], ["00070"], ["00310"], ["102"]])
+    }
+
+    func testSmartQueryMachingNonAsciiInStringField() throws {
+        _ = try employee(#"{"employeeId":"101","firstName":"Göktuğ"}"#)
+        _ = try employee(#"{"employeeId":"102","firstName":"보배"}"#)
+        XCTAssertEqual(try smart("select {employees:employeeId} from {employees} where {employees:firstName} like '%ğ%'"), [["101"]])
+        XCTAssertEqual(try smart("select {employees:employeeId} from {employees} where {employees:firstName} like '%배%'"), [["102"]])
+    }
+
+    func testSmartQueryMachingNonAsciiInJSON1Field() throws {
+        _ = try employee(#"{"employeeId":"101","education":"latince uzmanı"}"#)
+        _ = try employee(#"{"employeeId":"102","education":"라틴어 전문가"}"#)
+        XCTAssertEqual(try smart("select {employees:employeeId} from {employees} where {employees:education} like '%ı%'"), [["101"]])
+        XCTAssertEqual(try smart("select {employees:employeeId} from {employees} where {employees:education} like '%문%'"), [["102"]])
+    }
+
+    func testSmartQueryMachingNonAsciiInNonIndexedField() throws {
+        _ = try employee(#"{"employeeId":"101","country":"Türkçe"}"#)
+        _ = try employee(#"{"employeeId":"102","country":"한국"}"#)
+        XCTAssertEqual(try smart("select {employees:employeeId} from {employees} where {employees:country} like '%ç%'"), [["101"]])
+        XCTAssertEqual(try smart("select {employees:employeeId} from {employees} where {employees:country} like '%국%'"), [["102"]])
+    }
+
+    private func addresses() throws {
+        _ = try employee(#"{"employeeId":"101","address":{"city":"San Francisco", "zipcode":94105}}"#)
+        _ = try employee(#"{"employeeId":"102","address":{"city":"New York City", "zipcode":10004}}"#)
+        _ = try employee(#"{"employeeId":"103","address":{"city":"San Francisco", "zipcode":94106}}"#)
+        _ = try employee(#"{"employeeId":"104","address":{"city":"New York City", "zipcode":10006}}"#)
+    }
+
+    func testSmartQueryFilteringByNonIndexedField() throws {
+        try addresses()
+        XCTAssertEqual(
+            try smart("select {employees:employeeId} from {employees} where {employees:address.city} = 'San Francisco' order by {employees:employeeId}"),
+            [["101"], ["103"]])
+    }
+
+    func testSmartQueryReturningNonIndexedField() throws {
+        try addresses()
+        XCTAssertEqual(
+            try smart("select {employees:employeeId}, {employees:address.zipcode} from {employees} where {employees:address.city} = 'San Francisco' order by {employees:employeeId}"),
+            [["101", .int(94105)], ["103", .int(94106)]])
+    }
+
+    func testSmartQueryUsingWhereArgs() throws {
+        try addresses()
+        let sql = "select {employees:employeeId}, {employees:address.zipcode} from {employees} where {employees:address.city} = ? order by {employees:employeeId}"
+        XCTAssertEqual(try smart(sql, args: ["San Francisco"]), [["101", .int(94105)], ["103", .int(94106)]])
+        XCTAssertEqual(try smart(sql, args: ["New York City"]), [["102", .int(10004)], ["104", .int(10006)]])
+    }
+
+    func testNonSmartQueryUsingWhereArgs() throws {
+        var spec = QuerySpec.all(soup: "employees", orderPath: "employeeId", pageSize: 10)
+        spec.whereArgs = ["San Francisco"]
+        XCTAssertThrowsError(try store.query(spec)) { error in
+            XCTAssertEqual((error as? SmartStoreError)?.code, 5)
+            XCTAssertTrue("\(error)".contains("whereArgs can only be provided for smart queries"), "\(error)")
+        }
+    }
 }

@@ -71,5 +71,6 @@ for s in keychain-locked-at-launch extension-migrates-first stale-login-flag wid
 done
 expect_status 0 sim scenario keychain-locked-at-launch --sdk-recovery
 contains "$OUT" "no user is logged in"
-contains "$OUT" "deleted it with her store"
+contains "$OUT" "the file did not decrypt"
+contains "$OUT" "deleted it as unreadable, with her store"
 ok "every scenario reproduces as described; --sdk-recovery shows the SDK's deletion, the default keeps the files"

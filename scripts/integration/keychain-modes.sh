@@ -41,7 +41,8 @@ check_mode() {
   done
   [ "$(snapshot)" = "$BEFORE" ] || fail "$name: the device changed: $(snapshot)"
   expect_status 0 env "$@" timeout 60 "$BIN/main-app" --bundle "$APP" --device "$DEV" status --json
-  [ "$(field "$OUT" 'd["currentUser"]')" = alice@acme.test ] || fail "$name: status: $OUT"
+  # The account files are sealed with a key the keychain keeps: status names the user by her ids.
+  [ "$(field "$OUT" 'd["currentUser"]')" = "00D5g00000AcmeeEAA/0055g00000AliceAAA (sealed; the account key cannot be read)" ] || fail "$name: status: $OUT"
   contains "$(field "$OUT" 'd["keychain"]')" "keychain unavailable"
   expect_status 12 env "$@" timeout 60 "$BIN/extension-widget" --bundle "$WIDGET" --device "$DEV" --json
   [ "$(field "$OUT" 'd["state"]')" = keychainUnavailable ] || fail "$name: widget: $OUT"
@@ -95,7 +96,7 @@ check_mode "a locked keyring" "locked"
 
 # --sdk-recovery: the SDK's own recovery deletes what it cannot read, and then completely.
 expect_status 1 app --sdk-recovery logout
-contains "$ERR" "recovery deleted the accounts it could not read"
+contains "$ERR" "recovery deleted the account(s) it could not decrypt"
 [ -z "$(cd "$DEV" && find . -name UserAccount.plist -o -name store.sqlite)" ] || fail "--sdk-recovery left files behind"
 python3 -c 'import plistlib,sys; sys.exit(0 if plistlib.load(open(sys.argv[1], "rb")).get("LastUserIdentity") is None else 1)' "$SUITE" \
   || fail "--sdk-recovery left LastUserIdentity pointing at a deleted account"

@@ -80,8 +80,9 @@ expect_status 1 "$BIN/msdk-sim" doctor --app "$APP" --device "$DEV" --json
 contains "$OUT" '"id" : "orphaned-token-items"'
 ok "a login killed after the token exchange leaves live tokens and no account; doctor reports orphaned-token-items"
 # Keep the orphan's refresh token (never printed) to ask the org about it afterwards.
-ALICE_ACCOUNT=$(find "$DEV" -name UserAccount.plist | head -1)
-ALICE_KC=$(python3 -c 'import plistlib,sys; print(plistlib.load(open(sys.argv[1],"rb"))["credentials"]["keychainAccount"])' "$ALICE_ACCOUNT")
+# The account file is sealed; inspect decrypts it with the key from the keychain and names its items' account.
+expect_status 0 "$BIN/msdk-sim" inspect --device "$DEV" --json
+ALICE_KC=$(field "$OUT" '[a["keychainAccount"] for a in d["accounts"]][0]')
 ORPHAN_KC=$(secret-tool search --all service com.salesforce.mobilesdk.oauth.refresh creator com.appgroupsim.sdk 2>&1 >/dev/null | sed -n 's/^attribute.account = //p' | grep -v "^$ALICE_KC$" | head -1)
 [ -n "$ORPHAN_KC" ] || fail "cannot find the orphan's keychain account"
 secret-tool lookup service com.salesforce.mobilesdk.oauth.refresh account "$ORPHAN_KC" > "$WORK/orphan.token" 2>/dev/null || fail "cannot read the orphan's token"
@@ -117,10 +118,12 @@ done
 curl_admin '{"latencyMs": 0}' > /dev/null
 expect_status 0 app status
 expect_status 0 app contacts list --json
-LIVE=$(python3 - "$DEV" <<'PY'
-import plistlib, pathlib, subprocess, sys
-accounts = {plistlib.load(open(p, "rb"))["credentials"]["keychainAccount"] for p in pathlib.Path(sys.argv[1]).rglob("UserAccount.plist")}
-out = subprocess.run(["secret-tool", "search", "--all", "creator", "com.appgroupsim.sdk"], capture_output=True, text=True, check=True)
+expect_status 0 "$BIN/msdk-sim" inspect --device "$DEV" --json
+LIVE=$(python3 - "$OUT" <<'PY'
+import json, subprocess, sys
+accounts = {a["keychainAccount"] for a in json.loads(sys.argv[1])["accounts"]}
+# errors="replace": the account key's value is 32 random bytes, not text.
+out = subprocess.run(["secret-tool", "search", "--all", "creator", "com.appgroupsim.sdk"], capture_output=True, text=True, errors="replace", check=True)
 # stdout has the values, stderr the attributes, item by item in the same order.
 values = [l[len("secret = "):] for l in out.stdout.splitlines() if l.startswith("secret = ")]
 owners = [l[len("attribute.account = "):] for l in out.stderr.splitlines() if l.startswith("attribute.account = ")]
