@@ -1,19 +1,23 @@
 /// Turns smart SQL into SQL: `{soup}` becomes the soup's table, `{soup:path}` its column for that path
 /// (the special paths `_soup`, `_soupEntryId`, `_soupLastModifiedDate`, `_soupCreatedDate`; index columns;
-/// `json_extract` for anything else). Text inside single quotes is left alone, braces included.
+/// `json_extract` for anything else). Text inside single quotes is left alone, braces included, except
+/// the quoted key of an FTS `MATCH '…'`, where `{soup:path}` names a column, as the SDK converts it.
 enum SmartSQL {
     static func convert(_ sql: String, soup lookup: (String) throws -> SoupInfo?) throws -> String {
         try checkIsSingleSelect(sql)
         var out = ""
         var i = sql.startIndex
         var inQuote = false
+        var inMatchKey = false
         while i < sql.endIndex {
             let c = sql[i]
             if c == "'" {
+                if !inQuote { inMatchKey = Self.endsWithMatch(out) }
                 inQuote.toggle()
+                if !inQuote { inMatchKey = false }
                 out.append(c)
                 i = sql.index(after: i)
-            } else if c == "{" && !inQuote {
+            } else if c == "{" && (!inQuote || inMatchKey) {
                 guard let close = sql[i...].firstIndex(of: "}") else {
                     throw SmartStoreError.smartSQLSyntax("unclosed { in \(sql)")
                 }
@@ -39,6 +43,13 @@ enum SmartSQL {
             }
         }
         return out
+    }
+
+    /// True when `sql` ends with `MATCH` and one or more spaces: the next quoted string is a match key.
+    static func endsWithMatch(_ sql: String) -> Bool {
+        let trimmed = sql.reversed().drop { $0 == " " }
+        guard trimmed.count < sql.count else { return false }
+        return String(trimmed.prefix(5).reversed()) == "MATCH"
     }
 
     /// The `name` of a `name.` that ends `sql`: an identifier or a single-quoted alias; nil otherwise.

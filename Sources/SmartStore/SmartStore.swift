@@ -435,15 +435,14 @@ public final class SmartStore: Sendable {
             guard !info.fullTextColumns.isEmpty else {
                 throw SmartStoreError.invalidQuery("soup \(soup) has no full_text index to match")
             }
-            var key = try SmartSQL.convertMatchKey(matchKey, info: info)
             if let path = spec.path {
-                guard let index = info.index(for: path), index.spec.type == .fullText, let col = index.column else {
+                guard let index = info.index(for: path), index.spec.type == .fullText, index.column != nil else {
                     throw SmartStoreError.invalidQuery("\(path) is not a full_text index of soup \(soup)")
                 }
-                // As the SDK writes it, `column:key`: the path qualifies the key's first term only, so
-                // `Haas OR {soup:firstName}:Kwan` on lastName is lastName:Haas OR firstName:Kwan.
-                key = "\(col):\(key)"
             }
+            // As the SDK does: the path qualifies every term of the key that is not already qualified
+            // (`Haas OR {soup:firstName}:Kwan` on lastName is lastName:Haas OR firstName:Kwan).
+            let key = try SmartSQL.convertMatchKey(SmartSQL.qualifyMatchKey(matchKey, field: spec.path.map { "{\(soup):\($0)}" }), info: info)
             whereClause = "WHERE \(info.table).id IN (SELECT rowid FROM \(info.ftsTable) WHERE \(info.ftsTable) MATCH ?)"
             arguments = [key.databaseValue]
         }

@@ -49,7 +49,7 @@ final class QueryTests: XCTestCase {
         let qualified = try store.query(.match(soup: soup, path: nil, matchKey: "{employees:firstName}:Eva OR {employees:lastName}:Kwan", orderPath: "lastName"))
         XCTAssertEqual(Fixture.lastNames(qualified), ["Kwan", "Pulaski"])
         XCTAssertEqual(Fixture.firstNames(try store.query(.match(soup: soup, path: "firstName", matchKey: "Mich*"))), ["Michael"])
-        // The path qualifies the first term only (the SDK's `column:key`): Haas as a last name, or Eva as a first name.
+        // The path qualifies every term not already qualified, as the SDK does: Haas as a last name, or Eva as a first name.
         let perTerm = try store.query(.match(soup: soup, path: "lastName", matchKey: "Haas OR {employees:firstName}:Eva", orderPath: "firstName"))
         XCTAssertEqual(Fixture.firstNames(perTerm), ["Christina", "Eva", "John"])
     }
