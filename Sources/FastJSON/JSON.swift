@@ -55,7 +55,8 @@ public enum JSON: Sendable, Hashable {
     /// The value at a dotted path (`Account.Name`), mapping over arrays on the way as the SDK does:
     /// `addresses.city` on an array of addresses gives an array of cities. Nil when missing.
     public func project(_ path: String) -> JSON? {
-        project(components: path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+        if path.isEmpty { return self }  // the whole entry, as the SDK's projectIntoJson
+        return project(components: path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
     }
 
     /// `project(_:)` with the path already split, for paths used on every entry of a batch.

@@ -466,8 +466,9 @@ public final class SmartStore: Sendable {
             case .int64(let i): out.append(.int(i))
             case .double(let d): out.append(.double(d))
             case .string(let s):
-                // The soup column holds the entry's JSON: return it as an object, as the SDK does.
-                if column == "soup", let json = JSON(text: s) { out.append(json) } else { out.append(.string(s)) }
+                // The soup column holds the entry's JSON: return it as an object, as the SDK does. A second
+                // soup column in the same row (two soups joined) is named `soup:1` by SQLite.
+                if column == "soup" || column.hasPrefix("soup:"), let json = JSON(text: s) { out.append(json) } else { out.append(.string(s)) }
             case .blob(let data): out.append(.string(data.base64EncodedString()))
             }
         }
