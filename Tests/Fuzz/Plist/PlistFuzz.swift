@@ -19,5 +19,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             guard PlistXML.decode(again) == fast else { fatalError("PlistXML's output does not read back") }
         }
     }
+    // LastUserIdentity is a keyed archive (binary plist with UIDs) read from msdkUserDefaults: the
+    // structural check with UIDs allowed must stop every input that Foundation would crash on.
+    if bytes.starts(with: Array("bplist".utf8)), PlistValue.isSafeForFoundation(bytes, keyedArchive: true),
+        let object = try? PropertyListSerialization.propertyList(from: bytes, options: [], format: nil)
+    {
+        _ = try? PropertyListSerialization.data(fromPropertyList: object, format: .xml, options: 0)
+    }
     return 0
 }
