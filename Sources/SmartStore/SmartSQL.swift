@@ -66,10 +66,13 @@ enum SmartSQL {
         return String(name.reversed())
     }
 
-    /// SELECT only, one statement (a trailing semicolon is tolerated).
+    /// As the SDK: anything but INSERT, UPDATE and DELETE (so `WITH … SELECT` and `VALUES` too), one
+    /// statement (a trailing semicolon is tolerated). Queries run on a read-only connection, so a
+    /// statement that would write anyway fails there and changes nothing.
     static func checkIsSingleSelect(_ sql: String) throws {
         let trimmed = sql.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.lowercased().hasPrefix("select") else { throw SmartStoreError.smartSQLNotSelect(sql) }
+        let lower = trimmed.lowercased()
+        guard !["insert", "update", "delete"].contains(where: { lower.hasPrefix($0) }) else { throw SmartStoreError.smartSQLNotSelect(sql) }
         var inQuote = false
         for (offset, c) in trimmed.enumerated() {
             if c == "'" { inQuote.toggle() }

@@ -51,7 +51,7 @@ extension SmartStoreError: CustomStringConvertible {
         case .invalidSoupName: return "a soup name cannot be empty"
         case .noIndexSpecs(let soup): return "soup \(soup) needs at least one index spec"
         case .pathNotIndexed(let soup, let path): return "\(path) is not an index of soup \(soup)"
-        case .smartSQLNotSelect(let sql): return "smart SQL must be a single SELECT statement: \(sql)"
+        case .smartSQLNotSelect(let sql): return "smart SQL must be one statement that reads (not INSERT, UPDATE or DELETE), as in the SDK: \(sql)"
         case .smartSQLUnknownSoup(let soup): return "smart SQL names soup \(soup), which does not exist"
         case .smartSQLSyntax(let detail): return "smart SQL: \(detail)"
         case .entryNotFound(let soup, let id): return "no entry \(id) in soup \(soup)"

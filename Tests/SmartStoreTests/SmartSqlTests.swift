@@ -330,4 +330,19 @@ final class SmartSqlTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("whereArgs can only be provided for smart queries"), "\(error)")
         }
     }
+
+    /// The SDK refuses INSERT, UPDATE and DELETE only: a `WITH` query and `VALUES` run; a statement that
+    /// would write anyway fails on the read-only connection and changes nothing.
+    func testAnythingTheSDKAllowsThatIsNotInsertUpdateOrDelete() throws {
+        try store.upsert([["lastName": "Haas", "salary": 10.0], ["lastName": "Kwan", "salary": 20.0]], into: "employees")
+        XCTAssertEqual(
+            try store.query(.smart("WITH rich AS (SELECT {employees:lastName} AS name FROM {employees} WHERE {employees:salary} > 15) SELECT name FROM rich", pageSize: 5)),
+            [["Kwan"]])
+        XCTAssertEqual(try store.query(.smart("VALUES (1), (2)", pageSize: 5)), [[1], [2]])
+        XCTAssertThrowsError(try store.query(.smart("DROP TABLE {employees}", pageSize: 5)))
+        XCTAssertEqual(try store.count(.all(soup: "employees")), 2, "nothing dropped")
+        for sql in ["  Insert into {employees} values (1)", "UPDATE {employees} SET soup = ''"] {
+            XCTAssertThrowsError(try store.query(.smart(sql, pageSize: 5)), sql)
+        }
+    }
 }
