@@ -75,14 +75,15 @@ extension UserAccount {
     }
 }
 
-/// `LastUserIdentity` as the SDK writes it: `NSKeyedArchiver` data (binary property list, secure coding)
-/// of an `SFUserAccountIdentity` with `userIdKey` and `orgIdKey`, under the key `LastUserIdentity`. A
+/// `LastUserIdentity` as the SDK writes it: `NSKeyedArchiver` data (secure coding) of an
+/// `SFUserAccountIdentity` with `userIdKey` and `orgIdKey`, under the key `LastUserIdentity`. A
 /// dictionary `{orgId, userId}` (what builds before this one wrote) is still read.
 ///
-/// The archive is built here, object table and all: Foundation on Linux names an archived class by its
-/// Swift name and ignores `setClassName`, so its `NSKeyedArchiver` cannot write `SFUserAccountIdentity`.
-/// Written as XML with `CF$UID` references, then converted by `PropertyListSerialization`, which turns
-/// those into the binary format's UIDs (plistlib reads them as `UID(n)`).
+/// The archive is built here, object table and all, in the keyed archiver's XML form (references as
+/// `{CF$UID: n}`), which `NSKeyedUnarchiver` reads as it reads the binary form the SDK writes:
+/// Foundation on Linux names an archived class by its Swift name and ignores `setClassName`, and a
+/// statically linked Foundation does not read back the binary form's UIDs, so neither is relied on. A
+/// binary archive (as the SDK writes it) is still read where Foundation can.
 enum LastUserIdentityArchive {
     static let className = "SFUserAccountIdentity"
 
@@ -101,23 +102,15 @@ enum LastUserIdentityArchive {
                 .dictionary(["$classname": .string(className), "$classes": [.string(className), "NSObject"]]),
             ]),
         ]
-        // Both steps only fail on values that cannot be in a plist; these are strings and integers.
-        guard let xml = try? PlistValue.propertyListData(archive),
-            let object = try? PropertyListSerialization.propertyList(from: xml, format: nil),
-            let binary = try? PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
-        else { preconditionFailure("a keyed archive of two strings could not be written") }
-        return binary
+        // Only fails on values that cannot be in a plist; these are strings and integers.
+        guard let xml = try? PlistValue.propertyListData(archive) else { preconditionFailure("a keyed archive of two strings could not be written") }
+        return xml
     }
 
     static func decode(_ value: PlistValue?) -> UserIdentity? {
         switch value {
         case .data(let data):
-            // Back to XML, where each UID is a {CF$UID: n} dictionary our reader keeps.
-            guard data.starts(with: Array("bplist".utf8)) || data.starts(with: Array("<?xml".utf8)), PlistValue.isSafeForFoundation(data, keyedArchive: true),
-                let object = try? PropertyListSerialization.propertyList(from: data, format: nil),
-                let xml = try? PropertyListSerialization.data(fromPropertyList: object, format: .xml, options: 0),
-                let archive = PlistValue.dictionary(propertyList: xml),
-                let objects = archive["$objects"]?.arrayValue,
+            guard let archive = xmlArchive(data), let objects = archive["$objects"]?.arrayValue,
                 let top = reference(archive["$top"]?.dictionaryValue?[UserAccountManager.lastUserIdentityKey], in: objects)?.dictionaryValue,
                 reference(top["$class"], in: objects)?.dictionaryValue?["$classname"]?.stringValue == className,
                 let user = reference(top["userIdKey"], in: objects)?.stringValue,
@@ -130,6 +123,19 @@ enum LastUserIdentityArchive {
         default:
             return nil
         }
+    }
+
+    /// The archive as XML, where each UID is a `{CF$UID: n}` dictionary our reader keeps; a binary archive
+    /// is converted by Foundation first (after the structural check that keeps it from crashing).
+    private static func xmlArchive(_ data: Data) -> [String: PlistValue]? {
+        if data.starts(with: Array("bplist".utf8)) {
+            guard PlistValue.isSafeForFoundation(data, keyedArchive: true),
+                let object = try? PropertyListSerialization.propertyList(from: data, format: nil),
+                let xml = try? PropertyListSerialization.data(fromPropertyList: object, format: .xml, options: 0)
+            else { return nil }
+            return PlistValue.dictionary(propertyList: xml)
+        }
+        return PlistValue.dictionary(propertyList: data)
     }
 
     private static func reference(_ value: PlistValue?, in objects: [PlistValue]) -> PlistValue? {

@@ -145,4 +145,14 @@ final class DoctorTests: XCTestCase {
         let findings = await deviceFindings()
         XCTAssertEqual(findings, ["keychain-unavailable"])
     }
+
+    /// The account files are sealed with a key that is in no keychain group the app may read (the
+    /// keychain was reset, or the app's keychain group changed): the SDK would make a new key and delete
+    /// them; the doctor says so before anything runs.
+    func testAnAccountFileWhoseKeyIsGone() async throws {
+        _ = try await storeAccount(try launch(), tokens: true)
+        XCTAssertTrue(try keychain.delete(["service": AccountEncryption.keyService]))
+        let findings = await deviceFindings()
+        XCTAssertEqual(findings, ["account-key-missing"])
+    }
 }

@@ -90,12 +90,23 @@ final class AccountEncryptionTests: XCTestCase {
     func testLastUserIdentityIsTheSDKsKeyedArchiveAndTheOlderDictionaryStillReads() throws {
         let identity = UserIdentity(orgId: "00D5g00000AcmeeEAA", userId: "0055g00000AliceAAA")
         guard case .data(let data) = identity.plist else { return XCTFail("LastUserIdentity is not data: \(identity.plist)") }
-        XCTAssertTrue(data.starts(with: Array("bplist00".utf8)), "a binary property list, as NSKeyedArchiver writes")
+        XCTAssertTrue(data.starts(with: Array("<?xml".utf8)), "the keyed archiver's XML form")
         let object = try XCTUnwrap(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
         XCTAssertEqual(object["$archiver"] as? String, "NSKeyedArchiver")
         let objects = try XCTUnwrap(object["$objects"] as? [Any])
         XCTAssertTrue(objects.contains { ($0 as? [String: Any])?["$classname"] as? String == "SFUserAccountIdentity" })
         XCTAssertEqual(UserIdentity(plist: identity.plist), identity)
+        // Foundation's own keyed unarchiver reads it as an SFUserAccountIdentity.
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
+        unarchiver.requiresSecureCoding = false
+        unarchiver.setClass(IdentityProbe.self, forClassName: "SFUserAccountIdentity")
+        let probe = try XCTUnwrap(unarchiver.decodeObject(forKey: "LastUserIdentity") as? IdentityProbe)
+        XCTAssertEqual(probe.userId, "0055g00000AliceAAA")
+        XCTAssertEqual(probe.orgId, "00D5g00000AcmeeEAA")
+        // The binary form the SDK writes (Foundation turns the XML's CF$UID references into UIDs) reads too.
+        let binary = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
+        XCTAssertTrue(binary.starts(with: Array("bplist00".utf8)))
+        XCTAssertEqual(UserIdentity(plist: .data(binary)), identity)
         XCTAssertEqual(UserIdentity(plist: .dictionary(["orgId": "00D1", "userId": "0051"])), UserIdentity(orgId: "00D1", userId: "0051"))
         for junk: PlistValue in [.data(Data("bplist00garbage".utf8)), .data(Data()), .string("0051"), .data(Data(repeating: 0xFF, count: 40))] {
             XCTAssertNil(UserIdentity(plist: junk), "\(junk)")
@@ -181,6 +192,17 @@ final class AccountEncryptionTests: XCTestCase {
         }
         let named = await outside.launch.keychain.read(service: AccountEncryption.keyService, accessGroup: group)
         XCTAssertEqual(named.status, .missingEntitlement, "-34018: the app's group named explicitly")
+    }
+}
+
+/// Stands in for the SDK's class when Foundation unarchives LastUserIdentity.
+final class IdentityProbe: NSObject, NSCoding {
+    let userId: String?
+    let orgId: String?
+    func encode(with coder: NSCoder) {}
+    init?(coder: NSCoder) {
+        userId = coder.decodeObject(forKey: "userIdKey") as? String
+        orgId = coder.decodeObject(forKey: "orgIdKey") as? String
     }
 }
 

@@ -50,10 +50,17 @@ except Exception:
 
 suite = plistlib.load(open(suite_file, "rb"))
 archive = plistlib.loads(suite["LastUserIdentity"])
+
+
+def ref(value):
+    """A keyed archive's object reference: UID(n) in the binary form, {"CF$UID": n} in the XML form."""
+    return value.data if isinstance(value, plistlib.UID) else value["CF$UID"]
+
+
 objects = archive["$objects"]
-top = objects[archive["$top"]["LastUserIdentity"].data]
-classname = objects[top["$class"].data]["$classname"]
-identity = {"userIdKey": objects[top["userIdKey"].data], "orgIdKey": objects[top["orgIdKey"].data]}
+top = objects[ref(archive["$top"]["LastUserIdentity"])]
+classname = objects[ref(top["$class"])]["$classname"]
+identity = {"userIdKey": objects[ref(top["userIdKey"])], "orgIdKey": objects[ref(top["orgIdKey"])]}
 
 print(json.dumps({
     "group": group, "archiver": archive["$archiver"], "class": classname, "identity": identity,
