@@ -63,6 +63,10 @@ let package = Package(
         // The facade's networking-free part: launch, accounts read side, stores, notifications. What an app
         // extension links (issue "Speed": no FoundationNetworking or MobileSync in the widget). Crypto is here
         // for AES-GCM only: UserAccount.plist is sealed, and an extension must open it (issue "SDK fidelity").
+        // Push notifications: the SDK's decryption of encrypted payloads, and the org's side of it (issue "Push").
+        .target(name: "PushNotifications", dependencies: [
+            "FastJSON", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ]),
         .target(name: "SalesforceSDKCore", dependencies: ["AppGroup", "Keychain", "SmartStore", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "SalesforceSDK", dependencies: ["SalesforceSDKCore", "AppGroup", "Keychain", "RestClient", "SmartStore", "MobileSync",
             .product(name: "Crypto", package: "swift-crypto"),
@@ -123,6 +127,7 @@ let package = Package(
         .testTarget(name: "MobileSyncTests", dependencies: ["MobileSync", "SmartStore", "RestClient", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "OrgSimulatorTests", dependencies: ["OrgSimulator", "RestClient", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "FastJSONTests", dependencies: ["FastJSON"]),
+        .testTarget(name: "PushNotificationsTests", dependencies: ["PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto")]),
         .testTarget(name: "SmartStoreTests", dependencies: ["SmartStore", "AppGroupSimTestSupport"]),
         .testTarget(name: "AppExtensionsTests", dependencies: ["AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "MobileAppTests", dependencies: ["MobileApp", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "OrgSimulator", "AppGroupSimTestSupport"]),
