@@ -88,6 +88,11 @@ public final class AppSession: @unchecked Sendable {
             requireKeychain: requireKeychain, note: note)
         guard requireKeychain else { return session }
         if unlock { try await session.unlockIfNeeded(options.passcode) }
+        // As the SDK at each foreground: the current user's device is registered for notifications
+        // again when its token changed or an earlier registration failed (no request otherwise).
+        if let account = try? session.accounts.currentUser() {
+            await PushNotificationManager(launch: session.launch, events: session.sdk.userAccountManager.events).registerIfNeeded(account)
+        }
         return session
     }
 

@@ -421,7 +421,12 @@ enum ObjectsFile {
             {"name": "Title", "type": "string", "length": 128}, {"name": "Email", "type": "email", "idLookup": true},
             {"name": "MobilePhone", "type": "phone", "length": 40}, {"name": "HomePhone", "type": "phone", "length": 40},
             {"name": "Department", "type": "string", "length": 80},
-            {"name": "DeviceRecordId__c", "type": "string", "length": 64, "externalId": true, "unique": true}]}
+            {"name": "DeviceRecordId__c", "type": "string", "length": 64, "externalId": true, "unique": true}]},
+          {"name": "MobilePushServiceDevice", "keyPrefix": "0Nw", "nameField": "ConnectionToken", "fields": [
+            {"name": "ConnectionToken", "type": "string", "length": 255, "required": true},
+            {"name": "ServiceType", "type": "picklist", "values": ["Apple", "Android"], "required": true},
+            {"name": "ApplicationBundle", "type": "string", "length": 255}, {"name": "RsaPublicKey", "type": "textarea", "length": 4096},
+            {"name": "CipherName", "type": "string", "length": 40}]}
         ]}
         """
 }

@@ -108,6 +108,8 @@ extension UserAccountManager {
             throw error
         }
         events.post(.userDidLogIn, ["user": account.identity.description, "username": account.username])
+        // The SDK registers the device for notifications after every login; a failure never fails it.
+        await PushNotificationManager(launch: launch, events: events).registerIfNeeded(account)
         if let replaced, !(await discardSession(keychainAccount: replaced.keychainAccount, loginHost: replaced.loginHost)) {
             events.step("replacedSessionKept", ["account": replaced.keychainAccount])
         }
@@ -251,6 +253,8 @@ extension UserAccountManager {
             throw SDKError.keychainUnavailable("\(error)")
         }
         events.post(.userWillLogout, ["user": account.identity.description, "reason": reason])
+        // While the session still works: the org stops sending this device the user's notifications.
+        await PushNotificationManager(launch: launch, events: events).unregister(account)
         let root = try launch.dataSharing.sdkRootDirectory()
         try StoreManager(sdkRoot: root, isLoggedIn: { _ in true }).removeAllStores(for: account.storeUser)
         try files.delete(account.identity)

@@ -67,13 +67,13 @@ curl_admin '{"latencyMs": 1500}' > /dev/null
 LOGIN=$!
 # alice's two token items hold values; bob's two more appear once his token exchange is done.
 for _ in $(seq 1 400); do
-  [ "$(sdk_items | grep -c '^secret = .')" -ge 4 ] && break
+  [ "$(live_token_items)" -ge 4 ] && break
   sleep 0.025
 done
 kill -9 $LOGIN 2>/dev/null || true
 wait $LOGIN 2>/dev/null || true
 curl_admin '{"latencyMs": 0}' > /dev/null
-[ "$(sdk_items | grep -c '^secret = .')" -ge 4 ] || fail "the login was not killed after its token exchange"
+[ "$(live_token_items)" -ge 4 ] || fail "the login was not killed after its token exchange"
 expect_status 0 app status --json
 [ "$(field "$OUT" 'd["accounts"]')" = "['alice@acme.test']" ] || fail "the killed login left an account: $OUT"
 expect_status 1 "$BIN/msdk-sim" doctor --app "$APP" --device "$DEV" --json

@@ -45,5 +45,11 @@ sdk_items() {
   printf '%s\n' "$out"
 }
 
+# live_token_items: how many OAuth token items hold a value (the account and push keys, which the SDK
+# keeps across logouts, are not counted).
+live_token_items() {
+  sdk_items | awk '/^\[/{if(v&&t)n++; v=0; t=0} /^secret = ./{v=1} /^label = AppGroupSim com.salesforce.mobilesdk.oauth[.]/{t=1} END{if(v&&t)n++; print n+0}'
+}
+
 # field JSON EXPR: evaluates a Python expression over the parsed JSON `d`.
 field() { printf %s "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1], {"d": d}))' "$2"; }
