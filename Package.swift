@@ -65,11 +65,11 @@ let package = Package(
         // for AES-GCM only: UserAccount.plist is sealed, and an extension must open it (issue "SDK fidelity").
         // Push notifications: the SDK's decryption of encrypted payloads, and the org's side of it (issue "Push").
         .target(name: "PushNotifications", dependencies: [
-            "FastJSON", "Keychain", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+            "FastJSON", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "SalesforceSDKCore", dependencies: ["AppGroup", "Keychain", "SmartStore", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "SalesforceSDK", dependencies: ["SalesforceSDKCore", "AppGroup", "Keychain", "RestClient", "SmartStore", "MobileSync", "PushNotifications",
-            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "OrgSimulator", dependencies: [
             .product(name: "Hummingbird", package: "hummingbird"),

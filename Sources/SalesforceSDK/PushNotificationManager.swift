@@ -65,7 +65,7 @@ public final class PushNotificationManager: Sendable {
         do {
             let token = try deviceToken()
             if let existing = try registration(for: account), existing.token == token { return .alreadyRegistered(id: existing.id) }
-            let key = try await PushKey.privateKey(launch.keychain, create: true)
+            let key = try await PushKeyStore.privateKey(launch.keychain, create: true)
             let body: JSON = [
                 "ConnectionToken": .string(token), "ServiceType": "Apple", "ApplicationBundle": .string(launch.sandbox.bundleIdentifier),
                 "RsaPublicKey": .string(PushKey.publicKeyText(key)), "CipherName": "RSA_OAEP_SHA256",

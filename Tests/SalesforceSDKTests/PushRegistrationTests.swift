@@ -61,7 +61,7 @@ final class PushRegistrationTests: XCTestCase {
         let payload = try PushNotificationEncryption.payload(
             content: ["alertTitle": "Case 42", "alertBody": "Assigned to you"], publicKey: publicKey, fallbackTitle: "New notification", fallbackBody: "")
         var content = NotificationContent(userInfo: payload)
-        try PushNotificationDecryption.decrypt(&content, privateKey: try await PushKey.privateKey(sdk.launch.keychain, create: false))
+        try PushNotificationDecryption.decrypt(&content, privateKey: try await PushKeyStore.privateKey(sdk.launch.keychain, create: false))
         XCTAssertEqual(content.title, "Case 42")
 
         // A later launch with the same token asks nothing; a new token registers again.
