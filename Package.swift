@@ -78,6 +78,8 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            // The push gateway encrypts notifications as Salesforce does (issue "Push").
+            "PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
 
         // App layer (DESIGN.md §1): the app and its extensions as their bundles configure them. Generic: the

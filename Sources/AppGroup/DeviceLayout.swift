@@ -34,6 +34,12 @@ public struct DeviceLayout: Sendable, Equatable {
     }
 
     /// `UserDefaults.standard` of a process: `Library/Preferences/<bundle id>.plist` in its container.
+    /// Where the simulated APNs delivers an app's notifications: `Notifications/<bundle id>/inbox/`,
+    /// one JSON payload per file, oldest first by name. The app's notification service extension reads it.
+    public func notificationInbox(bundleID: String) -> URL {
+        root.appendingPathComponent("Notifications").appendingPathComponent(bundleID).appendingPathComponent("inbox")
+    }
+
     public func standardDefaults(bundleID: String) -> URL { Self.preferences(in: dataContainer(bundleID: bundleID), suite: bundleID) }
 
     /// The shared suite of an app group: `Library/Preferences/<group>.plist` in the group container.

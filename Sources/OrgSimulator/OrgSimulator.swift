@@ -58,6 +58,7 @@ public struct OrgSimulator: Sendable {
                 // After the answer is on its way: the graceful shutdown waits for open requests.
                 Task { await group.get()?.triggerGracefulShutdown() }
             }).register(on: router)
+            PushGateway(state: state).register(on: router)
             let oauth = OAuthRoutes(state: state, baseURL: { [address] in address.baseURL })
             oauth.register(on: router)
             // The REST API: one version and authentication middleware, one route collection per area.

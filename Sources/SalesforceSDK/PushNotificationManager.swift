@@ -1,6 +1,9 @@
 import AppGroup
 import FastJSON
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Keychain
 import PushNotifications
 import RestClient
@@ -65,6 +68,7 @@ public final class PushNotificationManager: Sendable {
         do {
             let token = try deviceToken()
             if let existing = try registration(for: account), existing.token == token { return .alreadyRegistered(id: existing.id) }
+            try await announceToAPNs(token, via: account.credentials.loginHost)
             let key = try await PushKeyStore.privateKey(launch.keychain, create: true)
             let body: JSON = [
                 "ConnectionToken": .string(token), "ServiceType": "Apple", "ApplicationBundle": .string(launch.sandbox.bundleIdentifier),
@@ -97,6 +101,25 @@ public final class PushNotificationManager: Sendable {
             events.step("pushUnregistrationFailed", ["user": account.identity.description, "reason": "\(error)"])
             return .failed("\(error)")
         }
+    }
+
+    /// What iOS's registration for remote notifications does with APNs: APNs learns where this token's
+    /// notifications go (this app's inbox on this device). sf-simulator stands in for APNs too.
+    func announceToAPNs(_ token: String, via host: URL) async throws {
+        let inbox = launch.sandbox.device.layout.notificationInbox(bundleID: launch.sandbox.bundleIdentifier)
+        var request = URLRequest(url: host.appendingPathComponent("__apns/devices"))
+        request.httpMethod = "POST"
+        request.timeoutInterval = 10
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(JSON.object(["token": .string(token), "inbox": .string(inbox.path)]).text.utf8)
+        let response: URLResponse
+        do {
+            (_, response) = try await URLSession.shared.data(for: request)
+        } catch {
+            throw RestError.offline(error.localizedDescription)
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard status == 200 else { throw RestError.http(status: status, errors: []) }
     }
 
     private func client(_ account: UserAccount) -> RestClient {

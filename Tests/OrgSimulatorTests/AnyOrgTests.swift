@@ -54,7 +54,7 @@ final class AnyOrgTests: XCTestCase {
     func testGlobalDescribeAndObjectDescribe() async throws {
         let global = try await get(v + "/sobjects")
         let names = (global["sobjects"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-        XCTAssertEqual(Set(names), ["User", "Account", "Contact", "Opportunity", "WorkOrder__c", "WorkOrderLine__c", "Task"])
+        XCTAssertEqual(Set(names), ["User", "Account", "Contact", "Opportunity", "WorkOrder__c", "WorkOrderLine__c", "Task", "MobilePushServiceDevice"])
         let describe = try await get(v + "/sobjects/Task/describe")
         let fields = Dictionary(uniqueKeysWithValues: (describe["fields"] as? [[String: Any]] ?? []).map { ($0["name"] as? String ?? "", $0) })
         XCTAssertEqual(fields["WhatId"]?["referenceTo"] as? [String], ["Account", "Opportunity", "WorkOrder__c"])

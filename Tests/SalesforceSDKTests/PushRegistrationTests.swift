@@ -7,6 +7,9 @@ import PushNotifications
 import RestClient
 import XCTest
 @preconcurrency import _CryptoExtras
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @testable import SalesforceSDK
 
@@ -99,5 +102,43 @@ final class PushRegistrationTests: XCTestCase {
         let traced = try String(contentsOf: trace, encoding: .utf8)
         XCTAssertTrue(traced.contains(#""step":"pushRegistrationFailed""#), traced)
         XCTAssertNil(try PushNotificationManager(launch: launch, events: events).registration(for: alice), "nothing kept: retried at the next launch")
+    }
+
+    /// The answer: an object with `delivered` and `skipped`, or Salesforce's error list.
+    func adminPush(_ org: OrgHarness, _ body: [String: Any]) async throws -> (Int, Any) {
+        var request = URLRequest(url: org.baseURL.appendingPathComponent("__admin/push"))
+        request.httpMethod = "POST"
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let (data, response) = try await org.raw(request)
+        return (response.statusCode, (try? JSONSerialization.jsonObject(with: data)) ?? [:])
+    }
+
+    /// The org's gateway encrypts for the registered device with its public key and APNs delivers into
+    /// the app's inbox on the device; the key in the keychain group opens it. After logout nothing is
+    /// delivered, and the call says so.
+    func testTheGatewayDeliversAnEncryptedNotificationToTheRegisteredDeviceOnly() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        let sdk = try sdk()
+        let alice = try await sdk.userAccountManager.login(org: org.baseURL, username: "alice@acme.test", password: "alice-pass", passcode: nil)
+        let (status, answer) = try await adminPush(org, ["username": "alice@acme.test", "title": "Case 42", "body": "Escalated to you", "fields": ["caseId": "500xx"]])
+        XCTAssertEqual(status, 200, "\(answer)")
+        let inbox = sdk.launch.sandbox.device.layout.notificationInbox(bundleID: "com.salesforce.mobilesdk.MobileSyncExplorer")
+        let files = try FileManager.default.contentsOfDirectory(atPath: inbox.path).filter { $0.hasSuffix(".json") }
+        XCTAssertEqual(files.count, 1)
+        let text = try String(contentsOf: inbox.appendingPathComponent(files[0]), encoding: .utf8)
+        XCTAssertFalse(text.contains("Escalated"), "the body travels encrypted")
+        var content = NotificationContent(userInfo: try XCTUnwrap(JSON(text: text)?.objectValue))
+        XCTAssertEqual(content.title, "New notification", "the fallback the system shows without the extension")
+        try PushNotificationDecryption.decrypt(&content, privateKey: try await PushKeyStore.privateKey(sdk.launch.keychain, create: false))
+        XCTAssertEqual(content.title, "Case 42")
+        XCTAssertEqual(content.body, "Escalated to you")
+        XCTAssertEqual(content.userInfo["caseId"], "500xx")
+
+        try await sdk.userAccountManager.logout(alice)
+        let (after, refusal) = try await adminPush(org, ["username": "alice@acme.test", "title": "Again", "body": "x"])
+        XCTAssertEqual(after, 404)
+        XCTAssertTrue("\(refusal)".contains("NO_REGISTERED_DEVICE"), "\(refusal)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: inbox.path).filter { $0.hasSuffix(".json") }.count, 1, "nothing new delivered")
     }
 }
