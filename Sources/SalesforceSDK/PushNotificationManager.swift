@@ -1,9 +1,6 @@
 import AppGroup
 import FastJSON
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Keychain
 import PushNotifications
 import RestClient
@@ -107,19 +104,9 @@ public final class PushNotificationManager: Sendable {
     /// notifications go (this app's inbox on this device). sf-simulator stands in for APNs too.
     func announceToAPNs(_ token: String, via host: URL) async throws {
         let inbox = launch.sandbox.device.layout.notificationInbox(bundleID: launch.sandbox.bundleIdentifier)
-        var request = URLRequest(url: host.appendingPathComponent("__apns/devices"))
-        request.httpMethod = "POST"
-        request.timeoutInterval = 10
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(JSON.object(["token": .string(token), "inbox": .string(inbox.path)]).text.utf8)
-        let response: URLResponse
-        do {
-            (_, response) = try await URLSession.shared.data(for: request)
-        } catch {
-            throw RestError.offline(error.localizedDescription)
-        }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard status == 200 else { throw RestError.http(status: status, errors: []) }
+        try await OrgPost.send(
+            host.appendingPathComponent("__apns/devices"), contentType: "application/json",
+            body: Data(JSON.object(["token": .string(token), "inbox": .string(inbox.path)]).text.utf8))
     }
 
     private func client(_ account: UserAccount) -> RestClient {

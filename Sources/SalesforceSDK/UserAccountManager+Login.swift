@@ -286,14 +286,29 @@ extension UserAccountManager {
 
     /// POST `services/oauth2/revoke` with the refresh token; the org's 200 is the only success.
     func revoke(_ refreshToken: String, at loginHost: URL) async throws {
-        var request = URLRequest(url: loginHost.appendingPathComponent("services/oauth2/revoke"))
-        request.httpMethod = "POST"
-        request.timeoutInterval = 10
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
-        request.httpBody = Data("token=\(refreshToken.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")".utf8)
-        let (_, response): (Data, URLResponse)
+        try await OrgPost.send(
+            loginHost.appendingPathComponent("services/oauth2/revoke"), contentType: "application/x-www-form-urlencoded",
+            body: Data("token=\(refreshToken.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")".utf8))
+    }
+
+}
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A POST to the org outside the REST API (revoke, the APNs stand-in): 10 s, the org's 200 is the only
+/// success, a connection that fails is `RestError.offline`.
+enum OrgPost {
+    static func send(_ url: URL, contentType: String, body: Data) async throws {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.timeoutInterval = 10
+        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        request.httpBody = body
+        let response: URLResponse
         do {
             (_, response) = try await URLSession.shared.data(for: request)
         } catch {
@@ -302,9 +317,4 @@ extension UserAccountManager {
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard status == 200 else { throw RestError.http(status: status, errors: []) }
     }
-
 }
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
