@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "main-app", targets: ["main-app"]),
         .executable(name: "extension-widget", targets: ["extension-widget"]),
+        .executable(name: "extension-notification", targets: ["extension-notification"]),
         .executable(name: "sf-simulator", targets: ["sf-simulator"]),
         .executable(name: "msdk-sim", targets: ["msdk-sim"]),
         // A developer's own package can depend on AppGroupSim by path and drive these in-process
@@ -67,7 +68,12 @@ let package = Package(
         .target(name: "PushNotifications", dependencies: [
             "FastJSON", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
-        .target(name: "SalesforceSDKCore", dependencies: ["AppGroup", "Keychain", "SmartStore", .product(name: "Crypto", package: "swift-crypto")]),
+        // PushNotifications: the push key's keychain item is read here, as the SDK's core reads it for its
+        // notification service extension (SFSDKPushNotificationDecryption is in SalesforceSDKCore).
+        .target(name: "SalesforceSDKCore", dependencies: [
+            "AppGroup", "Keychain", "SmartStore", "PushNotifications",
+            .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ]),
         .target(name: "SalesforceSDK", dependencies: ["SalesforceSDKCore", "AppGroup", "Keychain", "RestClient", "SmartStore", "MobileSync", "PushNotifications",
             .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
@@ -85,7 +91,8 @@ let package = Package(
         // App layer (DESIGN.md §1): the app and its extensions as their bundles configure them. Generic: the
         // sample and any imported app differ only in their bundles' files.
         // What an extension runs: the widget's launch checks, evaluation, cards and the newest-records query.
-        .target(name: "AppExtensions", dependencies: ["AppGroup", "Keychain", "SmartStore", "SalesforceSDKCore"]),
+        // And the notification service extension's: the next delivered payload, decrypted with the app's push key.
+        .target(name: "AppExtensions", dependencies: ["AppGroup", "Keychain", "SmartStore", "SalesforceSDKCore", "PushNotifications", "FastJSON"]),
         // What the app runs: launch with the userLoggedIn writer, sessions, syncs, records, status, the shell's scenes.
         .target(name: "MobileApp", dependencies: ["AppGroup", "Keychain", "SmartStore", "MobileSync", "RestClient", "SalesforceSDK", "AppExtensions"]),
 
@@ -95,6 +102,10 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "extension-widget", dependencies: [
+            "AppExtensions", "SalesforceSDKCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "extension-notification", dependencies: [
             "AppExtensions", "SalesforceSDKCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -131,7 +142,7 @@ let package = Package(
         .testTarget(name: "FastJSONTests", dependencies: ["FastJSON"]),
         .testTarget(name: "PushNotificationsTests", dependencies: ["PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto")]),
         .testTarget(name: "SmartStoreTests", dependencies: ["SmartStore", "AppGroupSimTestSupport"]),
-        .testTarget(name: "AppExtensionsTests", dependencies: ["AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "AppExtensionsTests", dependencies: ["AppExtensions", "SalesforceSDK", "PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStore", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "MobileAppTests", dependencies: ["MobileApp", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "OrgSimulator", "AppGroupSimTestSupport"]),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKTests", dependencies: ["SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

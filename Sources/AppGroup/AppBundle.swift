@@ -15,6 +15,14 @@ public struct AppBundle: Sendable, Equatable {
     /// True for an app extension (`*.appex`).
     public var isExtension: Bool { url.pathExtension == "appex" }
 
+    /// `NSExtension.NSExtensionPointIdentifier` of an extension's Info.plist.
+    public var extensionPointIdentifier: String? { info["NSExtension"]?.dictionaryValue?["NSExtensionPointIdentifier"]?.stringValue }
+
+    public static let notificationServiceExtensionPoint = "com.apple.usernotifications.service"
+
+    /// A notification service extension: iOS hands it each remote notification before it is shown.
+    public var isNotificationServiceExtension: Bool { isExtension && extensionPointIdentifier == Self.notificationServiceExtensionPoint }
+
     public init(at url: URL) throws {
         let url = url.standardizedFileURL
         var isDir: ObjCBool = false

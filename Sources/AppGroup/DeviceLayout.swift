@@ -40,6 +40,12 @@ public struct DeviceLayout: Sendable, Equatable {
         root.appendingPathComponent("Notifications").appendingPathComponent(bundleID).appendingPathComponent("inbox")
     }
 
+    /// Where a payload goes once the notification service extension took it from the inbox: kept as it
+    /// came (still encrypted), as Notification Center keeps a delivered notification.
+    public func deliveredNotifications(bundleID: String) -> URL {
+        root.appendingPathComponent("Notifications").appendingPathComponent(bundleID).appendingPathComponent("delivered")
+    }
+
     public func standardDefaults(bundleID: String) -> URL { Self.preferences(in: dataContainer(bundleID: bundleID), suite: bundleID) }
 
     /// The shared suite of an app group: `Library/Preferences/<group>.plist` in the group container.

@@ -31,6 +31,11 @@ public enum ExtensionSetup {
 
     static func name(_ bundle: AppBundle) -> String { bundle.url.lastPathComponent }
 
+    /// The entitlement that lets iOS give an app an APNs device token.
+    public static let apsEnvironmentKey = "aps-environment"
+    /// The keychain item a notification service extension reads (the SDK's push key; PushKey.service).
+    public static let pushKeyService = "com.salesforce.mobilesdk.notificationKey"
+
     static func config(_ bundle: AppBundle) -> Result<AppGroupConfig?, any Error> { Result { try AppGroupConfig.load(from: bundle) } }
 
     public static func evaluate(app: AppBundle, extensions: [AppBundle]) -> [SetupIssue] {
@@ -44,6 +49,17 @@ public enum ExtensionSetup {
                     fix: "give \(name(bundle)) its own id under the app's, e.g. \(app.bundleIdentifier).\(bundle.url.deletingPathExtension().lastPathComponent) (Info.plist CFBundleIdentifier)"))
             }
             seen[bundle.bundleIdentifier] = seen[bundle.bundleIdentifier] ?? name(bundle)
+        }
+        for ext in extensions where ext.bundleIdentifier != app.bundleIdentifier && !ext.bundleIdentifier.hasPrefix(app.bundleIdentifier + ".") {
+            out.append(SetupIssue("extension-bundle-id-prefix", .error,
+                "\(name(ext))'s CFBundleIdentifier \(ext.bundleIdentifier) does not start with the app's \(app.bundleIdentifier).: iOS refuses to install an app whose extension ids are not under its own",
+                fix: "set CFBundleIdentifier in \(name(ext))/Info.plist to \(app.bundleIdentifier).\(ext.url.deletingPathExtension().lastPathComponent)", subject: name(ext)))
+        }
+        let notificationServices = extensions.filter(\.isNotificationServiceExtension)
+        if !notificationServices.isEmpty, app.entitlements.raw[apsEnvironmentKey]?.stringValue == nil {
+            out.append(SetupIssue("aps-environment-missing", .error,
+                "\(name(app)) carries \(notificationServices.map(name).joined(separator: ", ")) but has no \(apsEnvironmentKey) entitlement: iOS never gives it a device token, so it never registers with the org and no notification reaches the extension",
+                fix: "add \(apsEnvironmentKey) (development or production) to \(app.entitlementsURL.lastPathComponent): enable the Push Notifications capability of the app target", subject: name(app)))
         }
         let appTeam = app.entitlements.raw[teamIdentifierKey]?.stringValue
         for ext in extensions {
@@ -131,7 +147,13 @@ public enum ExtensionSetup {
             // Expanded with the app's team: a different team is its own finding (team-mismatch), not also this one.
             let extTeam = teamForExpansion
             let extGroups = ext.entitlements.effectiveKeychainAccessGroups(teamID: extTeam, bundleID: ext.bundleIdentifier)
-            if ext.entitlements.keychainAccessGroups.isEmpty {
+            if ext.isNotificationServiceExtension, !extGroups.contains(appWriteGroup) {
+                // What a notification service extension reads from the keychain is the push key, not the tokens.
+                let has = ext.entitlements.keychainAccessGroups.isEmpty ? "no keychain-access-groups entitlement" : "only \(extGroups.joined(separator: ", "))"
+                out.append(SetupIssue("push-key-group-not-shared", .error,
+                    "the app keeps its push key (\(pushKeyService)) in keychain group \(appWriteGroup), but \(name(ext)) has \(has): it cannot decrypt a notification, and every one shows only its fallback alert",
+                    fix: "make the first entry of keychain-access-groups in \(ext.entitlementsURL.lastPathComponent) $(AppIdentifierPrefix)\(appWriteGroup.split(separator: ".", maxSplits: 1).last ?? ""), as in the app"))
+            } else if ext.entitlements.keychainAccessGroups.isEmpty {
                 out.append(SetupIssue("keychain-group-missing", .error,
                     "\(name(ext)) has no keychain-access-groups entitlement, so it cannot read the tokens the app writes to \(appWriteGroup)",
                     fix: "add $(AppIdentifierPrefix)\(appWriteGroup.split(separator: ".", maxSplits: 1).last ?? "") to keychain-access-groups in \(ext.entitlementsURL.lastPathComponent)"))

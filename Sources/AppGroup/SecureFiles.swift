@@ -116,6 +116,11 @@ public struct FileError: Error, CustomStringConvertible, Sendable, Equatable {
     public let path: String
     public let reason: String
     public var description: String { "\(path): \(reason)" }
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
 }
 
 /// An exclusive `flock` on a lock file, held for the life of the value.

@@ -12,12 +12,15 @@ public struct Finding: Codable, Equatable, Sendable {
     public var severity: Severity
     public var message: String
     public var fix: String
+    /// The bundle the finding is about when it is one extension's, or the app's alone (`NotificationService.appex`).
+    public var subject: String?
 
-    public init(_ id: String, _ severity: Severity, _ message: String, fix: String) {
+    public init(_ id: String, _ severity: Severity, _ message: String, fix: String, subject: String? = nil) {
         self.id = id
         self.severity = severity
         self.message = message
         self.fix = fix
+        self.subject = subject
     }
 }
 
@@ -66,7 +69,7 @@ public enum Doctor {
 
     static func bundleFindings(app: AppBundle, extensions: [AppBundle]) -> [Finding] {
         ExtensionSetup.evaluate(app: app, extensions: extensions).map {
-            Finding($0.id, $0.severity == .error ? .error : .warning, $0.message, fix: $0.fix)
+            Finding($0.id, $0.severity == .error ? .error : .warning, $0.message, fix: $0.fix, subject: $0.subject)
         }
     }
 

@@ -63,7 +63,8 @@ public struct NotificationContent: Sendable, Equatable {
         self.userInfo = userInfo
         let alert = userInfo[PushNotificationKey.aps]?[PushNotificationKey.alert]
         title = alert?[PushNotificationKey.title]?.stringValue ?? ""
-        body = alert?[PushNotificationKey.body]?.stringValue ?? ""
+        // APNs also takes the alert as one string: the body.
+        body = alert?[PushNotificationKey.body]?.stringValue ?? alert?.stringValue ?? ""
     }
 }
 
