@@ -1,6 +1,7 @@
 import AppGroup
 import Foundation
 import Keychain
+import SalesforceSDK
 import SalesforceSDKCore
 import SmartStore
 
@@ -60,6 +61,19 @@ public struct InspectReport: Codable, Sendable {
         public var progress: Int
     }
 
+    /// Push notifications of one app on the device: its APNs token, each user's registration with the
+    /// org (what the app keeps for the DELETE at logout), and the notifications waiting and delivered.
+    public struct Push: Codable, Sendable {
+        public var app: String
+        /// The first 8 hex digits of the simulated APNs token, or nil before the app registered.
+        public var deviceToken: String?
+        /// `orgId/userId` → "registered as <MobilePushServiceDevice id>" (with "for an older token" when the
+        /// token changed since), or "not registered" for an account on the device with no registration.
+        public var users: [String: String]
+        public var inbox: Int
+        public var delivered: Int
+    }
+
     public var device: String
     public var deviceID: String
     public var targets: [Target]
@@ -70,6 +84,7 @@ public struct InspectReport: Codable, Sendable {
     public var keychain: [String: [KeychainItem]]
     public var stores: [Store]
     public var syncs: [Sync]
+    public var push: [Push]
     /// Paths others can read (the device keeps 0700/0600), as `path mode`.
     public var looseModes: [String]
     /// Temp files of writers killed before their rename.
@@ -164,8 +179,38 @@ public enum Inspector {
         return InspectReport(
             device: device.root.path, deviceID: device.id.uuidString, targets: targets, accounts: accounts,
             keychainStatus: status, keychain: keychain, stores: stores, syncs: syncs,
+            push: try push(layout: layout, accounts: accounts),
             looseModes: DeviceHygiene.looseModes(under: [device.root]).map { "\($0.path) \(String($0.mode, radix: 8))" }.sorted(),
             leftoverTempFiles: DeviceHygiene.leftoverTempFiles(under: [device.root]).sorted())
+    }
+
+    /// Every app with a push token or a notification folder on the device, and each user's registration.
+    static func push(layout: DeviceLayout, accounts: [InspectReport.Account]) throws -> [InspectReport.Push] {
+        let fm = FileManager.default
+        let notified = Set((try? fm.contentsOfDirectory(atPath: layout.root.appendingPathComponent("Notifications").path)) ?? [])
+        var out: [InspectReport.Push] = []
+        for id in Set(layout.bundleIDsWithContainers()).union(notified).sorted() {
+            let standard = SharedDefaults(url: layout.standardDefaults(bundleID: id))
+            let token = try standard.string(forKey: PushNotificationManager.deviceTokenKey)
+            let registrations = try standard.value(forKey: PushNotificationManager.registrationsKey)?.dictionaryValue ?? [:]
+            guard token != nil || !registrations.isEmpty || notified.contains(id) else { continue }
+            var users: [String: String] = [:]
+            for (user, entry) in registrations {
+                let entry = entry.dictionaryValue ?? [:]
+                let stale = entry["token"]?.stringValue != token ? " for an older token (registered again at the next launch)" : ""
+                users[user] = "registered as \(entry["id"]?.stringValue ?? "?")\(stale)"
+            }
+            if token != nil {
+                for account in accounts where users["\(account.orgId)/\(account.userId)"] == nil {
+                    users["\(account.orgId)/\(account.userId)"] = "not registered (the app retries at its next launch)"
+                }
+            }
+            func count(_ dir: URL) -> Int { ((try? fm.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.count }
+            out.append(InspectReport.Push(
+                app: id, deviceToken: token.map { String($0.prefix(8)) + "…" }, users: users,
+                inbox: count(layout.notificationInbox(bundleID: id)), delivered: count(layout.deliveredNotifications(bundleID: id))))
+        }
+        return out
     }
 
     static func render(_ value: PlistValue) -> String {

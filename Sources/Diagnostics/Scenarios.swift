@@ -23,6 +23,7 @@ public enum Scenarios {
         Info(name: "widget-forces-flag", title: "(d) the widget's bundle hard-codes the app-group flag while the app turned it off"),
         Info(name: "extension-without-keychain-group", title: "(e) the extension lacks the keychain group and cannot read the tokens"),
         Info(name: "killed-sync-up-duplicates", title: "(f) the app is killed during a sync up, after the org created the records"),
+        Info(name: "notification-extension-without-keychain-group", title: "(g) the notification service extension ships without the app's keychain group"),
     ]
 
     public enum Failure: Error, CustomStringConvertible {
@@ -55,6 +56,7 @@ public enum Scenarios {
         case "stale-login-flag": try staleFlag(run)
         case "widget-forces-flag": try widgetForcesFlag(run)
         case "killed-sync-up-duplicates": try await killedSyncUp(run)
+        case "notification-extension-without-keychain-group": try await notificationExtensionWithoutKeychainGroup(run)
         default: try await extensionWithoutKeychainGroup(run)
         }
     }
@@ -243,6 +245,40 @@ public enum Scenarios {
         run.say("  fix: give the sync-up target an externalIdFieldName backed by an External ID field, and fill it when a record is made")
     }
 
+    // MARK: (g)
+
+    static func notificationExtensionWithoutKeychainGroup(_ run: Run) async throws {
+        let app = try run.variant("MobileSyncExplorer") { url in
+            // What Xcode writes when the Keychain Sharing capability is added to the app target only: the
+            // extension gets its own default group.
+            try Run.editPlist(url.appendingPathComponent("PlugIns/NotificationService.appex/NotificationService.entitlements")) {
+                $0["keychain-access-groups"] = ["$(AppIdentifierPrefix)com.salesforce.mobilesdk.MobileSyncExplorer.NotificationService"]
+            }
+        }
+        try run.step("alice logs in; the app registers the device for her notifications", run.app(app, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
+        let sent = try await run.post("/__admin/push", ["username": "alice@acme.test", "title": "Case 00001026 escalated", "body": "Acme needs a call back today"])
+        let delivered = (sent["delivered"] as? [Any])?.count ?? 0
+        guard delivered == 1 else { throw Failure.setup("the org delivered \(delivered) notification(s): \(sent)") }
+        run.say("  the org sends her a notification (\"Case 00001026 escalated\"), encrypted with the device's public key; APNs delivers it")
+        let shown = run.notification(app.appendingPathComponent("PlugIns/NotificationService.appex"))
+        run.say("  extension-notification -> \(shown.state): the user sees \"\(shown.title)\"")
+        run.say("      \(shown.message)")
+        guard shown.status == 11, shown.title == "New notification", shown.errorCode == -1008 else {
+            throw Failure.notReproduced("the extension said \(shown.state) (\(shown.status)), title \(shown.title), error \(shown.errorCode.map(String.init) ?? "none")")
+        }
+        _ = try await run.post("/__admin/push", ["username": "alice@acme.test", "title": "Case 00001026 escalated", "body": "Acme needs a call back today"])
+        let good = run.notification(run.fixtureApp.appendingPathComponent("PlugIns/NotificationService.appex"))
+        run.say("  the same notification on the same device, with the fixture's extension (the app's group first in its keychain-access-groups):")
+        run.say("      \(good.state): \"\(good.title)\"")
+        guard good.status == 0, good.title == "Case 00001026 escalated" else { throw Failure.notReproduced("the fixed extension said \(good.state): \(good.message)") }
+        run.say("  what happened: the app made its push key and keeps it in its keychain group; the extension, entitled only to its own")
+        run.say("  group, finds no key (SFSDKPushNotificationError -1008), leaves the content alone, and iOS shows the org's fallback alert;")
+        run.say("  every notification reads \"New notification\", with no error anywhere on the device")
+        run.say("  why: Keychain Sharing was added to the app target only, so the two targets' first keychain-access-groups differ")
+        run.say("  fix: give the notification service extension $(AppIdentifierPrefix)com.salesforce.mobilesdk.MobileSyncExplorer in keychain-access-groups")
+        run.say("       (msdk-sim doctor: push-key-group-not-shared)")
+    }
+
     // MARK: (e)
 
     static func extensionWithoutKeychainGroup(_ run: Run) async throws {
@@ -285,6 +321,14 @@ final class Run: @unchecked Sendable {
         var stderr: String
     }
 
+    struct Notification {
+        var status: Int32
+        var state: String
+        var title: String
+        var message: String
+        var errorCode: Int?
+    }
+
     struct Widget {
         var status: Int32
         var state: String
@@ -307,7 +351,7 @@ final class Run: @unchecked Sendable {
         work = FileManager.default.temporaryDirectory.appendingPathComponent("appgroupsim-scenario-\(UUID().uuidString.prefix(8))")
         device = work.appendingPathComponent("device")
         try SecureFiles.makeDirectory(work)
-        for tool in ["main-app", "extension-widget", "sf-simulator"] where !FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent(tool).path) {
+        for tool in ["main-app", "extension-widget", "extension-notification", "sf-simulator"] where !FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent(tool).path) {
             throw Scenarios.Failure.setup("\(tool) is not in \(bin.path); build it with swift build")
         }
     }
@@ -396,6 +440,25 @@ final class Run: @unchecked Sendable {
         return Widget(
             status: out.status, state: object["state"] as? String ?? "(no output: \(out.stderr))",
             message: object["message"] as? String ?? "", contacts: (object["contacts"] as? [Any])?.count ?? 0)
+    }
+
+    /// `extension-notification` on the next delivered notification.
+    func notification(_ bundle: URL) -> Notification {
+        let out = exec("extension-notification", ["--bundle", bundle.path, "--device", device.path, "--json"])
+        let object = (try? Run.json(out.stdout)) ?? [:]
+        return Notification(
+            status: out.status, state: object["state"] as? String ?? "(no output: \(out.stderr))", title: object["title"] as? String ?? "",
+            message: object["message"] as? String ?? "", errorCode: (object["error"] as? [String: Any])?["code"] as? Int)
+    }
+
+    /// `POST` of a JSON body to the org (its admin routes); the answer's object.
+    func post(_ path: String, _ body: [String: Any]) async throws -> [String: Any] {
+        guard let url = URL(string: orgURL + path) else { throw Scenarios.Failure.setup("no org URL") }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return try Run.json(String(decoding: data, as: UTF8.self))
     }
 
     /// The opening of every scenario: alice logs in through the org's login page and syncs.

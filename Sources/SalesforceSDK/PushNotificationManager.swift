@@ -15,7 +15,8 @@ import RestClient
 public final class PushNotificationManager: Sendable {
     /// Where the app keeps its simulated APNs device token (standard defaults).
     public static let deviceTokenKey = "APNSDeviceToken"
-    static let registrationsKey = "MobilePushServiceDevices"
+    /// Where the app keeps each user's registration (`orgId/userId` → `{id, token}`), in its standard defaults.
+    public static let registrationsKey = "MobilePushServiceDevices"
 
     public let launch: ProcessLaunch
     public let events: SDKEvents
@@ -72,10 +73,12 @@ public final class PushNotificationManager: Sendable {
                 "ConnectionToken": .string(token), "ServiceType": "Apple", "ApplicationBundle": .string(launch.sandbox.bundleIdentifier),
                 "RsaPublicKey": .string(PushKey.publicKeyText(key)), "CipherName": "RSA_OAEP_SHA256",
             ]
-            let response = try await client(account).send(.json("POST", "/services/data/\(RestClient.apiVersion)/sobjects/MobilePushServiceDevice", value: body))
+            let path = "/services/data/\(RestClient.apiVersion)/sobjects/MobilePushServiceDevice"
+            events.step("pushRegistering", ["user": account.identity.description, "request": "POST \(path)"])
+            let response = try await client(account).send(.json("POST", path, value: body))
             guard let id = try response.value()["id"]?.stringValue else { throw RestError.malformedResponse("no id in the MobilePushServiceDevice answer") }
             try save(Registration(id: id, token: token), for: account)
-            events.step("pushRegistered", ["user": account.identity.description, "id": id])
+            events.step("pushRegistered", ["user": account.identity.description, "id": id, "request": "POST \(path)"])
             return .registered(id: id)
         } catch {
             events.step("pushRegistrationFailed", ["user": account.identity.description, "reason": "\(error)"])
@@ -89,10 +92,10 @@ public final class PushNotificationManager: Sendable {
     public func unregister(_ account: UserAccount) async -> Outcome {
         do {
             guard let existing = try registration(for: account) else { return .nothingToUnregister }
-            _ = try await client(account).send(RestRequest(
-                method: "DELETE", path: "/services/data/\(RestClient.apiVersion)/sobjects/MobilePushServiceDevice/\(existing.id)"))
+            let path = "/services/data/\(RestClient.apiVersion)/sobjects/MobilePushServiceDevice/\(existing.id)"
+            _ = try await client(account).send(RestRequest(method: "DELETE", path: path))
             try save(nil, for: account)
-            events.step("pushUnregistered", ["user": account.identity.description, "id": existing.id])
+            events.step("pushUnregistered", ["user": account.identity.description, "id": existing.id, "request": "DELETE \(path)"])
             return .unregistered(id: existing.id)
         } catch {
             try? save(nil, for: account)

@@ -41,6 +41,12 @@ struct Inspect: AsyncParsableCommand {
         print("\nsyncs")
         if report.syncs.isEmpty { print("  (none)") }
         for s in report.syncs { print("  #\(s.id) \(s.name ?? "(unnamed)")  \(s.type) -> \(s.soup)  \(s.status) \(s.progress)%") }
+        print("\npush notifications")
+        if report.push.isEmpty { print("  (none)") }
+        for p in report.push {
+            print("  \(p.app): APNs token \(p.deviceToken ?? "(none yet)"), \(p.inbox) waiting, \(p.delivered) delivered")
+            for user in p.users.keys.sorted() { print("      \(user): \(p.users[user]!)") }
+        }
         print("\nfiles")
         print("  modes: \(report.looseModes.isEmpty ? "private (directories 0700, files 0600)" : "\(report.looseModes.count) path(s) others can read, e.g. \(report.looseModes[0])")")
         if !report.leftoverTempFiles.isEmpty { print("  \(report.leftoverTempFiles.count) temp file(s) of killed writers, e.g. \(report.leftoverTempFiles[0])") }

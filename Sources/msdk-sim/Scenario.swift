@@ -21,7 +21,8 @@ struct Scenario: AsyncParsableCommand {
 
     func run() async throws {
         if name == "list" {
-            for s in Scenarios.all { print("\(s.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(s.title)") }
+            let width = Scenarios.all.map(\.name.count).max() ?? 0
+            for s in Scenarios.all { print("\(s.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(s.title)") }
             return
         }
         guard Scenarios.all.contains(where: { $0.name == name }) else { throw Failure("no scenario \(name); msdk-sim scenario list names them") }

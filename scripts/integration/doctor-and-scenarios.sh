@@ -61,13 +61,22 @@ expect_status 1 sim doctor --app "$APP" --device "$DEV" --json
 contains "$OUT" '"id" : "stale-login-flag"'
 ok "doctor --device: the stale userLoggedIn after the last logout"
 
-for s in keychain-locked-at-launch extension-migrates-first stale-login-flag widget-forces-flag extension-without-keychain-group killed-sync-up-duplicates; do
+SCENARIOS="keychain-locked-at-launch extension-migrates-first stale-login-flag widget-forces-flag extension-without-keychain-group
+  killed-sync-up-duplicates notification-extension-without-keychain-group"
+# Every scenario the binary lists is run here.
+LISTED=$(sim scenario list | awk '{print $1}' | sort | tr '\n' ' ')
+[ "$LISTED" = "$(printf '%s\n' $SCENARIOS | sort | tr '\n' ' ')" ] || fail "msdk-sim lists scenarios ($LISTED) this script does not run"
+for s in $SCENARIOS; do
   expect_status 0 sim scenario "$s"
   contains "$OUT" "fix:"
   if [ "$s" = keychain-locked-at-launch ]; then contains "$OUT" "account file(s) and the store are kept"; fi
   if [ "$s" = killed-sync-up-duplicates ]; then
     contains "$OUT" "hold 60 of alice's 30 new contacts"
     contains "$OUT" "hold 30 of alice's 30 new contacts"
+  fi
+  if [ "$s" = notification-extension-without-keychain-group ]; then
+    contains "$OUT" 'misconfigured: the user sees "New notification"'
+    contains "$OUT" 'shown: "Case 00001026 escalated"'
   fi
 done
 expect_status 0 sim scenario keychain-locked-at-launch --sdk-recovery
