@@ -58,13 +58,18 @@ final class DeviceAndBundleTests: XCTestCase {
         XCTAssertEqual(app.entitlements.applicationGroups, ["group.com.salesforce.mobilesdk.MobileSyncExplorer"])
         XCTAssertEqual(app.entitlements.keychainAccessGroups, ["$(AppIdentifierPrefix)com.salesforce.mobilesdk.MobileSyncExplorer"])
         let plugIns = try app.plugIns()
-        XCTAssertEqual(plugIns.map(\.bundleIdentifier), ["com.salesforce.mobilesdk.MobileSyncExplorer.RecentContacts"])
-        XCTAssertTrue(plugIns[0].isExtension)
-        XCTAssertEqual(plugIns[0].entitlements.applicationGroups, app.entitlements.applicationGroups)
+        XCTAssertEqual(plugIns.map(\.bundleIdentifier), [
+            "com.salesforce.mobilesdk.MobileSyncExplorer.NotificationService", "com.salesforce.mobilesdk.MobileSyncExplorer.RecentContacts",
+        ])
+        XCTAssertTrue(plugIns.allSatisfy(\.isExtension))
+        XCTAssertEqual(plugIns.map(\.isNotificationServiceExtension), [true, false])
+        XCTAssertEqual(plugIns[1].extensionPointIdentifier, "com.apple.widgetkit-extension")
+        XCTAssertEqual(plugIns[1].entitlements.applicationGroups, app.entitlements.applicationGroups)
+        XCTAssertEqual(app.entitlements.raw["aps-environment"]?.stringValue, "development")
         let config = try XCTUnwrap(try AppGroupConfig.load(from: app))
         XCTAssertEqual(config, AppGroupConfig(appGroupName: "group.com.salesforce.mobilesdk.MobileSyncExplorer", appGroupsEnabled: true))
         // The extension sets only the name and follows the app's flag.
-        let widgetConfig = try XCTUnwrap(try AppGroupConfig.load(from: plugIns[0]))
+        let widgetConfig = try XCTUnwrap(try AppGroupConfig.load(from: plugIns[1]))
         XCTAssertEqual(widgetConfig, AppGroupConfig(appGroupName: "group.com.salesforce.mobilesdk.MobileSyncExplorer", appGroupsEnabled: nil))
     }
 
