@@ -22,6 +22,8 @@ public struct AppLaunchOptions: Sendable {
     public var sdkRecovery: Bool
     /// A Secret Service other than libsecret's (tests use the in-memory double).
     public var secretStore: (any SecretStore)?
+    /// Add to `trace` instead of starting it afresh (an app launched to handle another app's URL).
+    public var appendTrace = false
 
     public init(bundle: String, device: String? = nil, org: String? = nil, trace: String? = nil, passcode: String? = nil,
                 sdkRecovery: Bool = false, secretStore: (any SecretStore)? = nil) {
@@ -57,7 +59,7 @@ public final class AppSession: @unchecked Sendable {
 
     private init(_ options: AppLaunchOptions) throws {
         self.options = options
-        events = SDKEvents(traceFile: options.trace)
+        events = SDKEvents(traceFile: options.trace, append: options.appendTrace)
         // Taken before ProcessLaunch, which already writes (it applies the bundle's app-group settings).
         let bundle = try AppBundle(at: URL(fileURLWithPath: options.bundle))
         instance = try AppInstanceLock(sandbox: AppSandbox(device: try Device.resolve(path: options.device), bundle: bundle))
@@ -103,21 +105,20 @@ public final class AppSession: @unchecked Sendable {
         return account
     }
 
-    public var screenLock: ScreenLock { ScreenLock(accounts: accounts) }
+    public var screenLock: ScreenLock { accounts.screenLock }
 
     /// The screen lock at launch: when a policy applies and the app has been idle past its timeout.
     public func unlockIfNeeded(_ passcode: String?) async throws {
         if try screenLock.isLocked() { try await screenLock.unlock(passcode, events: events) } else { try screenLock.touch() }
     }
 
-    /// Runs `body`; a session revoked at the org logs the user out (SDK order; AuthHelper's handleLogout
-    /// then runs on did-logout) and says so.
+    /// Runs `body` with the SDK's session handling (a refused refresh logs the user out; AuthHelper's
+    /// handleLogout then runs on did-logout) and says what the app shows next.
     public func withSession<T>(_ account: UserAccount, _ body: () async throws -> T) async throws -> T {
         do {
-            return try await body()
-        } catch RestError.sessionRevoked {
-            try await accounts.logout(account, reason: "refreshTokenRevoked")
-            throw AppError("\(SDKError.sessionRevoked(username: account.username)); \(describe(auth.lastLogout))")
+            return try await accounts.withSession(account, body)
+        } catch SDKError.sessionRevoked(let username) {
+            throw AppError("\(SDKError.sessionRevoked(username: username)); \(describe(auth.lastLogout))")
         }
     }
 

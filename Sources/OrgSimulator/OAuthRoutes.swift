@@ -12,6 +12,7 @@ struct OAuthRoutes {
         router.get("/services/oauth2/authorize") { request, _ in try await self.authorizePage(request) }
         router.post("/services/oauth2/authorize") { request, _ in try await self.authorizeSubmit(request) }
         router.post("/services/oauth2/token") { request, _ in try await self.token(request) }
+        router.post("/secur/frontdoor.jsp") { request, _ in try await self.frontDoor(request) }
         router.post("/services/oauth2/revoke") { request, _ in try await self.revoke(request) }
         router.get("/services/oauth2/revoke") { request, _ in try await self.revoke(request) }
         router.get("/services/oauth2/userinfo") { request, _ in await self.userinfo(request) }
@@ -20,10 +21,52 @@ struct OAuthRoutes {
 
     private func app(_ clientId: String?) -> OrgDefinition.ConnectedApp? { clientId.flatMap { state.definition.app(consumerKey: $0) } }
 
+    /// The front door: an access token (`sid`, in the form body) becomes a web session, kept in a `sid`
+    /// cookie, and the browser goes on to `retURL` (a path on this org). An identity provider app uses it
+    /// to get a code for another connected app without the user typing a password.
+    private func frontDoor(_ request: Request) async throws -> Outcome {
+        let form = HTTP.form(try await HTTP.body(request))
+        guard let sid = form["sid"], (try? state.grants.session(forAccessToken: sid)) != nil else {
+            return HTTP.oauthError(.unauthorized, "INVALID_SESSION_ID", "Session expired or invalid")
+        }
+        let retURL = form["retURL"] ?? "/"
+        guard retURL.hasPrefix("/"), !retURL.hasPrefix("//") else {
+            return HTTP.oauthError(.badRequest, "invalid_request", "retURL must be a path on this org")
+        }
+        var outcome = HTTP.redirect(retURL)
+        outcome.headers[.setCookie] = "sid=\(sid); Path=/; HttpOnly"
+        return outcome
+    }
+
+    /// The session of a `sid` cookie the front door set, if the access token in it is still good.
+    private func webSession(_ request: Request) -> Session? {
+        guard let cookies = request.headers[.cookie] else { return nil }
+        for part in cookies.split(separator: ";") {
+            let pair = part.trimmingCharacters(in: .whitespaces)
+            if pair.hasPrefix("sid=") { return try? state.grants.session(forAccessToken: String(pair.dropFirst(4))) }
+        }
+        return nil
+    }
+
     private func authorizePage(_ request: Request) async throws -> Outcome {
         let p = { (name: String) in HTTP.query(request, name) }
         if let failure = checkClient(clientId: p("client_id"), redirectURI: p("redirect_uri"), responseType: p("response_type")) {
             return failure
+        }
+        // A web session (from the front door): no login page, a code for the session's user at once.
+        if let session = webSession(request), let app = app(p("client_id")), let redirectURI = p("redirect_uri") {
+            if let method = p("code_challenge_method"), !method.isEmpty, method != "S256" {
+                return HTTP.oauthError(.badRequest, "invalid_request", "code_challenge_method must be S256")
+            }
+            let requested = (p("scope") ?? "").split(separator: " ").map(String.init)
+            let scopes = requested.isEmpty ? app.scopes : requested.filter { app.scopes.contains($0) }
+            guard !scopes.isEmpty else { return HTTP.oauthError(.badRequest, "invalid_scope", "none of the requested scopes is allowed for this connected app") }
+            let code = try state.grants.issueCode(.init(
+                orgId: session.orgId, userId: session.userId, clientId: app.consumerKey, redirectURI: redirectURI,
+                challenge: p("code_challenge").flatMap { $0.isEmpty ? nil : $0 }, scopes: scopes))
+            var location = redirectURI + (redirectURI.contains("?") ? "&" : "?") + "code=" + code
+            if let s = p("state"), !s.isEmpty { location += "&state=" + (s.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? s) }
+            return HTTP.redirect(location)
         }
         return HTTP.html(.ok, loginPage(params: [
             "client_id": p("client_id") ?? "", "redirect_uri": p("redirect_uri") ?? "", "state": p("state") ?? "",

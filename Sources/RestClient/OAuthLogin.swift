@@ -51,7 +51,24 @@ public enum OAuthLogin {
         guard let code = query.first(where: { $0.name == "code" })?.value else {
             throw .loginFailed(query.first(where: { $0.name == "error_description" })?.value ?? "no code in the redirect")
         }
+        return try await exchange(
+            code: code, verifier: verifier, loginHost: loginHost, app: app, keychain: keychain, keychainAccount: keychainAccount, transport: transport)
+    }
 
+    /// The token exchange of the code flow: the code and its PKCE verifier for tokens, which go straight to
+    /// the keychain under `keychainAccount` (a new one when nil). A code from the web view or from an
+    /// identity provider app is exchanged the same way.
+    public static func exchange(
+        code: String, verifier: String, loginHost: URL, app: App, keychain: KeychainHelper, keychainAccount: String? = nil, timeout: TimeInterval = 30
+    ) async throws(RestError) -> OAuthCredentials {
+        try await exchange(
+            code: code, verifier: verifier, loginHost: loginHost, app: app, keychain: keychain, keychainAccount: keychainAccount,
+            transport: HTTPTransport(timeout: timeout))
+    }
+
+    static func exchange(
+        code: String, verifier: String, loginHost: URL, app: App, keychain: KeychainHelper, keychainAccount: String?, transport: HTTPTransport
+    ) async throws(RestError) -> OAuthCredentials {
         var exchange = URLRequest(url: loginHost.appendingPathComponent("services/oauth2/token"))
         exchange.httpMethod = "POST"
         exchange.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
@@ -73,6 +90,25 @@ public enum OAuthLogin {
         try await TokenStore(keychain: keychain, account: credentials.keychainAccount).save(accessToken: access, refreshToken: refresh)
         return credentials
     }
+
+    /// `POST services/oauth2/revoke` with a refresh token; the org's 200 is the only success.
+    public static func revoke(refreshToken: String, at loginHost: URL, timeout: TimeInterval = 10) async throws(RestError) {
+        var request = URLRequest(url: loginHost.appendingPathComponent("services/oauth2/revoke"))
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = form(["token": refreshToken])
+        let reply = try await HTTPTransport(timeout: timeout).send(request)
+        guard reply.status == 200 else { throw RestClient.httpError(reply) }
+    }
+
+    /// A new PKCE verifier (64 URL-safe characters) and its S256 challenge.
+    public static func newVerifier() -> (verifier: String, challenge: String) {
+        let verifier = randomURLSafe(48)
+        return (verifier, challenge(for: verifier))
+    }
+
+    /// A random URL-safe string (state values).
+    public static func randomState() -> String { randomURLSafe(24) }
 
     /// The keychain account of a new session's token items: `<clientId>-<random>`, as the SDK names it.
     public static func newKeychainAccount(_ app: App) -> String { "\(app.clientId)-\(randomURLSafe(9))" }

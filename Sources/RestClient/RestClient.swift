@@ -110,6 +110,55 @@ public actor RestClient {
         try await send(RestRequest(path: credentials.identityURL.path))
     }
 
+    /// An authorization code for another connected app (an SP app's), got with this session as an identity
+    /// provider app gets it: the org's front door turns the access token into a web session (`POST
+    /// /secur/frontdoor.jsp`, the token in the body, never in a URL), and the authorize endpoint, seeing
+    /// that session, redirects to the app's callback with a code instead of showing the login page.
+    /// An expired access token is refreshed once. The org's refusal (an unknown client id, a redirect
+    /// URI it does not know) is `RestError.oauth` with its error and description.
+    public func authorizationCode(for app: OAuthLogin.App, codeChallenge: String, state: String?) async throws(RestError) -> String {
+        var query = [
+            "response_type": "code", "client_id": app.clientId, "redirect_uri": app.redirectURI,
+            "code_challenge": codeChallenge, "code_challenge_method": "S256", "scope": app.scopes.joined(separator: " "),
+        ]
+        if let state { query["state"] = state }
+        var authorize = URLComponents()
+        authorize.path = "/services/oauth2/authorize"
+        authorize.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        let retURL = authorize.url!.absoluteString
+        var token: String
+        if let current = try await tokens.accessToken() { token = current } else { token = try await refreshAccessToken() }
+        var door = try await frontDoor(token: token, retURL: retURL)
+        if door.status == 401 {
+            token = try await refreshAccessToken()
+            door = try await frontDoor(token: token, retURL: retURL)
+        }
+        guard door.status == 302, let cookie = door.headers["set-cookie"]?.split(separator: ";").first.map(String.init), cookie.hasPrefix("sid=")
+        else { throw Self.httpError(door) }
+        guard let url = URL(string: retURL, relativeTo: credentials.instanceURL)?.absoluteURL else { throw .malformedResponse("bad authorize URL") }
+        var request = URLRequest(url: url)
+        request.setValue(cookie, forHTTPHeaderField: "Cookie")
+        let reply = try await transport.send(request)
+        guard reply.status == 302, let location = reply.headers["location"], location.hasPrefix(app.redirectURI) else {
+            if reply.status == 200 { throw .loginFailed("the org showed its login page: the web session was not accepted") }
+            throw Self.httpError(reply)
+        }
+        let items = URLComponents(string: location)?.queryItems ?? []
+        guard let code = items.first(where: { $0.name == "code" })?.value else {
+            throw .oauth(status: 302, error: items.first { $0.name == "error" }?.value ?? "no_code",
+                         description: items.first { $0.name == "error_description" }?.value ?? "no code in the redirect")
+        }
+        return code
+    }
+
+    private func frontDoor(token: String, retURL: String) async throws(RestError) -> HTTPTransport.Reply {
+        var request = URLRequest(url: credentials.instanceURL.appendingPathComponent("secur/frontdoor.jsp"))
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = OAuthLogin.form(["sid": token, "retURL": retURL])
+        return try await transport.send(request)
+    }
+
     private func performRefresh() async throws(RestError) -> String {
         guard let refresh = try await tokens.refreshToken() else { throw .notAuthenticated }
         var request = URLRequest(url: credentials.loginHost.appendingPathComponent("services/oauth2/token"))

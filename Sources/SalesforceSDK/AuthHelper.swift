@@ -110,7 +110,7 @@ public final class AuthHelper: @unchecked Sendable {
         events.step("loginIfRequired")
         if let current = try accounts.currentUser(), try await accounts.isLoggedIn(current) {
             events.step("validToken", ["user": current.identity.description])
-            let screenLock = ScreenLock(accounts: accounts)
+            let screenLock = accounts.screenLock
             if try screenLock.isLocked() { try await screenLock.unlock(passcode, events: events) } else { try screenLock.touch() }
             return .alreadyLoggedIn(current.username)
         }

@@ -21,16 +21,23 @@ public struct ScreenLock: Sendable {
     }
 
     let launch: ProcessLaunch
-    let accounts: UserAccountManager
+    /// The device's accounts (their policies), and how to log one out: the account manager's, handed in,
+    /// so that the lock is a collaborator of the manager and knows nothing else of it.
+    let accounts: @Sendable () throws -> [UserAccount]
+    let logout: @Sendable (UserAccount, _ reason: String) async throws -> Void
 
-    public init(accounts: UserAccountManager) {
+    public init(
+        launch: ProcessLaunch, accounts: @escaping @Sendable () throws -> [UserAccount],
+        logout: @escaping @Sendable (UserAccount, String) async throws -> Void
+    ) {
+        self.launch = launch
         self.accounts = accounts
-        launch = accounts.launch
+        self.logout = logout
     }
 
     /// The strictest policy among the device's accounts, nil when none has one.
     public func policy() throws -> Policy? {
-        let policies = try accounts.allAccounts().compactMap { a in
+        let policies = try accounts().compactMap { a in
             a.screenLockPinLength.map { Policy(pinLength: $0, timeoutMinutes: a.screenLockTimeoutMinutes ?? 1) }
         }
         guard !policies.isEmpty else { return nil }
@@ -100,8 +107,8 @@ public struct ScreenLock: Sendable {
         }
         // The SDK logs out every user when the attempts run out.
         var loggedOut: [String] = []
-        for account in try accounts.allAccounts() where account.screenLockPinLength != nil {
-            try await accounts.logout(account, reason: "screenLockAttemptsExhausted")
+        for account in try accounts() where account.screenLockPinLength != nil {
+            try await logout(account, "screenLockAttemptsExhausted")
             loggedOut.append(account.username)
         }
         try await reset()
@@ -120,5 +127,12 @@ public struct ScreenLock: Sendable {
         var digest = Array(SHA256.hash(data: salt + Array(passcode.utf8)))
         for _ in 0..<10_000 { digest = Array(SHA256.hash(data: salt + digest)) }
         return digest
+    }
+}
+
+extension UserAccountManager {
+    /// The app's screen lock, over this manager's accounts.
+    public var screenLock: ScreenLock {
+        ScreenLock(launch: launch, accounts: { try self.allAccounts() }, logout: { account, reason in _ = try await self.logout(account, reason: reason) })
     }
 }

@@ -27,68 +27,101 @@ extension UserAccountManager {
     /// error that returns to login: no account, no current-user change, no notification but the will-log-in.
     public func login(org: URL, username: String, password: String, passcode: String?) async throws -> UserAccount {
         let boot = try BootConfig.load(from: launch.sandbox.bundle)
+        return try await loginSteps(loginHost: org, username: username, passcode: passcode) { keychainAccount in
+            try await OAuthLogin.login(
+                loginHost: org, app: boot.app, username: username, password: password, keychain: self.launch.keychain, keychainAccount: keychainAccount)
+        }
+    }
+
+    /// A login as its steps, shared by the password login and the identity provider login:
+    /// 1. tokens: the web view's code flow, or a code from the IDP app, exchanged (`obtainTokens`, given the
+    ///    keychain account to save them under);
+    /// 2. identity; 3. the mobile policy; 4. its passcode; 5. persist (account file, current user).
+    /// A login that does not finish keeps nothing: the org revokes what it issued, the items go.
+    func loginSteps(
+        loginHost: URL, username: String, passcode: String?, obtainTokens: (String) async throws -> OAuthCredentials
+    ) async throws -> UserAccount {
+        let boot = try BootConfig.load(from: launch.sandbox.bundle)
         events.post(.userWillLogIn, ["username": username])
-        events.step("authenticate", ["org": org.absoluteString])
-        let credentials: OAuthCredentials
+        events.step("authenticate", ["org": loginHost.absoluteString])
         // Journaled before any token exists, so that a login killed at any later point leaves tokens
         // that the next launch can revoke and remove (cleanUpOrphanedTokens).
         let keychainAccount = OAuthLogin.newKeychainAccount(boot.app)
-        try journal.begin(keychainAccount: keychainAccount, loginHost: org)
+        try journal.begin(keychainAccount: keychainAccount, loginHost: loginHost)
+        let credentials: OAuthCredentials
         do {
-            credentials = try await OAuthLogin.login(
-                loginHost: org, app: boot.app, username: username, password: password, keychain: launch.keychain, keychainAccount: keychainAccount)
-        } catch .offline(let detail) {
+            credentials = try await obtainTokens(keychainAccount)
+        } catch RestError.offline(let detail) {
             try? journal.end(keychainAccount: keychainAccount)
             events.step("authenticationFailed", ["reason": "orgUnreachable"])
-            throw SDKError.orgUnreachable("the org at \(org.absoluteString) cannot be reached (\(detail)); check --org and that sf-simulator is running")
+            throw SDKError.orgUnreachable("the org at \(loginHost.absoluteString) cannot be reached (\(detail)); check --org and that sf-simulator is running")
         } catch {
             events.step("authenticationFailed", ["reason": "\(error)"])
             // The org may have issued tokens before the failure: take back whatever reached the keychain.
-            await discardSession(keychainAccount: keychainAccount, loginHost: org)
+            await discardSession(keychainAccount: keychainAccount, loginHost: loginHost)
             throw error
         }
         do {
-            let account = try await completeLogin(credentials, username: username, passcode: passcode)
+            let identity = try await identityStep(credentials)
+            let policy = try await mobilePolicyStep(identity, passcode: passcode)
+            let account = try await persistStep(credentials, identity: identity, policy: policy, username: username, passcode: passcode)
             try? journal.end(keychainAccount: keychainAccount)
             return account
         } catch {
             // Nothing of a login that did not finish is kept: the org revokes the session, the items go.
-            await discardSession(keychainAccount: keychainAccount, loginHost: org)
+            await discardSession(keychainAccount: keychainAccount, loginHost: loginHost)
             throw error
         }
     }
 
-    /// The steps after the token exchange: identity, the mobile policy and its passcode, the account file,
-    /// the current user.
-    private func completeLogin(_ credentials: OAuthCredentials, username: String, passcode: String?) async throws -> UserAccount {
+    /// Step 2: the identity service, with the new session.
+    private func identityStep(_ credentials: OAuthCredentials) async throws -> IdentityResponse {
         let client = RestClient(credentials: credentials, tokens: TokenStore(keychain: launch.keychain, account: credentials.keychainAccount))
-        let identity = try await client.identity().decode(IdentityResponse.self)
+        return try await client.identity().decode(IdentityResponse.self)
+    }
+
+    /// What steps 3 and 4 decided: the policy's passcode length (nil without a screen-lock policy), and
+    /// whether the app already had a passcode that this login gave.
+    private struct PolicyOutcome {
+        var pinLength: Int?
+        var timeoutMinutes: Int?
+        var existingPasscode: Bool
+    }
+
+    /// Steps 3 and 4: a screen-lock policy must be met with a passcode (set at persist, or the app's
+    /// existing one, checked now) before anything is kept.
+    private func mobilePolicyStep(_ identity: IdentityResponse, passcode: String?) async throws -> PolicyOutcome {
         let policy = identity.mobilePolicy
-        let pinLength = policy?.pinLength.flatMap { (policy?.screenLock ?? 0) > 0 ? $0 : nil }
-        let lock = ScreenLock(accounts: self)
+        guard let pinLength = policy?.pinLength.flatMap({ (policy?.screenLock ?? 0) > 0 ? $0 : nil }) else {
+            return PolicyOutcome(pinLength: nil, timeoutMinutes: nil, existingPasscode: false)
+        }
+        events.step("screenLockPolicy", ["pinLength": String(pinLength)])
         // Another account already brought a policy and its passcode: this login must give that passcode.
-        var existing = false
-        if let pinLength {
-            events.step("screenLockPolicy", ["pinLength": String(pinLength)])
-            existing = try lock.policy() != nil ? await lock.hasPasscode() : false
-            let valid = passcode.map { $0.count == pinLength && $0.allSatisfy(\.isNumber) } ?? false
-            if !valid || existing {
-                do {
-                    guard valid, let passcode else {
-                        throw passcode == nil ? SDKError.passcodeRequired(pinLength: pinLength) : SDKError.passcodeInvalid(pinLength: pinLength)
-                    }
-                    try await lock.unlock(passcode, events: events)
-                } catch {
-                    // Cancelled or failed: nothing of the session is kept (login's caller discards it).
-                    events.step("passcodeFailed")
-                    throw error
+        let existing = try screenLock.policy() != nil ? await screenLock.hasPasscode() : false
+        let valid = passcode.map { $0.count == pinLength && $0.allSatisfy(\.isNumber) } ?? false
+        if !valid || existing {
+            do {
+                guard valid, let passcode else {
+                    throw passcode == nil ? SDKError.passcodeRequired(pinLength: pinLength) : SDKError.passcodeInvalid(pinLength: pinLength)
                 }
+                try await screenLock.unlock(passcode, events: events)
+            } catch {
+                // Cancelled or failed: nothing of the session is kept (the caller discards it).
+                events.step("passcodeFailed")
+                throw error
             }
         }
+        return PolicyOutcome(pinLength: pinLength, timeoutMinutes: policy?.screenLock, existingPasscode: existing)
+    }
+
+    /// Step 5: the account file, the passcode, the current user; then did-log-in and push registration.
+    private func persistStep(
+        _ credentials: OAuthCredentials, identity: IdentityResponse, policy: PolicyOutcome, username: String, passcode: String?
+    ) async throws -> UserAccount {
         let account = UserAccount(
             credentials: credentials, username: identity.username ?? username,
             displayName: identity.displayName ?? username, email: identity.email ?? "",
-            screenLockPinLength: pinLength, screenLockTimeoutMinutes: pinLength == nil ? nil : policy?.screenLock)
+            screenLockPinLength: policy.pinLength, screenLockTimeoutMinutes: policy.timeoutMinutes)
         // The same user logging in again replaces the session in the account file; the one it replaces
         // must not stay live in the keychain with nothing pointing to it.
         // Journaled first, so that a kill anywhere after the save still leaves it to the next launch.
@@ -97,8 +130,8 @@ extension UserAccountManager {
         if let replaced { try journal.begin(keychainAccount: replaced.keychainAccount, loginHost: replaced.loginHost) }
         try files.save(account)
         do {
-            if pinLength != nil, let passcode, !existing {
-                try await lock.setPasscode(passcode)
+            if policy.pinLength != nil, let passcode, !policy.existingPasscode {
+                try await screenLock.setPasscode(passcode)
                 events.step("passcodeSet")
             }
             try setCurrentUser(account)
@@ -225,6 +258,18 @@ extension UserAccountManager {
         return deleted.map(\.description)
     }
 
+    /// Runs `body`, which talks to the org as `account`. A refresh token the org refuses
+    /// (`RestError.sessionRevoked`) logs the user out, as the SDK does (reason `refreshTokenRevoked`),
+    /// and is thrown as `SDKError.sessionRevoked`.
+    public func withSession<T>(_ account: UserAccount, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch RestError.sessionRevoked {
+            try await logout(account, reason: "refreshTokenRevoked")
+            throw SDKError.sessionRevoked(username: account.username)
+        }
+    }
+
     public func switchToUser(_ account: UserAccount) throws {
         let current = try currentUser()
         guard current?.identity != account.identity else { return }
@@ -276,7 +321,7 @@ extension UserAccountManager {
         if try currentUser()?.identity == account.identity || currentUser() == nil {
             try launch.dataSharing.msdkUserDefaults().set(nil, forKey: Self.lastUserIdentityKey)
         }
-        try await ScreenLock(accounts: self).reset()
+        try await screenLock.reset()
         events.post(.userDidLogout, ["user": account.identity.description])
         if try allAccounts().allSatisfy({ $0.orgId != account.orgId }) {
             events.post(.orgDidLogout, ["org": account.orgId])
@@ -284,13 +329,9 @@ extension UserAccountManager {
         return result
     }
 
-    /// POST `services/oauth2/revoke` with the refresh token; the org's 200 is the only success.
+    /// POST `services/oauth2/revoke` with the refresh token, through RestClient's transport and form encoder.
     func revoke(_ refreshToken: String, at loginHost: URL) async throws {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        try await OrgPost.send(
-            loginHost.appendingPathComponent("services/oauth2/revoke"), contentType: "application/x-www-form-urlencoded",
-            body: Data("token=\(refreshToken.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")".utf8))
+        try await OAuthLogin.revoke(refreshToken: refreshToken, at: loginHost)
     }
 
 }
@@ -299,7 +340,7 @@ extension UserAccountManager {
 import FoundationNetworking
 #endif
 
-/// A POST to the org outside the REST API (revoke, the APNs stand-in): 10 s, the org's 200 is the only
+/// A POST to the org outside the REST API and OAuth (the APNs stand-in): 10 s, the org's 200 is the only
 /// success, a connection that fails is `RestError.offline`.
 enum OrgPost {
     static func send(_ url: URL, contentType: String, body: Data) async throws {

@@ -21,10 +21,16 @@ public final class SDKEvents: @unchecked Sendable {
     private var observers: [(SDKNotification?, Observer)] = []
     private let trace: FileHandle?
 
-    public init(traceFile: String? = nil) {
+    /// - Parameter append: add to the file instead of starting it afresh (an app launched by another
+    ///   process to handle a URL writes into its launcher's trace).
+    public init(traceFile: String? = nil, append: Bool = false) {
         if let traceFile {
-            FileManager.default.createFile(atPath: traceFile, contents: nil, attributes: [.posixPermissions: 0o600])
-            trace = FileHandle(forWritingAtPath: traceFile)
+            if !append || !FileManager.default.fileExists(atPath: traceFile) {
+                FileManager.default.createFile(atPath: traceFile, contents: nil, attributes: [.posixPermissions: 0o600])
+            }
+            // O_APPEND, one write per line: the app and the apps it launches can share one trace.
+            let fd = open(traceFile, O_WRONLY | O_APPEND | O_CLOEXEC)
+            trace = fd >= 0 ? FileHandle(fileDescriptor: fd, closeOnDealloc: true) : nil
         } else {
             trace = nil
         }
@@ -53,8 +59,7 @@ public final class SDKEvents: @unchecked Sendable {
         if !info.isEmpty { object["info"] = info }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         lock.withLock {
-            trace.write(data)
-            trace.write(Data("\n".utf8))
+            trace.write(data + Data("\n".utf8))
         }
     }
 }

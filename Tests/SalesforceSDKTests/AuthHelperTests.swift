@@ -136,7 +136,7 @@ final class AuthHelperTests: XCTestCase {
         let sdk = try sdk()
         let accounts = sdk.userAccountManager
         _ = try await accounts.login(org: org.baseURL, username: "carol@globex.test", password: "carol-pass", passcode: "2468")
-        let lock = ScreenLock(accounts: accounts)
+        let lock = accounts.screenLock
         XCTAssertEqual(try lock.policy(), ScreenLock.Policy(pinLength: 4, timeoutMinutes: 1))
         let read = await sdk.launch.keychain.read(service: ScreenLock.passcodeService, account: "")
         let stored = try XCTUnwrap(read.data)
@@ -160,7 +160,7 @@ final class AuthHelperTests: XCTestCase {
         let accounts = sdk.userAccountManager
         _ = try await accounts.login(org: org.baseURL, username: "alice@acme.test", password: "alice-pass", passcode: nil)
         _ = try await accounts.login(org: org.baseURL, username: "carol@globex.test", password: "carol-pass", passcode: "2468")
-        let lock = ScreenLock(accounts: accounts)
+        let lock = accounts.screenLock
         for attempt in 1...9 {
             do {
                 try await lock.unlock("0000", events: sdk.events)
