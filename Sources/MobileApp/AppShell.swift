@@ -10,7 +10,9 @@ import SmartStore
 public final class AppShell: @unchecked Sendable {
     public static let help = """
         Commands: scene open NAME | scene close NAME | scenes | login-if-required | login USER PASSWORD | logout |
-        switch USER | sync | show | status | help | quit. Nothing authenticates until login-if-required.
+        switch USER | sync | show | status | login-idp SCENE [USER] | wait-url [SECONDS] | help | quit.
+        Nothing authenticates until login-if-required. URLs other apps open at this app arrive while it runs
+        (its URL inbox on the device) and are handled at once; wait-url waits for the next one.
         """
 
     /// What the shell needs from a person: the login screen and, when a screen lock asks, the passcode.
@@ -36,11 +38,54 @@ public final class AppShell: @unchecked Sendable {
     private var order: [String] = []
     private var roots: [String: String] = [:]
     private var launched = false
+    private var handledURLs = 0
+    private var waitedURLs = 0
+    /// URLs between this app and others on the device (identity provider logins).
+    public let urls: AppURLs
 
     public init(session: AppSession, prompts: Prompts, say: @escaping @Sendable (String) -> Void) {
         self.session = session
         self.prompts = prompts
         self.say = say
+        urls = AppURLs(session: session, shareStdin: false)
+    }
+
+    /// Handles the URLs that arrive in this app's inbox while the shell runs, until the task is cancelled.
+    public func watchURLs(every interval: UInt64 = 100_000_000) -> Task<Void, Never> {
+        Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                let next = try? self.urls.deviceApps.takeNext(bundleID: self.session.launch.sandbox.bundleIdentifier)
+                if let next {
+                    await self.handleURL(next)
+                } else {
+                    try? await Task.sleep(nanoseconds: interval)
+                }
+            }
+        }
+    }
+
+    /// One incoming URL, as the scene's delegate hands it to the SDK: a completed login resets every scene.
+    func handleURL(_ url: URL) async {
+        defer { lock.withLock { handledURLs += 1 } }
+        if let command = IDPCommand(url: url), command.name == .authResponse || command.name == .error,
+            let scene = command.params[IDPCommand.Param.sceneId], rootOf(scene) == nil
+        {
+            session.events.step("idpResponseRefused", ["scene": scene, "reason": "unknownScene"])
+            return say("url refused: it names scene \(scene), which is not open; nothing was kept")
+        }
+        do {
+            let outcome = try await urls.handle(url)
+            if case .loggedIn(let account, let scene) = outcome {
+                // Every scene was reset by the current-user change, as after any login.
+                lock.withLock { launched = true }
+                say("[\(scene)] login completed through the identity provider app: \(account.username)")
+            } else {
+                say(outcome.description)
+            }
+        } catch {
+            say("url refused: \(error)")
+        }
     }
 
     var accounts: UserAccountManager { session.accounts }
@@ -123,6 +168,27 @@ public final class AppShell: @unchecked Sendable {
             try await show()
         case ("status", 1):
             say(try StatusReport.shortLine(session))
+        case ("login-idp", 2), ("login-idp", 3):
+            let scene = words[1]
+            guard rootOf(scene) != nil else { throw AppError("no scene \(scene); open it first (scene open \(scene))") }
+            guard let host = session.org else { throw SDKError.noLoginHost }
+            lock.withLock { launched = true }
+            let request = try await accounts.beginIdentityProviderLogin(scene: scene, loginHost: host, userHint: words.count == 3 ? words[2] : nil)
+            do {
+                try await urls.send(request)
+            } catch let error as SDKError {
+                throw AppError("[\(scene)] \(error)")
+            }
+            say("[\(scene)] asked the identity provider app (\(request.scheme):) to log in; its answer comes to this app")
+        case ("wait-url", _):
+            // Each wait-url is for one more handled URL than the waits before it (it may have come already).
+            let seconds = words.count > 1 ? Double(words[1]) ?? 30 : 30
+            let deadline = Date().addingTimeInterval(seconds)
+            while lock.withLock({ handledURLs <= waitedURLs }) {
+                guard Date() < deadline else { throw AppError("no URL arrived within \(Int(seconds)) s") }
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+            lock.withLock { waitedURLs += 1 }
         default:
             throw AppError("unknown command '\(words.joined(separator: " "))'; type help")
         }

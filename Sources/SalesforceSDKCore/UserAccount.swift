@@ -200,6 +200,13 @@ public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError 
     case accountUndecryptable(path: String, group: String, detail: String)
     /// A caller read accounts before `UserAccountManager.loadAccountKey` (a bug in the caller).
     case accountKeyNotLoaded
+    /// IDP login asked of an app whose boot config names no identity provider app (or that is not one).
+    case idpNotConfigured(String)
+    /// An IDP URL command that is refused: no login pending in the scene, a state that does not match,
+    /// a malformed command. Nothing was kept.
+    case idpRefused(String)
+    /// The identity provider app answered `error` (the user cancelled, the connected app refused the client…).
+    case idpError(code: String, reason: String, description: String)
 
     public var description: String {
         switch self {
@@ -234,6 +241,10 @@ public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError 
             return "\(path) cannot be decrypted with the account key in keychain group \(group) (\(detail)); it was left as it is: --sdk-recovery deletes it, as the SDK does"
         case .accountKeyNotLoaded:
             return "the account key was not read before the accounts (call UserAccountManager.loadAccountKey first)"
+        case .idpNotConfigured(let detail): return "identity provider login is not set up: \(detail)"
+        case .idpRefused(let detail): return "identity provider response refused: \(detail); nothing was kept"
+        case .idpError(let code, let reason, let description):
+            return "the identity provider app answered error \(code)\(reason.isEmpty ? "" : " (\(reason))")\(description.isEmpty ? "" : ": \(description)"); nothing was kept, log in again"
         }
     }
 

@@ -15,6 +15,7 @@ struct MainApp: AsyncParsableCommand {
         abstract: "The simulated Mobile SDK app its bundle configures (the sample: MobileSyncExplorer).",
         subcommands: [
             Login.self, Logout.self, SwitchUser.self, Sync.self, Records.self, Contacts.self, Status.self, AppGroupCommand.self, Shell.self,
+            HandleURL.self, IDPLaunch.self,
         ])
 
     @Option(help: "The app bundle (.app directory).") var bundle: String
@@ -25,6 +26,7 @@ struct MainApp: AsyncParsableCommand {
     var passcode: String?
     @Flag(help: "Recover as the real SDK does: delete accounts that cannot be read at launch (keychain locked) instead of keeping them.")
     var sdkRecovery = false
+    @Flag(help: .hidden) var appendTrace = false
 
     /// Runs the command, then checkpoints every store this process opened, so that a clean exit leaves
     /// no committed data only in a `-wal` file.
@@ -40,7 +42,9 @@ struct MainApp: AsyncParsableCommand {
     }
 
     var options: AppLaunchOptions {
-        AppLaunchOptions(bundle: bundle, device: device, org: org, trace: trace, passcode: passcode, sdkRecovery: sdkRecovery)
+        var options = AppLaunchOptions(bundle: bundle, device: device, org: org, trace: trace, passcode: passcode, sdkRecovery: sdkRecovery)
+        options.appendTrace = appendTrace
+        return options
     }
 
     /// One launch of the app (MobileApp's AppSession); warnings of the launch go to stderr.
@@ -105,9 +109,18 @@ struct Login: AsyncParsableCommand {
     @ParentCommand var app: MainApp
     @Option(help: "Username (asked on the login screen when missing).") var username: String?
     @Option(help: "Password (asked on the login screen, without echo, when missing).") var password: String?
+    @Flag(help: "Log in through the identity provider app of bootconfig.plist's idpAppURIScheme (no password here).") var idp = false
+    @Option(help: "With --idp: the identity provider app's user to log in as (username, or the SDK's userId:orgId hint).") var user: String?
+    @Option(help: "With --idp: seconds to wait for the identity provider app's answer.") var timeout: Double = 60
 
     func run() async throws {
         let session = try await app.start()
+        if idp {
+            let urls = AppURLs(session: session)
+            let account = try await urls.loginThroughIdentityProvider(userHint: user, timeout: timeout)
+            print("logged in as \(account.username) (\(account.displayName)), org \(account.orgId), through the identity provider app")
+            return
+        }
         guard let org = session.org else { throw SDKError.noLoginHost }
         var entry = AuthHelper.LoginEntry(loginHost: org, username: username ?? "", password: password ?? "", passcode: app.passcode)
         if username == nil || password == nil {
@@ -283,6 +296,72 @@ struct Status: AsyncParsableCommand {
         } else {
             print(report.lines.joined(separator: "\n"))
         }
+    }
+}
+
+struct HandleURL: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "handle-url",
+        abstract: "Launch the app to handle one URL another app opened (what msdk-sim device open-url runs when the app is not running).",
+        discussion: "IDP commands (<scheme>://oauth2/v1.0/authrequest|authresponse|idpinit|error): an identity provider app answers an authrequest; a client app completes or ends its pending login. The app then handles what else arrives in its URL inbox while it waits for an answer.")
+    @ParentCommand var app: MainApp
+    @Argument(help: "The URL.") var url: String
+    @Option(help: "As an identity provider app: the user to log the client app in as (else the hint's, else the current user).") var user: String?
+    @Option(help: "Seconds to wait for an answer, when handling the URL asked another app for one.") var timeout: Double = 60
+
+    func run() async throws {
+        guard let url = URL(string: url), url.scheme != nil else { throw AppError("\(url) is not a URL") }
+        let urls = AppURLs(session: try await app.start(), screens: .terminal(user: user))
+        let outcome = try await urls.handle(url)
+        print(outcome.description)
+        if case .askedIdentityProvider(let request) = outcome {
+            let account = try await urls.awaitAnswer(scene: request.params[IDPCommand.Param.sceneId] ?? "main", timeout: timeout)
+            print("logged in as \(account.username) through the identity provider app")
+        }
+        urls.waitForLaunchedApps()
+    }
+}
+
+struct IDPLaunch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "idp-launch",
+        abstract: "As the identity provider app: log a client app in with one of this app's users (IDP-initiated login: idpinit).")
+    @ParentCommand var app: MainApp
+    @Option(name: .customLong("app"), help: "The client app's bundle id (installed on the device: msdk-sim device install).") var clientApp: String
+    @Option(help: "The user to log the client app in as (default: the current user).") var user: String?
+    @Option(help: "Seconds to wait for the client app's request.") var timeout: Double = 60
+
+    func run() async throws {
+        let session = try await app.start()
+        let urls = AppURLs(session: session, screens: .terminal(user: user))
+        let account: UserAccount
+        if let user {
+            guard let found = try session.accounts.account(matchingHint: user) else { throw SDKError.noSuchAccount(user) }
+            account = found
+        } else {
+            account = try session.currentAccount()
+        }
+        let sp = try urls.deviceApps.app(bundleID: clientApp)
+        guard let scheme = sp.schemes.first else { throw AppError("\(clientApp) claims no URL scheme, so it cannot be sent idpinit") }
+        let delivery = try urls.open(session.accounts.identityProviderInitiated(spScheme: scheme, account: account))
+        print("sent idpinit for \(account.username) to \(clientApp)")
+        // The client app asks back (authrequest) unless it already has the user: serve this app's inbox
+        // until the launched client app exits (or, when it was running, until its request is answered).
+        switch delivery {
+        case .launched:
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if let url = try await urls.nextURL(timeout: 0.2, stop: { urls.launchedAppsExited }) {
+                    print(try await urls.handle(url).description)
+                } else if urls.launchedAppsExited {
+                    break
+                }
+            }
+        case .inbox:
+            // A running client app (a shell) that does not have the user asks back at once.
+            if let url = try await urls.nextURL(timeout: min(timeout, 10)) { print(try await urls.handle(url).description) }
+        }
+        urls.waitForLaunchedApps()
     }
 }
 

@@ -30,6 +30,11 @@ struct Shell: AsyncParsableCommand {
         for scene in scenes { shell.open(scene, announce: false) }
         print("main-app shell: \(scenes.count) scene(s) open; nothing authenticates until login-if-required (type help)")
         shell.sayScenes()
+        let watcher = shell.watchURLs()
+        defer {
+            watcher.cancel()
+            shell.urls.waitForLaunchedApps()
+        }
         var failures = 0
         while let line = readLine() {
             let words = line.split(separator: " ").map(String.init)

@@ -14,7 +14,7 @@ struct MsdkSim: AsyncParsableCommand {
             failures Mobile SDK users reported. `defaults` and `keychain` act as the process of --bundle on --device: \
             they see what it may see.
             """,
-        subcommands: [Doctor.self, Import.self, Inspect.self, Scenario.self, Defaults.self, KeychainCommand.self])
+        subcommands: [Doctor.self, Import.self, Inspect.self, Scenario.self, Defaults.self, KeychainCommand.self, DeviceCommand.self])
 }
 
 /// `--bundle` and `--device`: which process, on which device.

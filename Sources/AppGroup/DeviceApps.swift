@@ -1,0 +1,173 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The apps installed on a device and the URL schemes they claim (Info.plist `CFBundleURLTypes`), as
+/// iOS knows them, kept in `DEVICE/InstalledApps.plist`; and the delivery of a URL to the app that
+/// claims its scheme: into the app's URL inbox (`DEVICE/URLs/<bundle id>/inbox/`) when it is running,
+/// else by launching it once to handle the URL (the caller says how).
+public struct DeviceApps: Sendable {
+    public struct App: Sendable, Equatable, Codable {
+        public var bundleIdentifier: String
+        public var path: String
+        /// Lowercased, as iOS compares them.
+        public var schemes: [String]
+    }
+
+    public enum Failure: Error, Equatable, CustomStringConvertible, LocalizedError {
+        case notInstalled(bundleID: String)
+        case unknownScheme(String)
+        case schemeClaimedTwice(scheme: String, apps: [String])
+        case notAURL(String)
+
+        public var description: String {
+            switch self {
+            case .notInstalled(let id):
+                return "no app \(id) is installed on this device; install it with msdk-sim device install --app PATH"
+            case .unknownScheme(let scheme):
+                return "no installed app claims the URL scheme \(scheme):; install the app whose Info.plist CFBundleURLTypes lists it (msdk-sim device install)"
+            case .schemeClaimedTwice(let scheme, let apps):
+                return "the URL scheme \(scheme): is claimed by \(apps.joined(separator: " and ")): iOS would pick one at random; keep it in one app's CFBundleURLTypes"
+            case .notAURL(let text):
+                return "\(text) is not a URL with a scheme (like companylogin://oauth2/v1.0/authrequest?...)"
+            }
+        }
+
+        public var errorDescription: String? { description }
+    }
+
+    public let device: Device
+
+    public init(device: Device) { self.device = device }
+
+    var registry: SharedDefaults { SharedDefaults(url: device.root.appendingPathComponent("InstalledApps.plist")) }
+
+    /// Registers (or updates) the bundle; returns the app as installed. Two apps may be installed with
+    /// one scheme, as iOS allows; opening such a URL is then an error that names both.
+    @discardableResult
+    public func install(_ bundle: AppBundle) throws -> App {
+        let app = App(bundleIdentifier: bundle.bundleIdentifier, path: bundle.url.path, schemes: Self.schemes(of: bundle))
+        try registry.set(.dictionary(["path": .string(app.path), "schemes": .array(app.schemes.map { .string($0) })]), forKey: app.bundleIdentifier)
+        return app
+    }
+
+    /// `CFBundleURLTypes[*].CFBundleURLSchemes[*]`, lowercased, in order.
+    public static func schemes(of bundle: AppBundle) -> [String] {
+        var out: [String] = []
+        for type in bundle.info["CFBundleURLTypes"]?.arrayValue ?? [] {
+            for scheme in type.dictionaryValue?["CFBundleURLSchemes"]?.arrayValue ?? [] {
+                if let s = scheme.stringValue?.lowercased(), !s.isEmpty, !out.contains(s) { out.append(s) }
+            }
+        }
+        return out
+    }
+
+    public func apps() throws -> [App] {
+        try registry.dictionaryRepresentation().compactMap { id, value -> App? in
+            guard let d = value.dictionaryValue, let path = d["path"]?.stringValue else { return nil }
+            return App(bundleIdentifier: id, path: path, schemes: d["schemes"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        }.sorted { $0.bundleIdentifier < $1.bundleIdentifier }
+    }
+
+    public func app(bundleID: String) throws -> App {
+        guard let app = try apps().first(where: { $0.bundleIdentifier == bundleID }) else { throw Failure.notInstalled(bundleID: bundleID) }
+        return app
+    }
+
+    /// The one installed app that claims the URL's scheme.
+    public func app(for url: URL) throws -> App {
+        guard let scheme = url.scheme?.lowercased(), !scheme.isEmpty else { throw Failure.notAURL(url.absoluteString) }
+        let claiming = try apps().filter { $0.schemes.contains(scheme) }
+        guard let first = claiming.first else { throw Failure.unknownScheme(scheme) }
+        guard claiming.count == 1 else { throw Failure.schemeClaimedTwice(scheme: scheme, apps: claiming.map(\.bundleIdentifier)) }
+        return first
+    }
+
+    // MARK: URL delivery
+
+    public func urlInbox(bundleID: String) -> URL {
+        device.root.appendingPathComponent("URLs").appendingPathComponent(bundleID).appendingPathComponent("inbox")
+    }
+
+    /// Whether a process runs the app now (holds its instance lock).
+    public func isRunning(bundleID: String) -> Bool {
+        let url = device.dataContainer(bundleID: bundleID).appendingPathComponent(AppInstanceLock.fileName)
+        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+            flock(fd, LOCK_UN)
+            return false
+        }
+        return errno == EWOULDBLOCK
+    }
+
+    public enum Delivery: Sendable, Equatable {
+        /// Into the inbox of the running app.
+        case inbox(bundleID: String)
+        /// The app was not running: the caller's launcher ran it to handle the URL.
+        case launched(bundleID: String)
+    }
+
+    /// Delivers `url` to the app that claims its scheme: into its inbox when it runs (it handles it
+    /// there), else `launch(app, url)` runs it once to handle it.
+    @discardableResult
+    public func open(_ url: URL, launch: (App, URL) throws -> Void) throws -> Delivery {
+        let app = try app(for: url)
+        if isRunning(bundleID: app.bundleIdentifier) {
+            try post(url, to: app.bundleIdentifier)
+            // The app may have quit between the look and the post: then nobody reads the inbox, so launch it.
+            if isRunning(bundleID: app.bundleIdentifier) { return .inbox(bundleID: app.bundleIdentifier) }
+            guard let taken = try takeNext(bundleID: app.bundleIdentifier) else { return .inbox(bundleID: app.bundleIdentifier) }
+            try launch(app, taken)
+            return .launched(bundleID: app.bundleIdentifier)
+        }
+        try launch(app, url)
+        return .launched(bundleID: app.bundleIdentifier)
+    }
+
+    /// Launches `main-app` (beside this executable, or `$APPGROUPSIM_MAIN_APP`) to handle `url` as `app` on
+    /// `device`, sharing this process's stdin, stdout and stderr (and its trace file, appended to).
+    /// Returns the running process; the caller decides whether to wait.
+    public static func launchMainApp(_ app: App, url: URL, device: Device, trace: String?, shareStdin: Bool = true) throws -> Process {
+        let binary = ProcessInfo.processInfo.environment["APPGROUPSIM_MAIN_APP"].map(URL.init(fileURLWithPath:))
+            ?? Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("main-app")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw FileError(path: binary.path, reason: "is not an executable: build main-app (swift build) or set APPGROUPSIM_MAIN_APP")
+        }
+        let process = Process()
+        process.executableURL = binary
+        var arguments = ["--bundle", app.path, "--device", device.root.path]
+        if let trace { arguments += ["--trace", trace, "--append-trace"] }
+        process.arguments = arguments + ["handle-url", url.absoluteString]
+        // A shell's stdin carries its own commands: the app it launches must not read them.
+        if !shareStdin { process.standardInput = FileHandle.nullDevice }
+        try process.run()
+        return process
+    }
+
+    /// Writes the URL into the app's inbox (whole, 0600, named in delivery order).
+    public func post(_ url: URL, to bundleID: String) throws {
+        let inbox = urlInbox(bundleID: bundleID)
+        try SecureFiles.makeDirectory(inbox)
+        let name = String(format: "%015.0f", Date().timeIntervalSince1970 * 1000) + "-" + UUID().uuidString.prefix(8) + ".url"
+        try SecureFiles.writeAtomically(Data(url.absoluteString.utf8), to: inbox.appendingPathComponent(name), durability: .atomic)
+    }
+
+    /// The oldest URL in the app's inbox, removed from it (URLs may carry one-time codes: none is kept).
+    public func takeNext(bundleID: String) throws -> URL? {
+        let inbox = urlInbox(bundleID: bundleID)
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: inbox.path)) ?? []).filter { $0.hasSuffix(".url") && !$0.hasPrefix(".") }.sorted()
+        for name in names {
+            let file = inbox.appendingPathComponent(name)
+            guard let data = try SecureFiles.readIfPresent(file) else { continue }
+            // Removed before it is handled: another reader that raced for it gets ENOENT and goes on.
+            guard unlink(file.path) == 0 else { continue }
+            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let url = URL(string: text), url.scheme != nil else { throw Failure.notAURL(text) }
+            return url
+        }
+        return nil
+    }
+}

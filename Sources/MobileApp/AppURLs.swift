@@ -1,0 +1,200 @@
+import AppGroup
+import Foundation
+import SalesforceSDK
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The app's side of URLs between apps on the device (issue "IDP"): it opens URL commands at other apps
+/// through the device (their inbox when they run, else a launch), and handles the ones it receives, as
+/// its `SceneDelegate` hands them to the SDK.
+public final class AppURLs: @unchecked Sendable {
+    public let session: AppSession
+    /// How this app's user answers the identity provider's screens (an IDP app only).
+    public let screens: IDPScreens
+    private let lock = NSLock()
+    private var children: [Process] = []
+
+    /// Whether an app this one launches reads the same stdin (not for a shell, whose stdin is its commands).
+    public let shareStdin: Bool
+
+    public init(session: AppSession, screens: IDPScreens = .terminal(user: nil), shareStdin: Bool = true) {
+        self.session = session
+        self.screens = screens
+        self.shareStdin = shareStdin
+    }
+
+    var accounts: UserAccountManager { session.accounts }
+    public var deviceApps: DeviceApps { DeviceApps(device: session.launch.sandbox.device) }
+
+    /// Opens a command at the app that claims its scheme: its inbox when it runs, else it is launched (the
+    /// same `main-app`, in another process, writing into this trace) and not waited for here.
+    @discardableResult
+    public func open(_ command: IDPCommand) throws -> DeviceApps.Delivery {
+        let delivery = try deviceApps.open(command.url) { app, url in
+            let process = try DeviceApps.launchMainApp(
+                app, url: url, device: session.launch.sandbox.device, trace: session.options.trace, shareStdin: shareStdin)
+            lock.withLock { children.append(process) }
+        }
+        var info = command.traceInfo
+        switch delivery {
+        case .inbox(let id): info["delivery"] = "inbox of \(id)"
+        case .launched(let id): info["delivery"] = "launched \(id)"
+        }
+        session.events.step("urlOpened", info)
+        return delivery
+    }
+
+    /// What handling one URL came to.
+    public enum Outcome: Sendable {
+        /// SP: the login pending in `scene` completed.
+        case loggedIn(UserAccount, scene: String)
+        /// IDP: the answer (authresponse or error) was opened at the SP.
+        case answered(IDPCommand)
+        /// SP, `idpinit`: the user the IDP named was already here and is now current.
+        case switched(UserAccount)
+        /// SP, `idpinit`: this app asked the IDP to log the user in (an answer will come).
+        case askedIdentityProvider(IDPCommand)
+
+        public var description: String {
+            switch self {
+            case .loggedIn(let account, let scene): return "[\(scene)] logged in as \(account.username) through the identity provider app"
+            case .answered(let answer):
+                if answer.name == .error { return "answered error \(answer.params[IDPCommand.Param.errorCode] ?? "") to \(answer.scheme):" }
+                return "answered \(answer.name.rawValue) to \(answer.scheme):"
+            case .switched(let account): return "switched to \(account.username) (the identity provider app named this user)"
+            case .askedIdentityProvider(let request): return "asked the identity provider app (\(request.scheme):) to log the user in"
+            }
+        }
+    }
+
+    /// Handles one incoming URL: as the SDK's URL handlers would, by command.
+    public func handle(_ url: URL) async throws -> Outcome {
+        guard let command = IDPCommand(url: url) else {
+            throw SDKError.idpRefused("\(url.scheme ?? "?"): URL is not a command this app handles (expected \(url.scheme ?? "scheme")://oauth2/v1.0/<command>)")
+        }
+        switch command.name {
+        case .authRequest:
+            let host = command.params[IDPCommand.Param.loginHost].flatMap(URL.init(string:))
+            let answer = await accounts.answerAuthRequest(command) { accounts, hint in try await self.screens.choose(accounts, hint, host, self.session) }
+            try open(answer)
+            return .answered(answer)
+        case .authResponse, .error:
+            let scene = command.params[IDPCommand.Param.sceneId] ?? "main"
+            let account = try await accounts.handleIdentityProviderResponse(
+                from: url, with: [UserAccountManager.IDPSceneKey: scene], passcode: session.options.passcode)
+            return .loggedIn(account, scene: scene)
+        case .idpInit:
+            guard let request = try await accounts.handleIdentityProviderInitiated(command, fallbackLoginHost: session.org) else {
+                return .switched(try session.currentAccount())
+            }
+            try await send(request)
+            return .askedIdentityProvider(request)
+        }
+    }
+
+    /// The next URL in this app's inbox, waiting up to `timeout` seconds; nil when none came. Stops early
+    /// when `stop` says so (a launched app that exited without answering).
+    public func nextURL(timeout: TimeInterval, stop: () -> Bool = { false }) async throws -> URL? {
+        let deadline = Date().addingTimeInterval(timeout)
+        let id = session.launch.sandbox.bundleIdentifier
+        while Date() < deadline {
+            if let url = try deviceApps.takeNext(bundleID: id) { return url }
+            if stop() { return try deviceApps.takeNext(bundleID: id) }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        return nil
+    }
+
+    /// Whether this process launched apps and every one has exited (false when it launched none: the
+    /// URL then went to a running app, which answers when it will).
+    public var launchedAppsExited: Bool { lock.withLock { !children.isEmpty && children.allSatisfy { !$0.isRunning } } }
+
+    /// Waits for the apps this process launched (their output and state are complete when it exits).
+    public func waitForLaunchedApps() {
+        for child in lock.withLock({ children }) { child.waitUntilExit() }
+    }
+
+    /// SP-initiated login: `authrequest` to the IDP app, then the answer from this app's inbox, handled.
+    public func loginThroughIdentityProvider(scene: String = "main", userHint: String?, timeout: TimeInterval = 60) async throws -> UserAccount {
+        guard let host = session.org else { throw SDKError.noLoginHost }
+        let request = try await accounts.beginIdentityProviderLogin(scene: scene, loginHost: host, userHint: userHint)
+        try await send(request)
+        return try await awaitAnswer(scene: scene, timeout: timeout)
+    }
+
+    /// Opens this app's `authrequest`. When no installed app claims the IDP's scheme, the login ends as
+    /// the SDK ends it: with an `error` command (`idp_not_installed`), handled in the scene that asked.
+    public func send(_ request: IDPCommand) async throws {
+        do {
+            try open(request)
+        } catch let failure as DeviceApps.Failure {
+            guard case .unknownScheme = failure else { throw failure }
+            let error = IDPCommand(scheme: request.params[IDPCommand.Param.callingAppURL].flatMap { URL(string: $0)?.scheme } ?? "", name: .error, params: [
+                IDPCommand.Param.errorCode: "idp_not_installed", IDPCommand.Param.errorReason: "Identity provider app not installed",
+                IDPCommand.Param.errorDescription: failure.description, IDPCommand.Param.state: request.params[IDPCommand.Param.state] ?? "",
+                IDPCommand.Param.sceneId: request.params[IDPCommand.Param.sceneId] ?? "main",
+            ])
+            _ = try await handle(error.url)
+        }
+    }
+
+    /// The answer to this app's pending login, from its inbox; any other URL that comes first is handled too.
+    public func awaitAnswer(scene: String, timeout: TimeInterval) async throws -> UserAccount {
+        defer { waitForLaunchedApps() }
+        while true {
+            guard let url = try await nextURL(timeout: timeout, stop: { self.launchedAppsExited }) else {
+                try await accounts.abandonIdentityProviderLogin(scene: scene)
+                throw SDKError.idpRefused(launchedAppsExited
+                    ? "the identity provider app exited without answering"
+                    : "no answer from the identity provider app within \(Int(timeout)) s")
+            }
+            if case .loggedIn(let account, _) = try await handle(url) { return account }
+        }
+    }
+}
+
+/// The identity provider app's screens, as a person answers them: which of its users logs the SP in
+/// (the current one, the hint's or `user`), its own login when it has no user, or cancel.
+public struct IDPScreens: Sendable {
+    /// Given the IDP's accounts, the request's user hint and login host, and the app's session.
+    public var choose: @Sendable ([UserAccount], String?, URL?, AppSession) async throws -> UserManagerChoice
+
+    public typealias UserManagerChoice = UserAccountManager.IDPUserChoice
+
+    public init(choose: @escaping @Sendable ([UserAccount], String?, URL?, AppSession) async throws -> UserManagerChoice) {
+        self.choose = choose
+    }
+
+    /// On a terminal (or a pipe): the person types a username to pick, `cancel`, or nothing (the default:
+    /// `user`, else the hint's user, else the current user). With no user to pick, the IDP's own login
+    /// screen reads a username and password. Input is read only when some is there (a pipe or a file
+    /// with data, or a terminal): an app launched with nothing to read takes the default.
+    public static func terminal(user: String?) -> IDPScreens {
+        IDPScreens { accounts, hint, loginHost, session in
+            let typed = StdinLine.read(prompt: "  \(session.launch.sandbox.bundle.displayName ?? "identity provider"): log in as (\(accounts.map(\.username).joined(separator: ", "))), or cancel: ")
+            if typed?.lowercased() == "cancel" { return .cancelled }
+            let wanted = (typed?.isEmpty == false ? typed : nil) ?? user ?? hint
+            if let wanted, let account = try session.accounts.account(matchingHint: wanted) { return .account(account) }
+            if wanted == nil, let current = try session.accounts.currentUser() { return .account(current) }
+            // No such user here: the IDP app's own login first.
+            let username = wanted.flatMap { $0.contains(":") ? nil : $0 } ?? StdinLine.read(prompt: "  username: ")
+            guard let username, !username.isEmpty, let password = StdinLine.read(prompt: "  password: "), !password.isEmpty else { return .cancelled }
+            return .account(try await session.login(username: username, password: password, host: loginHost ?? session.org))
+        }
+    }
+}
+
+/// A line from stdin when there is one to read: a terminal always waits; a pipe or file is read when
+/// it has data (or is at its end) within half a second; otherwise nil.
+enum StdinLine {
+    static func read(prompt: String) -> String? {
+        if isatty(0) == 1 {
+            FileHandle.standardOutput.write(Data(prompt.utf8))
+            return readLine()
+        }
+        var fds = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+        guard poll(&fds, 1, 500) > 0 else { return nil }
+        return readLine()?.trimmingCharacters(in: .whitespaces)
+    }
+}

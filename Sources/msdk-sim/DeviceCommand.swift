@@ -1,0 +1,67 @@
+import AppGroup
+import ArgumentParser
+import Foundation
+
+/// `msdk-sim device`: the apps installed on a device and the URLs between them, as iOS routes them.
+struct DeviceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device",
+        abstract: "Install apps on a device, list them, and open a URL at the app that claims its scheme.",
+        subcommands: [Install.self, Apps.self, OpenURL.self])
+
+    struct DeviceOption: ParsableArguments {
+        @Option(help: "The device directory (default: $APPGROUPSIM_DEVICE).") var device: String?
+
+        func apps() throws -> DeviceApps { DeviceApps(device: try Device.resolve(path: device)) }
+    }
+
+    struct Install: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Register an app bundle on the device with the URL schemes of its Info.plist CFBundleURLTypes.")
+        @OptionGroup var device: DeviceOption
+        @Option(help: "The app bundle (.app directory).") var app: String
+
+        func run() throws {
+            let installed = try device.apps().install(try AppBundle(at: URL(fileURLWithPath: app)))
+            print("installed \(installed.bundleIdentifier) (\(installed.schemes.isEmpty ? "no URL scheme" : installed.schemes.map { "\($0):" }.joined(separator: ", ")))")
+        }
+    }
+
+    struct Apps: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the apps installed on the device and their URL schemes.")
+        @OptionGroup var device: DeviceOption
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() throws {
+            let apps = try device.apps()
+            let installed = try apps.apps()
+            if json { return try printJSON(installed) }
+            if installed.isEmpty { print("(no app installed: msdk-sim device install --app PATH)") }
+            for app in installed {
+                let running = apps.isRunning(bundleID: app.bundleIdentifier) ? "  (running)" : ""
+                print("\(app.bundleIdentifier)  \(app.schemes.map { "\($0):" }.joined(separator: " "))  \(app.path)\(running)")
+            }
+        }
+    }
+
+    struct OpenURL: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "open-url",
+            abstract: "Deliver a URL to the app that claims its scheme: to its inbox if it runs (a main-app shell handles it), else launch it once to handle it.",
+            discussion: "Exit status: the launched app's, or 0 when the running app got it.")
+        @OptionGroup var device: DeviceOption
+        @Argument(help: "The URL.") var url: String
+
+        func run() throws {
+            guard let target = URL(string: url), target.scheme != nil else { throw DeviceApps.Failure.notAURL(url) }
+            let apps = try device.apps()
+            var status: Int32 = 0
+            let delivery = try apps.open(target) { app, url in
+                let process = try DeviceApps.launchMainApp(app, url: url, device: apps.device, trace: nil)
+                process.waitUntilExit()
+                status = process.terminationStatus
+            }
+            if case .inbox(let id) = delivery { print("delivered to the running \(id)") }
+            if status != 0 { throw ExitCode(status) }
+        }
+    }
+}
