@@ -154,4 +154,35 @@ final class OAuthTests: XCTestCase {
     }
 
     func XCTUnwrapAsync<T>(_ value: T?) async throws -> T { try XCTUnwrap(value) }
+
+    /// The front door: an access token becomes a web session cookie; the authorize endpoint then gives a
+    /// code without the login page, for the session's user, to a connected app the org knows.
+    func testTheFrontDoorTurnsASessionIntoACodeForAnotherConnectedApp() async throws {
+        let client = try await org.login()
+        let fieldSales = OAuthLogin.App(clientId: "3MVG9Acme.FieldSales", redirectURI: "fieldsales://oauth/done", scopes: ["api", "refresh_token"])
+        let (verifier, challenge) = OAuthLogin.newVerifier()
+        let code = try await client.authorizationCode(for: fieldSales, codeChallenge: challenge, state: nil)
+        let keychain = OrgHarness.keychain()
+        let credentials = try await OAuthLogin.exchange(code: code, verifier: verifier, loginHost: org.baseURL, app: fieldSales, keychain: keychain)
+        XCTAssertEqual(credentials.userId, "0055g00000AliceAAA")
+        XCTAssertEqual(credentials.clientId, "3MVG9Acme.FieldSales")
+
+        // Refusals: an unknown client id, a redirect URI the app does not have, a token that is no session.
+        var refusal = ""
+        do {
+            _ = try await client.authorizationCode(for: OAuthLogin.App(clientId: "3MVG9Nope", redirectURI: "x://y", scopes: []), codeChallenge: challenge, state: nil)
+        } catch {
+            refusal = "\(error)"
+        }
+        XCTAssertEqual(refusal, "OAuth error 400 invalid_client_id: client identifier invalid")
+        var door = URLRequest(url: org.baseURL.appendingPathComponent("secur/frontdoor.jsp"))
+        door.httpMethod = "POST"
+        door.httpBody = Data("sid=forged&retURL=%2F".utf8)
+        let (_, forged) = try await URLSession.shared.data(for: door)
+        XCTAssertEqual((forged as? HTTPURLResponse)?.statusCode, 401)
+        let access = try await client.tokens.accessToken() ?? ""
+        door.httpBody = OAuthLogin.form(["sid": access, "retURL": "https://elsewhere.test/"])
+        let (_, offsite) = try await URLSession.shared.data(for: door)
+        XCTAssertEqual((offsite as? HTTPURLResponse)?.statusCode, 400, "retURL must stay on the org")
+    }
 }

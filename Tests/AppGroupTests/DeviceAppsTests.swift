@@ -1,0 +1,65 @@
+import AppGroupSimTestSupport
+import Foundation
+import XCTest
+
+@testable import AppGroup
+
+/// Apps installed on a device, their URL schemes, and where a URL goes: the inbox of a running app, or a launch.
+final class DeviceAppsTests: XCTestCase {
+    var root: URL!
+    var apps: DeviceApps!
+
+    override func setUpWithError() throws {
+        root = try TestSupport.temporaryDirectory(self)
+        apps = DeviceApps(device: try Device.open(at: root.appendingPathComponent("device")))
+    }
+
+    func bundle(_ name: String, id: String, schemes: [String]) throws -> AppBundle {
+        let url = root.appendingPathComponent("\(name).app")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let info: [String: Any] = ["CFBundleIdentifier": id, "CFBundleURLTypes": [["CFBundleURLSchemes": schemes]]]
+        try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0).write(to: url.appendingPathComponent("Info.plist"))
+        try PropertyListSerialization.data(fromPropertyList: [String: Any](), format: .xml, options: 0).write(to: url.appendingPathComponent("\(name).entitlements"))
+        return try AppBundle(at: url)
+    }
+
+    func testInstalledAppsAndTheirSchemes() throws {
+        try apps.install(try bundle("IDP", id: "com.acme.idp", schemes: ["CompanyLogin", "companylogin", "cl"]))
+        try apps.install(try bundle("SP", id: "com.acme.sp", schemes: ["fieldsales"]))
+        XCTAssertEqual(try apps.apps().map(\.bundleIdentifier), ["com.acme.idp", "com.acme.sp"])
+        XCTAssertEqual(try apps.app(bundleID: "com.acme.idp").schemes, ["companylogin", "cl"], "lowercased, once each")
+        XCTAssertEqual(try apps.app(for: URL(string: "COMPANYLOGIN://oauth2/v1.0/authrequest")!).bundleIdentifier, "com.acme.idp")
+        XCTAssertThrowsError(try apps.app(for: URL(string: "nobody://x")!)) { XCTAssertEqual($0 as? DeviceApps.Failure, .unknownScheme("nobody")) }
+        XCTAssertThrowsError(try apps.app(bundleID: "com.acme.none"))
+        // A second app claiming a scheme: opening it names both.
+        try apps.install(try bundle("Twin", id: "com.acme.twin", schemes: ["fieldsales"]))
+        XCTAssertThrowsError(try apps.app(for: URL(string: "fieldsales://x")!)) {
+            XCTAssertEqual($0 as? DeviceApps.Failure, .schemeClaimedTwice(scheme: "fieldsales", apps: ["com.acme.sp", "com.acme.twin"]))
+        }
+        // A corrupt registry is an error naming the file, not an empty device.
+        try Data("not a plist".utf8).write(to: root.appendingPathComponent("device/InstalledApps.plist"))
+        XCTAssertThrowsError(try apps.apps()) { XCTAssertTrue("\($0)".contains("InstalledApps.plist"), "\($0)") }
+    }
+
+    func testAURLGoesToTheRunningAppsInboxInOrderElseItIsLaunched() throws {
+        let sp = try bundle("SP", id: "com.acme.sp", schemes: ["fieldsales"])
+        try apps.install(sp)
+        var launched: [URL] = []
+        let first = URL(string: "fieldsales://oauth2/v1.0/authresponse?code=1")!
+        XCTAssertEqual(try apps.open(first) { _, url in launched.append(url) }, .launched(bundleID: "com.acme.sp"))
+        XCTAssertEqual(launched, [first])
+        XCTAssertFalse(apps.isRunning(bundleID: "com.acme.sp"))
+
+        let running = try AppInstanceLock(sandbox: AppSandbox(device: apps.device, bundle: sp))
+        XCTAssertTrue(apps.isRunning(bundleID: "com.acme.sp"))
+        let second = URL(string: "fieldsales://oauth2/v1.0/authresponse?code=2")!
+        let third = URL(string: "fieldsales://oauth2/v1.0/error?errorCode=x")!
+        XCTAssertEqual(try apps.open(second) { _, _ in XCTFail("launched a running app") }, .inbox(bundleID: "com.acme.sp"))
+        Thread.sleep(forTimeInterval: 0.002)
+        XCTAssertEqual(try apps.open(third) { _, _ in XCTFail("launched a running app") }, .inbox(bundleID: "com.acme.sp"))
+        XCTAssertEqual(try apps.takeNext(bundleID: "com.acme.sp"), second)
+        XCTAssertEqual(try apps.takeNext(bundleID: "com.acme.sp"), third)
+        XCTAssertNil(try apps.takeNext(bundleID: "com.acme.sp"), "taken URLs are not kept (they carry one-time codes)")
+        withExtendedLifetime(running) {}
+    }
+}
