@@ -314,9 +314,11 @@ struct HandleURL: AsyncParsableCommand {
         let urls = AppURLs(session: try await app.start(), screens: .terminal(user: user))
         let outcome = try await urls.handle(url)
         print(outcome.description)
+        fflush(nil)
         if case .askedIdentityProvider(let request) = outcome {
             let account = try await urls.awaitAnswer(scene: request.params[IDPCommand.Param.sceneId] ?? "main", timeout: timeout)
             print("logged in as \(account.username) through the identity provider app")
+            fflush(nil)
         }
         urls.waitForLaunchedApps()
     }
@@ -345,6 +347,7 @@ struct IDPLaunch: AsyncParsableCommand {
         guard let scheme = sp.schemes.first else { throw AppError("\(clientApp) claims no URL scheme, so it cannot be sent idpinit") }
         let delivery = try urls.open(session.accounts.identityProviderInitiated(spScheme: scheme, account: account))
         print("sent idpinit for \(account.username) to \(clientApp)")
+        fflush(nil)
         // The client app asks back (authrequest) unless it already has the user: serve this app's inbox
         // until the launched client app exits (or, when it was running, until its request is answered).
         switch delivery {
@@ -353,6 +356,7 @@ struct IDPLaunch: AsyncParsableCommand {
             while Date() < deadline {
                 if let url = try await urls.nextURL(timeout: 0.2, stop: { urls.launchedAppsExited }) {
                     print(try await urls.handle(url).description)
+                    fflush(nil)
                 } else if urls.launchedAppsExited {
                     break
                 }
