@@ -83,6 +83,10 @@ public final class AppShell: @unchecked Sendable {
             } else {
                 say(outcome.description)
             }
+        } catch SDKError.idpError(let code, let reason, let description) {
+            // The identity provider's error command: shown in the scene that asked.
+            let scene = IDPCommand(url: url)?.params[IDPCommand.Param.sceneId] ?? "main"
+            say("[\(scene)] \(SDKError.idpError(code: code, reason: reason, description: description))")
         } catch {
             say("url refused: \(error)")
         }
