@@ -133,7 +133,7 @@ let package = Package(
             "SmartStore", "RestClient", "Keychain", "MobileSync", .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ], path: "Benchmarks/bench"),
 
-        .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "RestClient", "Keychain"], path: "Tests/Support"),
+        .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "RestClient", "Keychain", "SalesforceSDKCore"], path: "Tests/Support"),
         .testTarget(name: "XcodeProjectTests", dependencies: ["XcodeProject", "AppGroupSimTestSupport"]),
         .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),

@@ -38,10 +38,7 @@ public enum OAuthLogin {
         let page = try await transport.send(URLRequest(url: components.url!))
         guard page.status == 200 else { throw RestClient.httpError(page) }
 
-        var submit = URLRequest(url: authorize)
-        submit.httpMethod = "POST"
-        submit.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        submit.httpBody = form(params.merging(["username": username, "password": password]) { $1 })
+        let submit = formPost(authorize, params.merging(["username": username, "password": password]) { $1 })
         let redirect = try await transport.send(submit)
         guard redirect.status == 302, let location = redirect.headers["location"], location.hasPrefix(app.redirectURI) else {
             if redirect.status == 200 { throw .loginFailed("the org refused the username or password") }
@@ -69,10 +66,7 @@ public enum OAuthLogin {
     static func exchange(
         code: String, verifier: String, loginHost: URL, app: App, keychain: KeychainHelper, keychainAccount: String?, transport: HTTPTransport
     ) async throws(RestError) -> OAuthCredentials {
-        var exchange = URLRequest(url: loginHost.appendingPathComponent("services/oauth2/token"))
-        exchange.httpMethod = "POST"
-        exchange.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        exchange.httpBody = form([
+        let exchange = formPost(loginHost.appendingPathComponent("services/oauth2/token"), [
             "grant_type": "authorization_code", "code": code, "client_id": app.clientId, "redirect_uri": app.redirectURI,
             "code_verifier": verifier, "format": "json",
         ])
@@ -93,11 +87,7 @@ public enum OAuthLogin {
 
     /// `POST services/oauth2/revoke` with a refresh token; the org's 200 is the only success.
     public static func revoke(refreshToken: String, at loginHost: URL, timeout: TimeInterval = 10) async throws(RestError) {
-        var request = URLRequest(url: loginHost.appendingPathComponent("services/oauth2/revoke"))
-        request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.httpBody = form(["token": refreshToken])
-        let reply = try await HTTPTransport(timeout: timeout).send(request)
+        let reply = try await HTTPTransport(timeout: timeout).send(formPost(loginHost.appendingPathComponent("services/oauth2/revoke"), ["token": refreshToken]))
         guard reply.status == 200 else { throw RestClient.httpError(reply) }
     }
 
@@ -128,6 +118,16 @@ public enum OAuthLogin {
             .replacingOccurrences(of: "=", with: "")
     }
 
+    /// A POST of `fields` as `application/x-www-form-urlencoded`: every OAuth request the client makes.
+    static func formPost(_ url: URL, _ fields: [String: String]) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = form(fields)
+        return request
+    }
+
+    /// The one form encoder: keys sorted, values percent-encoded but for RFC 3986's unreserved characters.
     static func form(_ fields: [String: String]) -> Data {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")

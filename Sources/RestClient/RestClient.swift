@@ -152,19 +152,12 @@ public actor RestClient {
     }
 
     private func frontDoor(token: String, retURL: String) async throws(RestError) -> HTTPTransport.Reply {
-        var request = URLRequest(url: credentials.instanceURL.appendingPathComponent("secur/frontdoor.jsp"))
-        request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.httpBody = OAuthLogin.form(["sid": token, "retURL": retURL])
-        return try await transport.send(request)
+        try await transport.send(OAuthLogin.formPost(credentials.instanceURL.appendingPathComponent("secur/frontdoor.jsp"), ["sid": token, "retURL": retURL]))
     }
 
     private func performRefresh() async throws(RestError) -> String {
         guard let refresh = try await tokens.refreshToken() else { throw .notAuthenticated }
-        var request = URLRequest(url: credentials.loginHost.appendingPathComponent("services/oauth2/token"))
-        request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.httpBody = OAuthLogin.form([
+        let request = OAuthLogin.formPost(credentials.loginHost.appendingPathComponent("services/oauth2/token"), [
             "grant_type": "refresh_token", "refresh_token": refresh, "client_id": credentials.clientId, "format": "json",
         ])
         let reply = try await transport.send(request)

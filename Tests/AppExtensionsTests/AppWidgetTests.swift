@@ -10,24 +10,7 @@ import SmartStore
 import GRDB
 
 /// The widget's launch checks, in the sample's order, with the keychain double.
-final class AppWidgetTests: XCTestCase {
-    var root: URL!
-    var devicePath: String!
-    let keychain = InMemorySecretStore()
-
-    override func setUpWithError() throws {
-        root = try TestSupport.temporaryDirectory(self)
-        devicePath = root.appendingPathComponent("device").path
-        try FileManager.default.copyItem(at: TestSupport.fixtureApp, to: appURL)
-    }
-
-    var appURL: URL { root.appendingPathComponent("MobileSyncExplorer.app") }
-    var widgetURL: URL { appURL.appendingPathComponent("PlugIns/RecentContacts.appex") }
-
-    func launch(_ bundle: URL) throws -> ProcessLaunch {
-        try ProcessLaunch(bundlePath: bundle.path, devicePath: devicePath, secretStore: keychain)
-    }
-
+final class AppWidgetTests: FixtureAppTestCase {
     func widgetReport() async throws -> AppWidget.Report {
         try await AppWidget.evaluate(try launch(widgetURL))
     }

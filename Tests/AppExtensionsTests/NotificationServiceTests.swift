@@ -13,23 +13,8 @@ import SalesforceSDKCore
 /// The notification service extension: the next delivered payload, decrypted with the push key the app
 /// keeps in the shared keychain group; the fallback alert, one reason and the SDK's error whenever it
 /// cannot; nothing decrypted ever written, no payload ever lost.
-final class NotificationServiceTests: XCTestCase {
-    var root: URL!
-    var devicePath: String!
-    let keychain = InMemorySecretStore()
-
-    override func setUpWithError() throws {
-        root = try TestSupport.temporaryDirectory(self)
-        devicePath = root.appendingPathComponent("device").path
-        try FileManager.default.copyItem(at: TestSupport.fixtureApp, to: appURL)
-    }
-
-    var appURL: URL { root.appendingPathComponent("MobileSyncExplorer.app") }
-    var nseURL: URL { appURL.appendingPathComponent("PlugIns/NotificationService.appex") }
-
-    func launch(_ bundle: URL) throws -> ProcessLaunch {
-        try ProcessLaunch(bundlePath: bundle.path, devicePath: devicePath, secretStore: keychain)
-    }
+final class NotificationServiceTests: FixtureAppTestCase {
+    var nseURL: URL { notificationServiceURL }
 
     var inbox: URL { try! launch(appURL).sandbox.device.layout.notificationInbox(bundleID: "com.salesforce.mobilesdk.MobileSyncExplorer") }
     var delivered: URL { try! launch(appURL).sandbox.device.layout.deliveredNotifications(bundleID: "com.salesforce.mobilesdk.MobileSyncExplorer") }
