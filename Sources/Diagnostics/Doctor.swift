@@ -70,7 +70,25 @@ public enum Doctor {
     static func bundleFindings(app: AppBundle, extensions: [AppBundle]) -> [Finding] {
         ExtensionSetup.evaluate(app: app, extensions: extensions).map {
             Finding($0.id, $0.severity == .error ? .error : .warning, $0.message, fix: $0.fix, subject: $0.subject)
+        } + identityProviderFindings(app: app)
+    }
+
+    /// A client app of an identity provider app must claim a URL scheme of its own (the IDP answers there),
+    /// and must not name one of its own schemes as the IDP's.
+    static func identityProviderFindings(app: AppBundle) -> [Finding] {
+        guard let idp = (try? IDPConfig.load(from: app))?.idpAppURIScheme else { return [] }
+        let own = DeviceApps.schemes(of: app)
+        if own.isEmpty {
+            return [Finding("idp-callback-scheme-missing", .error,
+                "\(name(app)) logs in through the identity provider app (idpAppURIScheme \(idp)) but claims no URL scheme, so the identity provider app cannot answer it",
+                fix: "add a URL type with a scheme of its own to \(name(app))/Info.plist (CFBundleURLTypes > CFBundleURLSchemes)", subject: name(app))]
         }
+        if own.contains(idp) {
+            return [Finding("idp-scheme-is-own", .error,
+                "\(name(app)) names its own URL scheme \(idp): as the identity provider app's (idpAppURIScheme), so it would send its login requests to itself",
+                fix: "set idpAppURIScheme in bootconfig.plist to the identity provider app's scheme (e.g. companylogin)", subject: name(app))]
+        }
+        return []
     }
 
     // MARK: device
@@ -82,6 +100,18 @@ public enum Doctor {
             return [Finding("device-invalid", .error, "\(error)", fix: "pass --device with a device directory made by main-app (or omit it)")]
         }
         let deviceRoot = launch.sandbox.device.root
+        if let idp = (try? IDPConfig.load(from: app))?.idpAppURIScheme {
+            let apps = DeviceApps(device: launch.sandbox.device)
+            do {
+                _ = try apps.app(for: URL(string: "\(idp)://oauth2/v1.0/authrequest")!)
+            } catch DeviceApps.Failure.unknownScheme {
+                out.append(Finding("idp-app-not-installed", .warning,
+                    "no app installed on this device claims \(idp):, the identity provider app of \(name(app)): its IDP login ends with idp_not_installed",
+                    fix: "install the identity provider app: msdk-sim device install --device \(devicePath) --app PATH"))
+            } catch {
+                // Two apps claiming it, or an unreadable registry: open-url says so when it is used.
+            }
+        }
         let loose = DeviceHygiene.looseModes(under: [deviceRoot])
         if let first = loose.first {
             out.append(Finding("loose-modes", .error,

@@ -158,4 +158,23 @@ final class DoctorTests: XCTestCase {
         let findings = await deviceFindings()
         XCTAssertEqual(findings, ["account-key-missing"])
     }
+
+    /// The IDP fixtures: both apps clean; the client app on a device without its identity provider gets a
+    /// warning, gone once the IDP app is installed.
+    func testTheIDPFixturesAreCleanAndAClientWithoutItsIdentityProviderIsWarned() async throws {
+        let idpRoot = TestSupport.packageRoot.appendingPathComponent("Fixtures/IDP")
+        let companyLogin = await Doctor.examine(app: idpRoot.appendingPathComponent("CompanyLogin.app").path)
+        let fieldSalesBundle = await Doctor.examine(app: idpRoot.appendingPathComponent("FieldSales.app").path)
+        XCTAssertEqual(companyLogin, [])
+        XCTAssertEqual(fieldSalesBundle, [])
+        let device = try TestSupport.temporaryDirectory(self).appendingPathComponent("device")
+        let fieldSales = idpRoot.appendingPathComponent("FieldSales.app").path
+        let apps = DeviceApps(device: try Device.open(at: device))
+        try apps.install(try AppBundle(at: URL(fileURLWithPath: fieldSales)))
+        let without = await Doctor.examine(app: fieldSales, device: device.path, secretStore: InMemorySecretStore()).map(\.id)
+        XCTAssertEqual(without, ["idp-app-not-installed"])
+        try apps.install(try AppBundle(at: idpRoot.appendingPathComponent("CompanyLogin.app")))
+        let with = await Doctor.examine(app: fieldSales, device: device.path, secretStore: InMemorySecretStore()).map(\.id)
+        XCTAssertEqual(with, [])
+    }
 }
