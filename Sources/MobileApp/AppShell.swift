@@ -47,7 +47,8 @@ public final class AppShell: @unchecked Sendable {
         self.session = session
         self.prompts = prompts
         self.say = say
-        urls = AppURLs(session: session, shareStdin: false)
+        // A shell's stdin is its commands: neither its IDP screens nor the apps it launches read it.
+        urls = AppURLs(session: session, screens: .automatic(user: nil), shareStdin: false)
     }
 
     /// Handles the URLs that arrive in this app's inbox while the shell runs, until the task is cancelled.

@@ -166,6 +166,19 @@ public struct IDPScreens: Sendable {
         self.choose = choose
     }
 
+    /// Without asking anyone (a shell, whose stdin is its own commands): `user`, else the hint's user, else
+    /// the current user; with none of them here, the login is cancelled (log in to the IDP app first).
+    public static func automatic(user: String?) -> IDPScreens {
+        IDPScreens { _, hint, _, session in
+            if let wanted = user ?? hint {
+                guard let account = try session.accounts.account(matchingHint: wanted) else { return .cancelled }
+                return .account(account)
+            }
+            guard let current = try session.accounts.currentUser() else { return .cancelled }
+            return .account(current)
+        }
+    }
+
     /// On a terminal (or a pipe): the person types a username to pick, `cancel`, or nothing (the default:
     /// `user`, else the hint's user, else the current user). With no user to pick, the IDP's own login
     /// screen reads a username and password. Input is read only when some is there (a pipe or a file

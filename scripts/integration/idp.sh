@@ -99,6 +99,18 @@ contains "$OUT" "logged in as bob@acme.test"
 [ "$(sp_accounts)" = "alice@acme.test bob@acme.test" ] || fail "accounts: $(sp_accounts)"
 ok "with two IDP users, login --idp --user bob@acme.test logs bob in"
 
+# The IDP app already running (a shell): the request goes to its inbox; it answers without reading the
+# shell's stdin (its own commands), with the hint's user.
+{ sleep 4; printf 'quit\n'; } | idp shell > "$WORK/idpshell.out" 2>&1 &
+IDP_SHELL=$!
+for _ in $(seq 1 100); do sim device apps --device "$DEV" | grep -q "companylogin.*(running)" && break; sleep 0.05; done
+expect_status 0 sp login --idp --user alice@acme.test < /dev/null
+contains "$OUT" "logged in as alice@acme.test"
+wait "$IDP_SHELL" || fail "the IDP shell failed: $(cat "$WORK/idpshell.out")"
+contains "$(cat "$WORK/idpshell.out")" "answered authresponse to fieldsales:"
+grep -q '"delivery":"inbox of com.acme.companylogin"' "$WORK/sp.trace" || fail "the request did not go to the running IDP's inbox"
+ok "the IDP app running as a shell gets the request in its URL inbox and answers it"
+
 # 6. IDP-initiated login: a new device where the client has no user yet.
 DEV2="$WORK/device2"
 expect_status 0 sim device install --device "$DEV2" --app "$IDP_APP"
