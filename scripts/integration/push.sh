@@ -127,6 +127,53 @@ expect_status 0 nse --bundle "$NSE" --payload "$(ls "$DELIVERED"/*.json | tail -
 contains "$OUT" "Case 00001027 assigned"
 ok "an extension without the group shows only the fallback (11); the doctor says push-key-group-not-shared; the kept payload decrypts with the right one"
 
+# 6b. Outside clients on both sides: Python (requests) reads alice's registration through the REST API
+# and encrypts a notification with the registered public key using `cryptography` (PyPI), as a server of
+# the user's own would; the extension decrypts what our gateway did not make.
+expect_status 0 "$PY" - "$ORG" "$INBOX" <<'EOF'
+import base64, hashlib, json, os, re, sys, textwrap, urllib.parse
+import requests
+from cryptography.hazmat.primitives import hashes, padding as sympad, serialization
+from cryptography.hazmat.primitives.asymmetric import padding
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+org, inbox = sys.argv[1], sys.argv[2]
+client, redirect = "3MVG9AppGroupSim.MobileSyncExplorer.Sample", "testsfdc:///mobilesdk/detect/oauth/done"
+verifier = base64.urlsafe_b64encode(os.urandom(48)).rstrip(b"=").decode()
+challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+params = {"response_type": "code", "client_id": client, "redirect_uri": redirect, "code_challenge": challenge,
+          "code_challenge_method": "S256", "scope": "api"}
+assert requests.get(f"{org}/services/oauth2/authorize", params=params).status_code == 200
+answer = requests.post(f"{org}/services/oauth2/authorize", data={**params, "username": "alice@acme.test", "password": "alice-pass"},
+                       allow_redirects=False)
+code = urllib.parse.parse_qs(urllib.parse.urlparse(answer.headers["Location"]).query)["code"][0]
+token = requests.post(f"{org}/services/oauth2/token", data={"grant_type": "authorization_code", "code": code, "client_id": client,
+                      "redirect_uri": redirect, "code_verifier": verifier}).json()["access_token"]
+rows = requests.get(f"{org}/services/data/v66.0/query", headers={"Authorization": f"Bearer {token}"}, params={
+    "q": "SELECT Id, ConnectionToken, ServiceType, ApplicationBundle, RsaPublicKey, CipherName FROM MobilePushServiceDevice"}).json()["records"]
+assert len(rows) == 1, rows
+row = rows[0]
+assert (row["ServiceType"], row["CipherName"], row["ApplicationBundle"]) == ("Apple", "RSA_OAEP_SHA256", "com.salesforce.mobilesdk.MobileSyncExplorer"), row
+assert re.fullmatch("[0-9a-f]{64}", row["ConnectionToken"]), row["ConnectionToken"]
+pem = "-----BEGIN RSA PUBLIC KEY-----\n" + "\n".join(textwrap.wrap(row["RsaPublicKey"], 64)) + "\n-----END RSA PUBLIC KEY-----\n"
+public = serialization.load_pem_public_key(pem.encode())
+assert public.key_size == 2048
+key, iv = os.urandom(16), os.urandom(16)
+secret = public.encrypt(key + iv, padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None))
+padder = sympad.PKCS7(128).padder()
+plain = padder.update(json.dumps({"alertTitle": "From Python", "alertBody": "cryptography wrapped this", "orderId": 77}).encode()) + padder.finalize()
+encryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
+content = encryptor.update(plain) + encryptor.finalize()
+payload = {"encrypted": True, "secret": base64.b64encode(secret).decode(), "content": base64.b64encode(content).decode(),
+           "aps": {"alert": {"title": "New notification", "body": ""}}}
+os.makedirs(inbox, exist_ok=True)
+with open(os.path.join(inbox, "000000000000000-python.json"), "w") as f:
+    json.dump(payload, f)
+print(row["Id"])
+EOF
+expect_status 0 nse --bundle "$NSE" --json
+[ "$(field "$OUT" 'd["title"], d["body"], d["fields"]["orderId"], d["decrypted"]')" = "('From Python', 'cryptography wrapped this', 77, True)" ] || fail "$OUT"
+ok "requests reads the registration (Apple, RSA_OAEP_SHA256, a 2048-bit public key); a payload made by cryptography (PyPI) decrypts in the extension"
+
 # 7. Logout unregisters (trace: DELETE); a push then reaches nobody.
 expect_status 0 app logout
 contains "$(grep pushUnregistered "$WORK/app.trace")" 'DELETE /services/data/v'
