@@ -111,6 +111,18 @@ contains "$(cat "$WORK/idpshell.out")" "answered authresponse to fieldsales:"
 grep -q '"delivery":"inbox of com.acme.companylogin"' "$WORK/sp.trace" || fail "the request did not go to the running IDP's inbox"
 ok "the IDP app running as a shell gets the request in its URL inbox and answers it"
 
+# The IDP app with no user at all: it shows its own login screen first (username and password typed on
+# its stdin), then answers.
+DEV4="$WORK/device4"
+expect_status 0 sim device install --device "$DEV4" --app "$IDP_APP"
+expect_status 0 sim device install --device "$DEV4" --app "$SP_APP"
+printf 'alice@acme.test\nalice-pass\n' | "$BIN/main-app" --bundle "$SP_APP" --device "$DEV4" --org "$ORG" login --idp > "$WORK/first.out" 2>&1 \
+  || fail "login through an IDP with no user: $(cat "$WORK/first.out")"
+contains "$(cat "$WORK/first.out")" "logged in as alice@acme.test (Alice Archer), org 00D5g00000AcmeeEAA, through the identity provider app"
+expect_status 0 "$BIN/main-app" --bundle "$IDP_APP" --device "$DEV4" status --json
+[ "$(field "$OUT" 'd["currentUser"]')" = alice@acme.test ] || fail "the IDP did not keep its own login: $OUT"
+ok "an IDP app with no user logs in first (its own login screen), then answers"
+
 # 6. IDP-initiated login: a new device where the client has no user yet.
 DEV2="$WORK/device2"
 expect_status 0 sim device install --device "$DEV2" --app "$IDP_APP"
