@@ -11,18 +11,7 @@ import XCTest
 
 /// The app layer in-process: one session of the sample app against the in-process org, with the
 /// keychain double. The binaries drive the same code (scripts/integration/end-to-end.sh, app-lifecycle.sh).
-final class AppSessionTests: XCTestCase {
-    var root: URL!
-    let keychain = InMemorySecretStore()
-
-    override func setUpWithError() throws {
-        root = try TestSupport.temporaryDirectory(self)
-        try FileManager.default.copyItem(at: TestSupport.fixtureApp, to: appURL)
-    }
-
-    var appURL: URL { root.appendingPathComponent("MobileSyncExplorer.app") }
-    var widgetURL: URL { appURL.appendingPathComponent("PlugIns/RecentContacts.appex") }
-    var devicePath: String { root.appendingPathComponent("device").path }
+final class AppSessionTests: FixtureAppTestCase {
 
     func options(_ org: OrgHarness) -> AppLaunchOptions {
         AppLaunchOptions(bundle: appURL.path, device: devicePath, org: org.baseURL.absoluteString, secretStore: keychain)

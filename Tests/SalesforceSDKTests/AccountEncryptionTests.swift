@@ -10,21 +10,11 @@ import XCTest
 /// UserAccount.plist as the SDK keeps it: the SDK's keys, sealed with AES-256-GCM under a key kept in
 /// the app's keychain group; LastUserIdentity as a keyed archive; older files read and sealed; damaged
 /// files and other keys named and kept unless the SDK's recovery is asked for.
-final class AccountEncryptionTests: XCTestCase {
-    var root: URL!
-    let keychain = InMemorySecretStore()
-
-    override func setUpWithError() throws {
-        root = try TestSupport.temporaryDirectory(self)
-        try FileManager.default.copyItem(at: TestSupport.fixtureApp, to: appURL)
-    }
-
-    var appURL: URL { root.appendingPathComponent("MobileSyncExplorer.app") }
-    var widgetURL: URL { appURL.appendingPathComponent("PlugIns/RecentContacts.appex") }
+final class AccountEncryptionTests: FixtureAppTestCase {
 
     /// A new process of `bundle` (its own account manager, which has not read the key yet).
     func manager(_ bundle: URL? = nil) throws -> UserAccountManager {
-        let launch = try ProcessLaunch(bundlePath: (bundle ?? appURL).path, devicePath: root.appendingPathComponent("device").path, secretStore: keychain)
+        let launch = try ProcessLaunch(bundlePath: (bundle ?? appURL).path, devicePath: devicePath, secretStore: keychain)
         return UserAccountManager(launch: launch, events: SDKEvents())
     }
 

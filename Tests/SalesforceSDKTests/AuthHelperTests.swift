@@ -7,19 +7,10 @@ import XCTest
 @testable import SalesforceSDK
 
 /// AuthHelper, the screen lock and the login screen's configuration, against the in-process org.
-final class AuthHelperTests: XCTestCase {
-    var root: URL!
-    let keychain = InMemorySecretStore()
-
-    override func setUpWithError() throws {
-        root = try TestSupport.temporaryDirectory(self)
-        try FileManager.default.copyItem(at: TestSupport.fixtureApp, to: appURL)
-    }
-
-    var appURL: URL { root.appendingPathComponent("MobileSyncExplorer.app") }
+final class AuthHelperTests: FixtureAppTestCase {
 
     func sdk(_ events: SDKEvents = SDKEvents()) throws -> MobileSyncSDKManager {
-        let launch = try ProcessLaunch(bundlePath: appURL.path, devicePath: root.appendingPathComponent("device").path, secretStore: keychain)
+        let launch = try ProcessLaunch(bundlePath: appURL.path, devicePath: devicePath, secretStore: keychain)
         return MobileSyncSDKManager.initializeSDK(launch: launch, events: events)
     }
 

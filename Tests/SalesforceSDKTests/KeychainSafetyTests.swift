@@ -12,19 +12,10 @@ import FoundationNetworking
 
 /// Nothing is deleted that cannot be completed: logout and the launch check with a keychain that
 /// cannot be used, revocation at the org, and the tokens of logins that never became accounts.
-final class KeychainSafetyTests: XCTestCase {
-    var root: URL!
-    let keychain = InMemorySecretStore()
-
-    override func setUpWithError() throws {
-        root = try TestSupport.temporaryDirectory(self)
-        try FileManager.default.copyItem(at: TestSupport.fixtureApp, to: appURL)
-    }
-
-    var appURL: URL { root.appendingPathComponent("MobileSyncExplorer.app") }
+final class KeychainSafetyTests: FixtureAppTestCase {
 
     func sdk() throws -> MobileSyncSDKManager {
-        let launch = try ProcessLaunch(bundlePath: appURL.path, devicePath: root.appendingPathComponent("device").path, secretStore: keychain)
+        let launch = try ProcessLaunch(bundlePath: appURL.path, devicePath: devicePath, secretStore: keychain)
         return MobileSyncSDKManager.initializeSDK(launch: launch, events: SDKEvents())
     }
 
