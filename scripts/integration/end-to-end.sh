@@ -34,7 +34,7 @@ ok "an edit in the app moves that contact to the top of the widget, and sync sen
 
 "$BIN/extension-widget" --bundle "$WIDGET" --device "$DEV" --json --watch > "$WORK/watch.out" 2>&1 &
 WATCH_PID=$!
-for _ in $(seq 1 100); do [ -s "$WORK/watch.out" ] && break; sleep 0.05; done
+for _ in $(seq 1 600); do [ -s "$WORK/watch.out" ] && break; sleep 0.05; done
 NEXT=$(printf %s "$NEWEST" | cut -d, -f2)
 expect_status 0 app contacts edit "$NEXT" --title "Watched"
 for _ in $(seq 1 100); do [ "$(wc -l < "$WORK/watch.out")" -ge 2 ] && break; sleep 0.1; done

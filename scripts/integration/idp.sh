@@ -101,9 +101,10 @@ ok "with two IDP users, login --idp --user bob@acme.test logs bob in"
 
 # The IDP app already running (a shell): the request goes to its inbox; it answers without reading the
 # shell's stdin (its own commands), with the hint's user.
-{ sleep 4; printf 'quit\n'; } | idp shell > "$WORK/idpshell.out" 2>&1 &
+printf 'wait-url 60\nquit\n' | idp shell > "$WORK/idpshell.out" 2>&1 &
 IDP_SHELL=$!
-for _ in $(seq 1 100); do sim device apps --device "$DEV" | grep -q "companylogin.*(running)" && break; sleep 0.05; done
+for _ in $(seq 1 600); do sim device apps --device "$DEV" | grep -q "companylogin.*(running)" && break; sleep 0.05; done
+sim device apps --device "$DEV" | grep -q "companylogin.*(running)" || fail "the IDP shell did not start: $(cat "$WORK/idpshell.out")"
 expect_status 0 sp login --idp --user alice@acme.test < /dev/null
 contains "$OUT" "logged in as alice@acme.test"
 wait "$IDP_SHELL" || fail "the IDP shell failed: $(cat "$WORK/idpshell.out")"
@@ -161,11 +162,14 @@ contains "$ERR" "no identity provider login is pending in scene main"
 no_partial "no pending login"
 # c. A forged state and an unknown scene, to the running shell with a login pending in left (the IDP
 #    "launch" is /bin/true: nothing answers, so the login stays pending).
+rm -f "$WORK/sp.trace"
 { printf 'login-idp left\n'; sleep 3; printf 'wait-url 20\nwait-url 20\nscenes\nquit\n'; } \
   | APPGROUPSIM_MAIN_APP=/bin/true sp shell --scene left --scene right > "$WORK/forged.out" 2>&1 &
 SHELL_PID=$!
-for _ in $(seq 1 100); do sim device apps --device "$DEV" | grep -q "fieldsales.*(running)" && break; sleep 0.05; done
-sleep 0.5
+# Forged answers only once the shell's login is pending (its authrequest opened).
+for _ in $(seq 1 600); do grep -q '"step":"urlOpened"' "$WORK/sp.trace" 2>/dev/null && break; sleep 0.05; done
+grep -q '"step":"urlOpened"' "$WORK/sp.trace" || fail "the shell's login-idp did not happen: $(cat "$WORK/forged.out")"
+sim device apps --device "$DEV" | grep -q "fieldsales.*(running)" || fail "the client shell is not running: $(cat "$WORK/forged.out")"
 expect_status 0 sim device open-url --device "$DEV" "fieldsales://oauth2/v1.0/authresponse?code=forged&state=bogus&scene_id=left"
 contains "$OUT" "delivered to the running com.acme.fieldsales"
 expect_status 0 sim device open-url --device "$DEV" "fieldsales://oauth2/v1.0/authresponse?code=forged&state=bogus&scene_id=nowhere"

@@ -68,7 +68,7 @@ cat > "$WORK/bus.conf" <<EOF
 EOF
 dbus-daemon --config-file="$WORK/bus.conf" --nofork --print-address=1 > "$WORK/bus.addr" 2>/dev/null </dev/null &
 BUS_PID=$!
-for _ in $(seq 1 100); do [ -s "$WORK/bus.addr" ] && break; sleep 0.05; done
+for _ in $(seq 1 600); do [ -s "$WORK/bus.addr" ] && break; sleep 0.05; done
 check_mode "a bus without a Secret Service" "no provider" DBUS_SESSION_BUS_ADDRESS="$(head -1 "$WORK/bus.addr")"
 kill $BUS_PID 2>/dev/null || true
 

@@ -11,7 +11,7 @@ RU='testsfdc:///mobilesdk/detect/oauth/done'
 start() {
   "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "$STATE" > "$WORK/sim.out" 2> "$WORK/sim.err" &
   SIM=$!
-  for _ in $(seq 1 100); do [ -s "$WORK/sim.out" ] && break; sleep 0.05; done
+  for _ in $(seq 1 600); do [ -s "$WORK/sim.out" ] && break; sleep 0.05; done
   URL=$(head -1 "$WORK/sim.out" | sed -n 's#^listening on \(http://127.0.0.1:[0-9]*\)$#\1#p')
   [ -n "$URL" ] || fail "first line was: $(head -1 "$WORK/sim.out")"
 }
@@ -116,7 +116,7 @@ PY
 "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --csv "Acme:Account=$WORK/accounts.csv" \
   --connected-app '3MVG9Imported=imported://oauth/done' > "$WORK/sim.out" 2> "$WORK/sim.err" &
 SIM=$!
-for _ in $(seq 1 100); do [ -s "$WORK/sim.out" ] && break; sleep 0.05; done
+for _ in $(seq 1 600); do [ -s "$WORK/sim.out" ] && break; sleep 0.05; done
 URL=$(head -1 "$WORK/sim.out" | sed -n 's#^listening on \(http://127.0.0.1:[0-9]*\)$#\1#p')
 [ -n "$URL" ] || fail "with --csv: $(cat "$WORK/sim.err")"
 CK=3MVG9Imported

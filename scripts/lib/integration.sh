@@ -31,7 +31,7 @@ start_org() {
   "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" > "$WORK/org.out" 2> "$WORK/org.err" &
   ORG_PID=$!
   trap 'kill $ORG_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-  for _ in $(seq 1 100); do [ -s "$WORK/org.out" ] && break; sleep 0.05; done
+  for _ in $(seq 1 600); do [ -s "$WORK/org.out" ] && break; sleep 0.05; done
   ORG=$(head -1 "$WORK/org.out" | awk '{print $3}')
   [ -n "$ORG" ] || fail "sf-simulator did not start: $(cat "$WORK/org.err")"
 }
