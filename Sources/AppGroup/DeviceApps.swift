@@ -128,7 +128,8 @@ public struct DeviceApps: Sendable {
     }
 
     /// Launches `main-app` (beside this executable, or `$APPGROUPSIM_MAIN_APP`) to handle `url` as `app` on
-    /// `device`, sharing this process's stdin, stdout and stderr (and its trace file, appended to).
+    /// `device`, sharing this process's stdin, stdout and stderr (and its trace file, appended to). The URL
+    /// goes through the app's inbox, not its command line: another user's `ps` never sees a one-time code.
     /// Returns the running process; the caller decides whether to wait.
     public static func launchMainApp(_ app: App, url: URL, device: Device, trace: String?, shareStdin: Bool = true) throws -> Process {
         let binary = ProcessInfo.processInfo.environment["APPGROUPSIM_MAIN_APP"].map(URL.init(fileURLWithPath:))
@@ -140,19 +141,32 @@ public struct DeviceApps: Sendable {
         process.executableURL = binary
         var arguments = ["--bundle", app.path, "--device", device.root.path]
         if let trace { arguments += ["--trace", trace, "--append-trace"] }
-        process.arguments = arguments + ["handle-url", url.absoluteString]
+        let item = try DeviceApps(device: device).post(url, to: app.bundleIdentifier)
+        process.arguments = arguments + ["handle-url", "--inbox-item", item]
         // A shell's stdin carries its own commands: the app it launches must not read them.
         if !shareStdin { process.standardInput = FileHandle.nullDevice }
         try process.run()
         return process
     }
 
-    /// Writes the URL into the app's inbox (whole, 0600, named in delivery order).
-    public func post(_ url: URL, to bundleID: String) throws {
+    /// Writes the URL into the app's inbox (whole, 0600, named in delivery order); returns the item's name.
+    @discardableResult
+    public func post(_ url: URL, to bundleID: String) throws -> String {
         let inbox = urlInbox(bundleID: bundleID)
         try SecureFiles.makeDirectory(inbox)
         let name = String(format: "%015.0f", Date().timeIntervalSince1970 * 1000) + "-" + UUID().uuidString.prefix(8) + ".url"
         try SecureFiles.writeAtomically(Data(url.absoluteString.utf8), to: inbox.appendingPathComponent(name), durability: .atomic)
+        return name
+    }
+
+    /// The inbox item `name` (what an app launched for one URL handles), removed; nil when it is gone.
+    public func take(_ name: String, bundleID: String) throws -> URL? {
+        guard !name.contains("/"), name.hasSuffix(".url") else { throw Failure.notAURL(name) }
+        let file = urlInbox(bundleID: bundleID).appendingPathComponent(name)
+        guard let data = try SecureFiles.readIfPresent(file), unlink(file.path) == 0 else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let url = URL(string: text), url.scheme != nil else { throw Failure.notAURL(text) }
+        return url
     }
 
     /// The oldest URL in the app's inbox, removed from it (URLs may carry one-time codes: none is kept).

@@ -149,7 +149,13 @@ public final class AppURLs: @unchecked Sendable {
                     ? "the identity provider app exited without answering"
                     : "no answer from the identity provider app within \(Int(timeout)) s")
             }
-            if case .loggedIn(let account, _) = try await handle(url) { return account }
+            do {
+                if case .loggedIn(let account, _) = try await handle(url) { return account }
+            } catch SDKError.idpRefused(let detail) {
+                // Not the answer to this login (another state, another scene): refused, and the login waits on.
+                session.events.step("urlRefused", ["reason": detail])
+                FileHandle.standardError.write(Data("warning: \(SDKError.idpRefused(detail))\n".utf8))
+            }
         }
     }
 }

@@ -305,14 +305,31 @@ struct HandleURL: AsyncParsableCommand {
         abstract: "Launch the app to handle one URL another app opened (what msdk-sim device open-url runs when the app is not running).",
         discussion: "IDP commands (<scheme>://oauth2/v1.0/authrequest|authresponse|idpinit|error): an identity provider app answers an authrequest; a client app completes or ends its pending login. The app then handles what else arrives in its URL inbox while it waits for an answer.")
     @ParentCommand var app: MainApp
-    @Argument(help: "The URL.") var url: String
+    @Argument(help: "The URL (or --inbox-item).") var url: String?
+    @Option(help: "Handle this item of the app's URL inbox on the device (how an app launched for a URL gets it, off its command line).")
+    var inboxItem: String?
     @Option(help: "As an identity provider app: the user to log the client app in as (else the hint's, else the current user).") var user: String?
     @Option(help: "Seconds to wait for an answer, when handling the URL asked another app for one.") var timeout: Double = 60
 
+    func validate() throws {
+        guard (url == nil) != (inboxItem == nil) else { throw ValidationError("give either a URL or --inbox-item") }
+    }
+
     func run() async throws {
-        guard let url = URL(string: url), url.scheme != nil else { throw AppError("\(url) is not a URL") }
         let urls = AppURLs(session: try await app.start(), screens: .terminal(user: user))
-        let outcome = try await urls.handle(url)
+        let target: URL
+        if let inboxItem {
+            // A running instance (which this launch waited for) may have handled it from its inbox already.
+            guard let item = try urls.deviceApps.take(inboxItem, bundleID: urls.session.launch.sandbox.bundleIdentifier) else {
+                print("the URL was handled already (by the instance that was running)")
+                return
+            }
+            target = item
+        } else {
+            guard let text = url, let parsed = URL(string: text), parsed.scheme != nil else { throw AppError("\(url ?? "") is not a URL") }
+            target = parsed
+        }
+        let outcome = try await urls.handle(target)
         print(outcome.description)
         fflush(nil)
         if case .askedIdentityProvider(let request) = outcome {

@@ -60,6 +60,14 @@ final class DeviceAppsTests: XCTestCase {
         XCTAssertEqual(try apps.takeNext(bundleID: "com.acme.sp"), second)
         XCTAssertEqual(try apps.takeNext(bundleID: "com.acme.sp"), third)
         XCTAssertNil(try apps.takeNext(bundleID: "com.acme.sp"), "taken URLs are not kept (they carry one-time codes)")
+        // An app launched for one URL takes that item, not the oldest; a name that is no inbox item is refused.
+        let older = try apps.post(third, to: "com.acme.sp")
+        let mine = try apps.post(second, to: "com.acme.sp")
+        XCTAssertEqual(try apps.take(mine, bundleID: "com.acme.sp"), second)
+        XCTAssertNil(try apps.take(mine, bundleID: "com.acme.sp"), "taken once")
+        XCTAssertThrowsError(try apps.take("../../device.json", bundleID: "com.acme.sp"))
+        XCTAssertEqual(try apps.takeNext(bundleID: "com.acme.sp"), third)
+        XCTAssertNil(try apps.take(older, bundleID: "com.acme.sp"))
         withExtendedLifetime(running) {}
     }
 }
