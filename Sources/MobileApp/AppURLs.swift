@@ -115,6 +115,68 @@ public final class AppURLs: @unchecked Sendable {
         for child in lock.withLock({ children }) { child.waitUntilExit() }
     }
 
+    /// Where the URL of a launch comes from: given, or an item of the app's URL inbox (how an app launched
+    /// by another gets it, off its command line).
+    public enum LaunchURL: Sendable {
+        case url(URL)
+        case inboxItem(String)
+    }
+
+    /// `main-app handle-url`: the URL this launch is for, handled; when handling it asked the IDP to log the
+    /// user in (`idpinit`), its answer too. `report` gets one line per outcome.
+    public func handleLaunch(_ source: LaunchURL, timeout: TimeInterval, report: (String) -> Void) async throws {
+        let url: URL
+        switch source {
+        case .url(let given):
+            url = given
+        case .inboxItem(let name):
+            // A running instance (which this launch waited for) may have handled it from its inbox already.
+            guard let item = try deviceApps.take(name, bundleID: session.launch.sandbox.bundleIdentifier) else {
+                return report("the URL was handled already (by the instance that was running)")
+            }
+            url = item
+        }
+        let outcome = try await handle(url)
+        report(outcome.description)
+        if case .askedIdentityProvider(let request) = outcome {
+            let account = try await awaitAnswer(scene: request.params[IDPCommand.Param.sceneId] ?? "main", timeout: timeout)
+            report("logged in as \(account.username) through the identity provider app")
+        }
+        waitForLaunchedApps()
+    }
+
+    /// IDP-initiated login (`main-app idp-launch`): `idpinit` naming `user` (default: the current user) to
+    /// the client app `bundleID`; then this app answers the client's request (`authrequest`) from its inbox,
+    /// until the launched client app exits (or, when it was running, until its request is answered).
+    public func logInClientApp(bundleID: String, user: String?, timeout: TimeInterval, report: (String) -> Void) async throws {
+        let account: UserAccount
+        if let user {
+            guard let found = try accounts.account(matchingHint: user) else { throw SDKError.noSuchAccount(user) }
+            account = found
+        } else {
+            account = try session.currentAccount()
+        }
+        let client = try deviceApps.app(bundleID: bundleID)
+        guard let scheme = client.schemes.first else { throw AppError("\(bundleID) claims no URL scheme, so it cannot be sent idpinit") }
+        let delivery = try open(accounts.identityProviderInitiated(spScheme: scheme, account: account))
+        report("sent idpinit for \(account.username) to \(bundleID)")
+        switch delivery {
+        case .launched:
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if let url = try await nextURL(timeout: 0.2, stop: { self.launchedAppsExited }) {
+                    report(try await handle(url).description)
+                } else if launchedAppsExited {
+                    break
+                }
+            }
+        case .inbox:
+            // A running client app (a shell) that does not have the user asks back at once.
+            if let url = try await nextURL(timeout: min(timeout, 10)) { report(try await handle(url).description) }
+        }
+        waitForLaunchedApps()
+    }
+
     /// SP-initiated login: `authrequest` to the IDP app, then the answer from this app's inbox, handled.
     public func loginThroughIdentityProvider(scene: String = "main", userHint: String?, timeout: TimeInterval = 60) async throws -> UserAccount {
         guard let host = session.org else { throw SDKError.noLoginHost }

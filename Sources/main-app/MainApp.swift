@@ -317,27 +317,14 @@ struct HandleURL: AsyncParsableCommand {
 
     func run() async throws {
         let urls = AppURLs(session: try await app.start(), screens: .terminal(user: user))
-        let target: URL
+        let source: AppURLs.LaunchURL
         if let inboxItem {
-            // A running instance (which this launch waited for) may have handled it from its inbox already.
-            guard let item = try urls.deviceApps.take(inboxItem, bundleID: urls.session.launch.sandbox.bundleIdentifier) else {
-                print("the URL was handled already (by the instance that was running)")
-                return
-            }
-            target = item
+            source = .inboxItem(inboxItem)
         } else {
             guard let text = url, let parsed = URL(string: text), parsed.scheme != nil else { throw AppError("\(url ?? "") is not a URL") }
-            target = parsed
+            source = .url(parsed)
         }
-        let outcome = try await urls.handle(target)
-        print(outcome.description)
-        fflush(nil)
-        if case .askedIdentityProvider(let request) = outcome {
-            let account = try await urls.awaitAnswer(scene: request.params[IDPCommand.Param.sceneId] ?? "main", timeout: timeout)
-            print("logged in as \(account.username) through the identity provider app")
-            fflush(nil)
-        }
-        urls.waitForLaunchedApps()
+        try await urls.handleLaunch(source, timeout: timeout) { print($0); fflush(nil) }
     }
 }
 
@@ -351,38 +338,8 @@ struct IDPLaunch: AsyncParsableCommand {
     @Option(help: "Seconds to wait for the client app's request.") var timeout: Double = 60
 
     func run() async throws {
-        let session = try await app.start()
-        let urls = AppURLs(session: session, screens: .terminal(user: user))
-        let account: UserAccount
-        if let user {
-            guard let found = try session.accounts.account(matchingHint: user) else { throw SDKError.noSuchAccount(user) }
-            account = found
-        } else {
-            account = try session.currentAccount()
-        }
-        let sp = try urls.deviceApps.app(bundleID: clientApp)
-        guard let scheme = sp.schemes.first else { throw AppError("\(clientApp) claims no URL scheme, so it cannot be sent idpinit") }
-        let delivery = try urls.open(session.accounts.identityProviderInitiated(spScheme: scheme, account: account))
-        print("sent idpinit for \(account.username) to \(clientApp)")
-        fflush(nil)
-        // The client app asks back (authrequest) unless it already has the user: serve this app's inbox
-        // until the launched client app exits (or, when it was running, until its request is answered).
-        switch delivery {
-        case .launched:
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                if let url = try await urls.nextURL(timeout: 0.2, stop: { urls.launchedAppsExited }) {
-                    print(try await urls.handle(url).description)
-                    fflush(nil)
-                } else if urls.launchedAppsExited {
-                    break
-                }
-            }
-        case .inbox:
-            // A running client app (a shell) that does not have the user asks back at once.
-            if let url = try await urls.nextURL(timeout: min(timeout, 10)) { print(try await urls.handle(url).description) }
-        }
-        urls.waitForLaunchedApps()
+        let urls = AppURLs(session: try await app.start(), screens: .terminal(user: user))
+        try await urls.logInClientApp(bundleID: clientApp, user: user, timeout: timeout) { print($0); fflush(nil) }
     }
 }
 
