@@ -75,6 +75,12 @@ public enum AppWidget {
     /// modified contacts). It never talks to the org.
     public static func evaluate(_ launch: ProcessLaunch, count: Int? = nil, events: SDKEvents = SDKEvents()) async throws -> Report {
         let sandbox = launch.sandbox
+        // The flag first, quietly: when it is set, the listing path will read the keychain, so the Secret
+        // Service's connection and key exchange start now, on the keychain's queue, while the checks below
+        // read their files. The checks still come first in what the widget reports; a flag that cannot be
+        // read is read again, and reported, in its turn.
+        let early = try? launch.dataSharing.msdkUserDefaults()
+        if (try? early?.bool(forKey: launch.userLogInStatusKey)) == true { launch.keychain.prepare() }
         let widget = try WidgetConfig.load(from: sandbox.bundle)
         let count = count ?? widget.count
         if let host = try hostApp(of: sandbox.bundle) {
@@ -93,7 +99,7 @@ public enum AppWidget {
         guard sandbox.isEntitled(toAppGroup: config.appGroupName) else {
             return misconfigured("the widget is not entitled to app group \(config.appGroupName); add it to com.apple.security.application-groups in \(sandbox.bundle.entitlementsURL.lastPathComponent)")
         }
-        let defaults = try launch.dataSharing.msdkUserDefaults()
+        let defaults = try early ?? launch.dataSharing.msdkUserDefaults()
         guard try defaults.bool(forKey: launch.userLogInStatusKey) else {
             let off = try launch.dataSharing.appGroupEnabled() ? "" : " (app groups are off for the widget, so it reads only its own defaults)"
             return Report(state: .notLoggedIn, user: nil, contacts: [], message: "\(launch.userLogInStatusKey) is not set in msdkUserDefaults\(off); log in with main-app")

@@ -50,14 +50,41 @@ public final class KeychainHelper: Sendable {
 
     /// The value of the item, searching every entitled group when `accessGroup` is nil.
     /// With `account` nil, any account matches (the first found).
+    ///
+    /// One `lookup` per group, in entitlement order, until one finds it: on the Secret Service, two D-Bus
+    /// calls for a read that finds its item in the first group. Only a read that finds nothing asks whether
+    /// the keychain is usable at all, so a keyring with no default collection is not reported as an
+    /// empty keychain.
     public func read(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
         await run { () throws(KeychainError) in
-            try self.requireReady()
-            guard let item = try self.find(service: service, account: account, accessGroup: accessGroup) else {
-                return self.notFound(service: service, account: account, accessGroup: accessGroup)
+            var query = ["device": self.deviceID, "service": service]
+            if let account { query["account"] = account }
+            let groups: [String]
+            if let accessGroup {
+                try self.checkEntitled(accessGroup)
+                groups = [accessGroup]
+            } else {
+                groups = self.accessGroups
             }
-            return .ok(item.secret, group: item.attributes["accessGroup"])
+            for group in groups {
+                query["accessGroup"] = group
+                switch try self.store.lookup(query) {
+                case .found(let secret): return .ok(secret, group: group)
+                case .locked: throw Self.error(for: .locked)
+                case .notFound: continue
+                }
+            }
+            try self.requireReady()
+            return self.notFound(service: service, account: account, accessGroup: accessGroup)
         }
+    }
+
+    /// Starts opening the store (the Secret Service's connection and session) on the helper's queue and
+    /// returns at once; the calls that follow queue behind it. A launch calls this as soon as it knows it
+    /// will read the keychain, so the key exchange overlaps its file reads. Costs nothing if never used.
+    public func prepare() {
+        let store = self.store
+        queue.async { store.prepare() }
     }
 
     /// Creates the item or replaces its value.

@@ -76,6 +76,38 @@ public final class LibsecretStore: SecretStore, @unchecked Sendable {
         return out
     }
 
+    /// One SearchItems and, for a match, one GetSecrets: no proxy for the item or its collection (a
+    /// `search` makes both, a dozen D-Bus messages more), and no unlock prompt for a locked match.
+    public func lookup(_ attributes: [String: String]) throws(KeychainError) -> SecretStoreLookup {
+        let service = try requireService()
+        defer { g_object_unref(gpointer(service)) }
+        let table = Self.hashTable(attributes)
+        defer { g_hash_table_unref(table) }
+        var err: UnsafeMutablePointer<GError>?
+        var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        _ = secret_service_search_for_dbus_paths_sync(service, schema, table, nil, &unlocked, &locked, &err)
+        defer {
+            g_strfreev(unlocked)
+            g_strfreev(locked)
+        }
+        if let message = Self.take(&err) { throw Self.error(message) }
+        guard let path = unlocked?.pointee else { return locked?.pointee == nil ? .notFound : .locked }
+        let value = secret_service_get_secret_for_dbus_path_sync(service, path, nil, &err)
+        if let message = Self.take(&err) { throw Self.error(message) }
+        // Deleted between the two calls: as if it had not been found.
+        guard let value else { return .notFound }
+        defer { secret_value_unref(gpointer(value)) }
+        var length: gsize = 0
+        guard let p = secret_value_get(value, &length), length > 0 else { return .found([]) }
+        return .found(p.withMemoryRebound(to: UInt8.self, capacity: Int(length)) { Array(UnsafeBufferPointer(start: $0, count: Int(length))) })
+    }
+
+    /// Connects and opens the Secret Service session (libsecret keeps both for the process).
+    public func prepare() {
+        if case .connected(let service) = connect() { g_object_unref(gpointer(service)) }
+    }
+
     public func store(_ attributes: [String: String], label: String, secret: [UInt8]) throws(KeychainError) {
         let service = try requireService()
         defer { g_object_unref(gpointer(service)) }

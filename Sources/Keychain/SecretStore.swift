@@ -24,9 +24,38 @@ public struct SecretStoreItem: Sendable, Equatable {
 public protocol SecretStore: Sendable {
     func availability() -> SecretStoreAvailability
     func search(_ attributes: [String: String]) throws(KeychainError) -> [SecretStoreItem]
+    /// The value of the first item matching `attributes`, without its attributes: a launch's read. A
+    /// store may answer this with fewer trips than `availability()` then `search` (the Secret Service:
+    /// two calls instead of a dozen), and must tell a locked match apart from no match.
+    func lookup(_ attributes: [String: String]) throws(KeychainError) -> SecretStoreLookup
+    /// Opens what later calls need (the Secret Service: the D-Bus connection and its session), so that a
+    /// launch can do it while it reads its files. Errors are left for the calls that follow.
+    func prepare()
     /// Creates the item, or replaces the value of the item with exactly these attributes.
     func store(_ attributes: [String: String], label: String, secret: [UInt8]) throws(KeychainError)
     /// Deletes every matching item; true if there was one.
     @discardableResult
     func delete(_ attributes: [String: String]) throws(KeychainError) -> Bool
+}
+
+/// What `SecretStore.lookup` found.
+public enum SecretStoreLookup: Sendable, Equatable {
+    case found([UInt8])
+    case notFound
+    /// A matching item exists in a locked collection: its value cannot be read now.
+    case locked
+}
+
+extension SecretStore {
+    /// `availability()` then `search`: right for any store, and what a double needs.
+    public func lookup(_ attributes: [String: String]) throws(KeychainError) -> SecretStoreLookup {
+        switch availability() {
+        case .ready: break
+        case .locked: return .locked
+        case let other: throw KeychainHelper.error(for: other)
+        }
+        return try search(attributes).first.map { .found($0.secret) } ?? .notFound
+    }
+
+    public func prepare() {}
 }
