@@ -19,6 +19,21 @@ final class DeviceAndBundleTests: XCTestCase {
         XCTAssertNotNil(json?["created"])
     }
 
+    func testTheCreationDateIsReadBackAsWrittenAndInOtherISO8601Forms() throws {
+        let root = try TestSupport.temporaryDirectory(self).appendingPathComponent("device")
+        let device = try Device.open(at: root)
+        let again = try Device.open(at: root)
+        XCTAssertEqual(again.created.timeIntervalSince1970, device.created.timeIntervalSince1970.rounded(.down), "written to the second")
+        XCTAssertEqual(Device.date(iso8601: "2026-11-23T07:05:09Z")?.timeIntervalSince1970, 1_795_417_509)
+        XCTAssertEqual(Device.date(iso8601: "2026-11-23T08:05:09+01:00")?.timeIntervalSince1970, 1_795_417_509, "an offset, as a person might write it")
+        XCTAssertNil(Device.date(iso8601: "yesterday"))
+        // A manifest whose date is not a date is corrupt, and kept.
+        let text = #"{"id":"\#(device.id.uuidString)","teamId":"SIMTEAM001","created":"yesterday"}"#
+        try Data(text.utf8).write(to: root.appendingPathComponent("device.json"))
+        XCTAssertThrowsError(try Device.open(at: root)) { XCTAssertEqual($0 as? DeviceError, .corruptManifest(path: root.appendingPathComponent("device.json").path)) }
+        XCTAssertEqual(try String(contentsOf: root.appendingPathComponent("device.json"), encoding: .utf8), text)
+    }
+
     func testThreadsCreatingOneDeviceAgreeOnItsId() throws {
         let root = try TestSupport.temporaryDirectory(self).appendingPathComponent("device")
         let ids = ResultsOfIDs()
