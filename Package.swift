@@ -129,6 +129,11 @@ let package = Package(
         .executableTarget(name: "hello", path: "Benchmarks/hello"),
         // A small C launcher, so that a child's peak RSS is its own and not floored at the benchmark's size.
         .executableTarget(name: "bench-launcher", path: "Benchmarks/launcher"),
+        // The widget benchmark's floor: only libsecret's part of a listing launch, in C (no Swift runtime).
+        .executableTarget(name: "bench-secret-floor", dependencies: ["CSecret"], path: "Benchmarks/secretfloor"),
+        // And the notLoggedIn path's: the widget's options parsed by swift-argument-parser, nothing else.
+        .executableTarget(name: "bench-args-floor", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Benchmarks/argsfloor"),
         .executableTarget(name: "bench", dependencies: [
             "SmartStore", "RestClient", "Keychain", "MobileSync", .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ], path: "Benchmarks/bench"),

@@ -93,6 +93,38 @@ func runWidgetBenchmark() throws {
         print(String(format: "    measured  extension-widget:  %6.1f ms (%.1f-%.1f)   peak RSS %5.1f MiB   ratio %.2fx (target <= 2.0x; <= 30 MiB)",
                      median(ws) * 1000, ws.min()! * 1000, ws.max()! * 1000, wr, median(ws) / median(hs)))
     }
+    // The floor under the listing path: a C program that only reads two secrets through libsecret, as the
+    // listing launch does (connect, one session, SearchItems and GetSecrets twice). Whatever the widget does,
+    // its listing launch cannot start faster than this plus a Swift process's own start.
+    let floor = binDir.appendingPathComponent("bench-secret-floor")
+    guard try measure(floor, ["setup"]).status == 0 else {
+        FileHandle.standardError.write(Data("bench: bench-secret-floor setup failed; run under scripts/with-keyring\n".utf8))
+        exit(1)
+    }
+    let argsFloor = binDir.appendingPathComponent("bench-args-floor")
+    var f: [Double] = [], fh: [Double] = [], a: [Double] = []
+    for _ in 0..<15 {
+        let parsed = try launched(argsFloor, ["--bundle", widget.path, "--device", emptyDevice, "--json"], scratch: work)
+        guard parsed.status == 0 else {
+            FileHandle.standardError.write(Data("bench: bench-args-floor: exit \(parsed.status)\n".utf8))
+            exit(1)
+        }
+        a.append(parsed.seconds)
+        let run = try launched(floor, ["read"], scratch: work)
+        guard run.status == 0 else {
+            FileHandle.standardError.write(Data("bench: bench-secret-floor read: exit \(run.status)\n".utf8))
+            exit(1)
+        }
+        f.append(run.seconds)
+        fh.append(try launched(binDir.appendingPathComponent("hello"), [], scratch: work).seconds)
+    }
+    _ = try measure(floor, ["cleanup"])
+    print("  floors: what the widget cannot avoid (no target; what is left for the widget's own work is the difference)")
+    print(String(format: "    baseline  hello-world:       %6.1f ms (%.1f-%.1f)", median(fh) * 1000, fh.min()! * 1000, fh.max()! * 1000))
+    print(String(format: "    measured  bench-secret-floor: %5.1f ms (%.1f-%.1f)   ratio %.2fx   C, no Swift: only libsecret reading two secrets (the listing path)",
+                 median(f) * 1000, f.min()! * 1000, f.max()! * 1000, median(f) / median(fh)))
+    print(String(format: "    measured  bench-args-floor:  %6.1f ms (%.1f-%.1f)   ratio %.2fx   Swift: only the widget's options parsed by swift-argument-parser",
+                 median(a) * 1000, a.min()! * 1000, a.max()! * 1000, median(a) / median(fh)))
     var floored: [Int] = []
     for _ in 0..<5 { floored.append(try measure(binDir.appendingPathComponent("hello"), []).maxRSSKiB) }
     print(String(format: "  (hello-world spawned straight from this %.0f MiB benchmark reads %.1f MiB: the floor bench-launcher avoids)",
