@@ -93,33 +93,10 @@ public struct Device: Sendable, Equatable {
         return Device(root: file.deletingLastPathComponent(), id: id, teamID: m.teamId, created: created)
     }
 
-    /// What `Manifest` is written with (`2026-11-23T07:05:09Z`, exactly 20 characters) read field by field
-    /// and given to timegm; any other ISO 8601 form (an edited file) through Foundation's parser.
+    /// What `Manifest` is written with (`2026-11-23T07:05:09Z`) through the plist reader's date parser; any
+    /// other ISO 8601 form (an edited file) through Foundation's.
     static func date(iso8601 text: String) -> Date? {
-        let b = Array(text.utf8)
-        func number(_ from: Int, _ count: Int) -> Int32? {
-            var n: Int32 = 0
-            for c in b[from..<from + count] {
-                guard c >= 0x30 && c <= 0x39 else { return nil }
-                n = n * 10 + Int32(c - 0x30)
-            }
-            return n
-        }
-        if b.count == 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x5A,
-            let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
-            let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
-        {
-            var parts = tm()
-            parts.tm_year = year - 1900
-            parts.tm_mon = month - 1
-            parts.tm_mday = day
-            parts.tm_hour = hour
-            parts.tm_min = minute
-            parts.tm_sec = second
-            return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
-        }
-        return try? Date(text, strategy: .iso8601)
+        PlistXML.utcDate(text) ?? (try? Date(text, strategy: .iso8601))
     }
 }
 

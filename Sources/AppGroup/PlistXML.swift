@@ -112,6 +112,34 @@ enum PlistXML {
         }
     }
 
+    /// `yyyy-MM-ddTHH:mm:ssZ`, the form every plist writer uses (and `device.json`'s): read field by field and
+    /// given to timegm, without Foundation's date parsing, which a launch pays for on first use.
+    static func utcDate(_ s: String) -> Date? {
+        let u = Array(s.utf8)
+        guard u.count == 20, u[4] == UInt8(ascii: "-"), u[7] == UInt8(ascii: "-"), u[10] == UInt8(ascii: "T"), u[13] == UInt8(ascii: ":"),
+            u[16] == UInt8(ascii: ":"), u[19] == UInt8(ascii: "Z")
+        else { return nil }
+        func n(_ r: Range<Int>) -> Int32? {
+            var v: Int32 = 0
+            for k in r {
+                guard u[k] >= 0x30, u[k] <= 0x39 else { return nil }
+                v = v * 10 + Int32(u[k] - 0x30)
+            }
+            return v
+        }
+        guard let y = n(0..<4), let mo = n(5..<7), let d = n(8..<10), let h = n(11..<13), let mi = n(14..<16), let se = n(17..<19),
+            (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61
+        else { return nil }
+        var parts = tm()
+        parts.tm_year = y - 1900
+        parts.tm_mon = mo - 1
+        parts.tm_mday = d
+        parts.tm_hour = h
+        parts.tm_min = mi
+        parts.tm_sec = se
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
+    }
+
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var i = 0
@@ -292,31 +320,6 @@ enum PlistXML {
             }
         }
 
-        /// `yyyy-MM-ddTHH:mm:ssZ`, the form every plist writer uses.
-        static func date(_ s: String) -> Date? {
-            let u = Array(s.utf8)
-            guard u.count == 20, u[4] == UInt8(ascii: "-"), u[7] == UInt8(ascii: "-"), u[10] == UInt8(ascii: "T"), u[13] == UInt8(ascii: ":"),
-                u[16] == UInt8(ascii: ":"), u[19] == UInt8(ascii: "Z")
-            else { return nil }
-            func n(_ r: Range<Int>) -> Int32? {
-                var v: Int32 = 0
-                for k in r {
-                    guard u[k] >= 0x30, u[k] <= 0x39 else { return nil }
-                    v = v * 10 + Int32(u[k] - 0x30)
-                }
-                return v
-            }
-            guard let y = n(0..<4), let mo = n(5..<7), let d = n(8..<10), let h = n(11..<13), let mi = n(14..<16), let se = n(17..<19),
-                (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61
-            else { return nil }
-            var parts = tm()
-            parts.tm_year = y - 1900
-            parts.tm_mon = mo - 1
-            parts.tm_mday = d
-            parts.tm_hour = h
-            parts.tm_min = mi
-            parts.tm_sec = se
-            return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
-        }
+        static func date(_ s: String) -> Date? { PlistXML.utcDate(s) }
     }
 }
