@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -93,6 +96,29 @@ func runWidgetBenchmark() throws {
         print(String(format: "    measured  extension-widget:  %6.1f ms (%.1f-%.1f)   peak RSS %5.1f MiB   ratio %.2fx (target <= 2.0x; <= 30 MiB)",
                      median(ws) * 1000, ws.min()! * 1000, ws.max()! * 1000, wr, median(ws) / median(hs)))
     }
+    // The notification service extension's cold start: one encrypted notification for alice, posted
+    // through the org's push gateway to the device's inbox once, then decrypted from that file (`--payload`,
+    // which leaves the file where it is) in every run.
+    let payload = try postedNotification(org: url, device: URL(fileURLWithPath: device), scratch: work)
+    let nse = app.appendingPathComponent("PlugIns/NotificationService.appex")
+    var n: [(seconds: Double, maxRSSKiB: Int, status: Int32)] = [], nh: [(seconds: Double, maxRSSKiB: Int, status: Int32)] = []
+    let nseArgs = ["--bundle", nse.path, "--device", device, "--payload", payload.path, "--json"]
+    _ = try launched(binDir.appendingPathComponent("extension-notification"), nseArgs, scratch: work)
+    for _ in 0..<15 {
+        n.append(try launched(binDir.appendingPathComponent("extension-notification"), nseArgs, scratch: work))
+        nh.append(try launched(binDir.appendingPathComponent("hello"), [], scratch: work))
+    }
+    guard n.allSatisfy({ $0.status == 0 }) else {
+        FileHandle.standardError.write(Data("bench: extension-notification: exit \(n[0].status), expected 0\n".utf8))
+        exit(1)
+    }
+    let ns = n.map(\.seconds), nhs = nh.map(\.seconds)
+    print("  extension-notification, one encrypted notification decrypted (the app's push key from the shared keychain group)")
+    print(String(format: "    baseline  hello-world:       %6.1f ms (%.1f-%.1f)   peak RSS %5.1f MiB", median(nhs) * 1000, nhs.min()! * 1000,
+                 nhs.max()! * 1000, median(nh.map { Double($0.maxRSSKiB) }) / 1024))
+    print(String(format: "    measured  extension-notification: %4.1f ms (%.1f-%.1f)   peak RSS %5.1f MiB   ratio %.2fx (no target; it follows the widget's)",
+                 median(ns) * 1000, ns.min()! * 1000, ns.max()! * 1000, median(n.map { Double($0.maxRSSKiB) }) / 1024, median(ns) / median(nhs)))
+
     // The floor under the listing path: a C program that only reads two secrets through libsecret, as the
     // listing launch does (connect, one session, SearchItems and GetSecrets twice). Whatever the widget does,
     // its listing launch cannot start faster than this plus a Swift process's own start.
@@ -137,4 +163,41 @@ private func selfPeakRSSKiB() -> Int {
         let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
     else { return 0 }
     return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+}
+
+/// Posts one notification for alice through the org's push gateway and returns a copy of the encrypted
+/// payload that arrived in the device's notification inbox.
+private func postedNotification(org: URL, device: URL, scratch: URL) throws -> URL {
+    var request = URLRequest(url: org.appendingPathComponent("__admin/push"))
+    request.httpMethod = "POST"
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.httpBody = Data(#"{"username": "alice@acme.test", "title": "Case 00001042", "body": "Escalated to you", "fields": {"caseId": "500000000000042"}}"#.utf8)
+    let done = DispatchSemaphore(value: 0)
+    let status = LockedStatus()
+    URLSession.shared.dataTask(with: request) { _, response, _ in
+        status.set((response as? HTTPURLResponse)?.statusCode ?? 0)
+        done.signal()
+    }.resume()
+    done.wait()
+    guard status.get() == 200 || status.get() == 201 else {
+        FileHandle.standardError.write(Data("bench: POST /__admin/push answered \(status.get())\n".utf8))
+        exit(1)
+    }
+    let root = device.appendingPathComponent("Notifications")
+    let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+    guard let found = files.first(where: { $0.pathExtension == "json" && $0.deletingLastPathComponent().lastPathComponent == "inbox" }) else {
+        FileHandle.standardError.write(Data("bench: no notification arrived under \(root.path)\n".utf8))
+        exit(1)
+    }
+    let copy = scratch.appendingPathComponent("notification-payload.json")
+    try? FileManager.default.removeItem(at: copy)
+    try FileManager.default.copyItem(at: found, to: copy)
+    return copy
+}
+
+private final class LockedStatus: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func set(_ v: Int) { lock.withLock { value = v } }
+    func get() -> Int { lock.withLock { value } }
 }
