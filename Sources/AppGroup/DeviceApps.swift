@@ -169,12 +169,29 @@ public struct DeviceApps: Sendable {
         return url
     }
 
+    /// How long a posted URL waits for its app: 10 minutes. A URL that waited longer (one posted for a launch
+    /// that never took it) is no longer delivered: what it carries is stale by then (an authorization code
+    /// lives 15 minutes at most, and the login that asked for it has long been abandoned), and on a device
+    /// a URL reaches a running app at once or launches it; nothing waits.
+    public static let urlLifetime: TimeInterval = 600
+
+    /// When an inbox item was posted, from its name (milliseconds since 1970, then a dash); nil if not ours.
+    static func postedAt(_ name: String) -> Date? {
+        guard let dash = name.firstIndex(of: "-"), let ms = Double(name[..<dash]) else { return nil }
+        return Date(timeIntervalSince1970: ms / 1000)
+    }
+
     /// The oldest URL in the app's inbox, removed from it (URLs may carry one-time codes: none is kept).
-    public func takeNext(bundleID: String) throws -> URL? {
+    /// Items older than `urlLifetime` are removed unread, each named to `expired` (with how long it waited).
+    public func takeNext(bundleID: String, now: Date = Date(), expired: (String, TimeInterval) -> Void = { _, _ in }) throws -> URL? {
         let inbox = urlInbox(bundleID: bundleID)
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: inbox.path)) ?? []).filter { $0.hasSuffix(".url") && !$0.hasPrefix(".") }.sorted()
         for name in names {
             let file = inbox.appendingPathComponent(name)
+            if let posted = Self.postedAt(name), now.timeIntervalSince(posted) > Self.urlLifetime {
+                if unlink(file.path) == 0 { expired(name, now.timeIntervalSince(posted)) }
+                continue
+            }
             guard let data = try SecureFiles.readIfPresent(file) else { continue }
             // Removed before it is handled: another reader that raced for it gets ENOENT and goes on.
             guard unlink(file.path) == 0 else { continue }

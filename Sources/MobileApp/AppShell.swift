@@ -56,7 +56,9 @@ public final class AppShell: @unchecked Sendable {
         Task { [weak self] in
             while !Task.isCancelled {
                 guard let self else { return }
-                let next = try? self.urls.deviceApps.takeNext(bundleID: self.session.launch.sandbox.bundleIdentifier)
+                let next = try? self.urls.deviceApps.takeNext(bundleID: self.session.launch.sandbox.bundleIdentifier) { name, waited in
+                    self.urls.reportExpired(name, waited: waited, say: self.say)
+                }
                 if let next {
                     await self.handleURL(next)
                 } else {

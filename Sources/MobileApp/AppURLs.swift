@@ -99,11 +99,19 @@ public final class AppURLs: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         let id = session.launch.sandbox.bundleIdentifier
         while Date() < deadline {
-            if let url = try deviceApps.takeNext(bundleID: id) { return url }
-            if stop() { return try deviceApps.takeNext(bundleID: id) }
+            let expired: (String, TimeInterval) -> Void = { self.reportExpired($0, waited: $1, say: { _ in }) }
+            if let url = try deviceApps.takeNext(bundleID: id, expired: expired) { return url }
+            if stop() { return try deviceApps.takeNext(bundleID: id, expired: expired) }
             try await Task.sleep(nanoseconds: 50_000_000)
         }
         return nil
+    }
+
+    /// A URL that waited in this app's inbox past `DeviceApps.urlLifetime` was removed unread: traced
+    /// (`urlExpired`, the item's name and how long it waited; never the URL, which may hold a code) and said.
+    func reportExpired(_ name: String, waited: TimeInterval, say: (String) -> Void) {
+        session.events.step("urlExpired", ["item": name, "waitedSeconds": String(Int(waited))])
+        say("a URL waited \(Int(waited / 60)) min in this app's inbox (longer than \(Int(DeviceApps.urlLifetime / 60)) min) and was removed unread; open it again if it is still wanted")
     }
 
     /// Whether this process launched apps and every one has exited (false when it launched none: the

@@ -70,4 +70,22 @@ final class DeviceAppsTests: XCTestCase {
         XCTAssertNil(try apps.take(older, bundleID: "com.acme.sp"))
         withExtendedLifetime(running) {}
     }
+
+    func testAURLThatWaitedLongerThanItsLifetimeIsRemovedUnreadAndNamed() throws {
+        let first = try apps.post(URL(string: "fieldsales://oauth2/v1.0/authresponse?code=old")!, to: "com.acme.sp")
+        let second = try apps.post(URL(string: "fieldsales://oauth2/v1.0/authresponse?code=new")!, to: "com.acme.sp")
+        let posted = try XCTUnwrap(DeviceApps.postedAt(second))
+        XCTAssertLessThan(abs(posted.timeIntervalSinceNow), 60, "the name carries the time it was posted")
+        // Eleven minutes later for the first, one for the second: only the first is past the lifetime.
+        let old = String(format: "%015.0f", (Date().timeIntervalSince1970 - 660) * 1000) + "-aaaaaaaa.url"
+        let inbox = apps.urlInbox(bundleID: "com.acme.sp")
+        try FileManager.default.moveItem(at: inbox.appendingPathComponent(first), to: inbox.appendingPathComponent(old))
+        var expired: [(String, TimeInterval)] = []
+        let next = try apps.takeNext(bundleID: "com.acme.sp") { expired.append(($0, $1)) }
+        XCTAssertEqual(next?.absoluteString, "fieldsales://oauth2/v1.0/authresponse?code=new")
+        XCTAssertEqual(expired.map(\.0), [old])
+        XCTAssertGreaterThan(expired.first?.1 ?? 0, DeviceApps.urlLifetime)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: inbox.path), [], "neither is left: one-time codes are not kept")
+        XCTAssertNil(try apps.takeNext(bundleID: "com.acme.sp"))
+    }
 }

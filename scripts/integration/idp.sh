@@ -163,6 +163,12 @@ no_partial "no pending login"
 # c. A forged state and an unknown scene, to the running shell with a login pending in left (the IDP
 #    "launch" is /bin/true: nothing answers, so the login stays pending).
 rm -f "$WORK/sp.trace"
+# A URL left in the inbox 15 minutes ago (a launch that never took it): the shell removes it unread and says so.
+INBOX="$DEV/URLs/com.acme.fieldsales/inbox"
+mkdir -p -m 700 "$INBOX"
+STALE="$INBOX/$(printf '%015d' $(( ($(date +%s) - 900) * 1000 )))-stale000.url"
+printf 'fieldsales://oauth2/v1.0/authresponse?code=stale-code-1234&state=old&scene_id=left' > "$STALE"
+chmod 600 "$STALE"
 { printf 'login-idp left\n'; sleep 3; printf 'wait-url 20\nwait-url 20\nscenes\nquit\n'; } \
   | APPGROUPSIM_MAIN_APP=/bin/true sp shell --scene left --scene right > "$WORK/forged.out" 2>&1 &
 SHELL_PID=$!
@@ -179,6 +185,11 @@ contains "$FORGED" "url refused: identity provider response refused: its state d
 contains "$FORGED" "url refused: it names scene nowhere, which is not open; nothing was kept"
 no_partial "forged state"
 ok "responses refused: no pending login, a state that matches none, an unknown scene; nothing kept"
+contains "$FORGED" "a URL waited 15 min in this app's inbox (longer than 10 min) and was removed unread"
+grep -q '"step":"urlExpired"' "$WORK/sp.trace" || fail "no urlExpired in the trace"
+[ ! -e "$STALE" ] || fail "the expired URL is still in the inbox"
+grep -q stale-code-1234 "$WORK/sp.trace" "$WORK/forged.out" && fail "the expired URL's code was written out"
+ok "a URL that waited 15 min in the inbox is removed unread, said and traced without its code"
 # d. A connected app that refuses the client (its consumer key is not the org's).
 cp -r "$SP_APP" "$WORK/Rogue.app"
 "$PY" - "$WORK/Rogue.app" <<'EOF'
