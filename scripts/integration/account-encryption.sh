@@ -4,10 +4,7 @@
 # cipher, plistlib for the SDK's keys and LastUserIdentity's keyed archive); a second process (the
 # widget) decrypts it through the shared group; a widget without the group fails for real (11) and
 # changes nothing; a damaged file is named and kept, and only --sdk-recovery deletes it.
-if [ -z "${APPGROUPSIM_IN_KEYRING:-}" ]; then
-  APPGROUPSIM_IN_KEYRING=1 exec "$(dirname "$0")/../with-keyring" bash ${APPGROUPSIM_TRACE:+-x} "$0" "$@"
-fi
-source "$(dirname "$0")/../lib/integration.sh"
+APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 source "$ROOT/scripts/lib/common.sh"
 PY=$(ensure_python_venv)
 DEV="$WORK/device"

@@ -2,10 +2,7 @@
 # The app's life cycle beyond one command, with the real binaries, org and keyring: main-app shell
 # with scenes (deferred login, login/logout/switch reset every scene), the configured login screen,
 # no token + org unreachable, the screen lock at a later launch, and app groups disabled in the app.
-if [ -z "${APPGROUPSIM_IN_KEYRING:-}" ]; then
-  APPGROUPSIM_IN_KEYRING=1 exec "$(dirname "$0")/../with-keyring" bash "$0" "$@"
-fi
-source "$(dirname "$0")/../lib/integration.sh"
+APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 DEV="$WORK/device"
 
 start_org

@@ -4,10 +4,7 @@
 # connected app is in the org definition), runs its own syncs (Accounts and WorkOrder__c), creates a
 # work order due today, and its own widget (Due Today, from WidgetConfig.plist) lists it. Bad input
 # to the import writes nothing.
-if [ -z "${APPGROUPSIM_IN_KEYRING:-}" ]; then
-  APPGROUPSIM_IN_KEYRING=1 exec "$(dirname "$0")/../with-keyring" bash "$0" "$@"
-fi
-source "$(dirname "$0")/../lib/integration.sh"
+APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 PROJECT="$ROOT/Fixtures/FieldService/FieldService.xcodeproj"
 DEV="$WORK/device"
 OUTDIR="$WORK/imported"

@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
 # msdk-sim doctor on the good fixture and on broken ones, doctor --device and inspect on a real device,
 # and every scenario (each one makes its own device, org and private keyring).
-if [ -z "${APPGROUPSIM_IN_KEYRING:-}" ]; then
-  APPGROUPSIM_IN_KEYRING=1 exec "$(dirname "$0")/../with-keyring" bash "$0" "$@"
-fi
-source "$(dirname "$0")/../lib/integration.sh"
+APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 DEV="$WORK/device"
 sim() { "$BIN/msdk-sim" "$@"; }
 

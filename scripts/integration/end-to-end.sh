@@ -2,10 +2,7 @@
 # The mission, with the real binaries, a real org on loopback and a real keyring: login, sync, the
 # widget's list, an edit moving a contact to the top, two accounts and a switch, Globex's passcode,
 # a session revoked at the org, the org going away, and logout.
-if [ -z "${APPGROUPSIM_IN_KEYRING:-}" ]; then
-  APPGROUPSIM_IN_KEYRING=1 exec "$(dirname "$0")/../with-keyring" bash "$0" "$@"
-fi
-source "$(dirname "$0")/../lib/integration.sh"
+APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 DEV="$WORK/device"
 
 start_org

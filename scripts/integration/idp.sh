@@ -7,10 +7,7 @@
 # --user, and every error: a forged or unmatched response, an unknown scene, the user cancelling, a
 # connected app that refuses the client, the IDP app not installed, URLs no app or two apps claim. The
 # client keeps no partial account in any of them.
-if [ -z "${APPGROUPSIM_IN_KEYRING:-}" ]; then
-  APPGROUPSIM_IN_KEYRING=1 exec "$(dirname "$0")/../with-keyring" bash ${APPGROUPSIM_TRACE:+-x} "$0" "$@"
-fi
-source "$(dirname "$0")/../lib/integration.sh"
+APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 source "$ROOT/scripts/lib/common.sh"
 PY=$(ensure_python_venv)
 IDP_APP="$ROOT/Fixtures/IDP/CompanyLogin.app"

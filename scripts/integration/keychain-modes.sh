@@ -4,10 +4,7 @@
 # a locked keyring), logout, switch-user, sync and contacts list change nothing, exit non-zero and
 # say "keychain unavailable" with the reason; status still reports; the widget says
 # keychainUnavailable (12); nothing hangs. Then --sdk-recovery shows the SDK's deletion, complete.
-if [ -z "${APPGROUPSIM_IN_KEYRING:-}" ]; then
-  APPGROUPSIM_IN_KEYRING=1 exec "$(dirname "$0")/../with-keyring" bash "$0" "$@"
-fi
-source "$(dirname "$0")/../lib/integration.sh"
+APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 DEV="$WORK/device"
 start_org
 app() { "$BIN/main-app" --bundle "$APP" --device "$DEV" --org "$ORG" "$@"; }

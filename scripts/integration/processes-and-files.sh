@@ -2,10 +2,7 @@
 # Reliability with real processes: one app instance per device, two syncs at once, logins killed with
 # SIGKILL, loose modes and dead writers' temp files, the WAL checkpoint at exit, unreadable files, and
 # widgets reading while the app's first sync creates the store.
-if [ -z "${APPGROUPSIM_IN_KEYRING:-}" ]; then
-  APPGROUPSIM_IN_KEYRING=1 exec "$(dirname "$0")/../with-keyring" bash "$0" "$@"
-fi
-source "$(dirname "$0")/../lib/integration.sh"
+APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 DEV="$WORK/device"
 start_org
 app() { "$BIN/main-app" --bundle "$APP" --device "$DEV" --org "$ORG" "$@"; }

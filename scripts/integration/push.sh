@@ -5,10 +5,7 @@
 # decrypts it with the private key it reads through the shared keychain group. Then every way it fails:
 # an extension without the group, no Secret Service, bad payloads, logout (nothing delivered). No file on
 # the device holds the notification's body or the private key.
-if [ -z "${APPGROUPSIM_IN_KEYRING:-}" ]; then
-  APPGROUPSIM_IN_KEYRING=1 exec "$(dirname "$0")/../with-keyring" bash ${APPGROUPSIM_TRACE:+-x} "$0" "$@"
-fi
-source "$(dirname "$0")/../lib/integration.sh"
+APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 source "$ROOT/scripts/lib/common.sh"
 PY=$(ensure_python_venv)
 DEV="$WORK/device"

@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
 # extension-widget --render html for each state, screenshotted by headless Chromium: each PNG must
 # exist and not be blank; the listed card shows the contacts' names and initials.
-if [ -z "${APPGROUPSIM_IN_KEYRING:-}" ]; then
-  APPGROUPSIM_IN_KEYRING=1 exec "$(dirname "$0")/../with-keyring" bash "$0" "$@"
-fi
-source "$(dirname "$0")/../lib/integration.sh"
+APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 DEV="$WORK/device"
 command -v chromium > /dev/null || fail "chromium is not installed; scripts/test installs it (apt-get install chromium)"
 

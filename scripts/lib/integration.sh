@@ -1,5 +1,10 @@
 # Helpers for scripts/integration/*.sh. Source it. Expects $BIN (swift build --show-bin-path).
+# A script that needs the Secret Service sources it as `APPGROUPSIM_NEEDS_KEYRING=1 source …`: the script
+# then runs again, whole, inside its own private keyring (scripts/with-keyring); APPGROUPSIM_TRACE=1 traces it.
 set -euo pipefail
+if [ "${APPGROUPSIM_NEEDS_KEYRING:-}" = 1 ] && [ -z "${APPGROUPSIM_IN_KEYRING:-}" ]; then
+  APPGROUPSIM_IN_KEYRING=1 exec "$(dirname "${BASH_SOURCE[0]}")/../with-keyring" bash ${APPGROUPSIM_TRACE:+-x} "$0" "$@"
+fi
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BIN=${BIN:-$(cd "$ROOT" && swift build --show-bin-path)}
 APP="$ROOT/Fixtures/MobileSyncExplorer/MobileSyncExplorer.app"
