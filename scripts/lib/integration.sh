@@ -45,7 +45,9 @@ start_org() {
 # A failing secret-tool fails the script: a check over an empty listing proves nothing.
 sdk_items() {
   local out
-  out=$(secret-tool search --all creator com.appgroupsim.sdk 2>"$WORK/secret-tool.err") \
+  # The account and push keys are binary: their NUL bytes are dropped here (bash would warn and drop them
+  # anyway); the helpers never compare those values as text.
+  out=$(secret-tool search --all creator com.appgroupsim.sdk 2>"$WORK/secret-tool.err" | tr -d '\0') \
     || fail "secret-tool search failed: $(cat "$WORK/secret-tool.err")"
   printf '%s\n' "$out"
 }
