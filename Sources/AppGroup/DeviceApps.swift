@@ -116,10 +116,11 @@ public struct DeviceApps: Sendable {
     public func open(_ url: URL, launch: (App, URL) throws -> Void) throws -> Delivery {
         let app = try app(for: url)
         if isRunning(bundleID: app.bundleIdentifier) {
-            try post(url, to: app.bundleIdentifier)
-            // The app may have quit between the look and the post: then nobody reads the inbox, so launch it.
+            let item = try post(url, to: app.bundleIdentifier)
+            // The app may have quit between the look and the post: then nobody reads the inbox, so launch it
+            // with this URL (taken back by name: an older item may still wait there).
             if isRunning(bundleID: app.bundleIdentifier) { return .inbox(bundleID: app.bundleIdentifier) }
-            guard let taken = try takeNext(bundleID: app.bundleIdentifier) else { return .inbox(bundleID: app.bundleIdentifier) }
+            guard let taken = try take(item, bundleID: app.bundleIdentifier) else { return .inbox(bundleID: app.bundleIdentifier) }
             try launch(app, taken)
             return .launched(bundleID: app.bundleIdentifier)
         }
