@@ -31,7 +31,7 @@ public final class AppURLs: @unchecked Sendable {
     /// same `main-app`, in another process, writing into this trace) and not waited for here.
     @discardableResult
     public func open(_ command: IDPCommand) throws -> DeviceApps.Delivery {
-        let delivery = try deviceApps.open(command.url) { app, url in
+        let delivery = try deviceApps.open(try command.url()) { app, url in
             let process = try DeviceApps.launchMainApp(
                 app, url: url, device: session.launch.sandbox.device, trace: session.options.trace, shareStdin: shareStdin)
             lock.withLock { children.append(process) }
@@ -76,7 +76,7 @@ public final class AppURLs: @unchecked Sendable {
         switch command.name {
         case .authRequest:
             let host = command.params[IDPCommand.Param.loginHost].flatMap(URL.init(string:))
-            let answer = await accounts.answerAuthRequest(command) { accounts, hint in try await self.screens.choose(accounts, hint, host, self.session) }
+            let answer = try await accounts.answerAuthRequest(command) { accounts, hint in try await self.screens.choose(accounts, hint, host, self.session) }
             try open(answer)
             return .answered(answer)
         case .authResponse, .error:
@@ -193,19 +193,18 @@ public final class AppURLs: @unchecked Sendable {
         return try await awaitAnswer(scene: scene, timeout: timeout)
     }
 
-    /// Opens this app's `authrequest`. When no installed app claims the IDP's scheme, the login ends as
-    /// the SDK ends it: with an `error` command (`idp_not_installed`), handled in the scene that asked.
+    /// Opens this app's `authrequest`. When it cannot go (no installed app claims the IDP's scheme any more,
+    /// or two do), the login pending for it ends here and nothing of it is kept; no app claiming the scheme
+    /// ends it as the SDK does, with `idp_not_installed`.
     public func send(_ request: IDPCommand) async throws {
         do {
             try open(request)
-        } catch let failure as DeviceApps.Failure {
-            guard case .unknownScheme = failure else { throw failure }
-            let error = IDPCommand(scheme: request.params[IDPCommand.Param.callingAppURL].flatMap { URL(string: $0)?.scheme } ?? "", name: .error, params: [
-                IDPCommand.Param.errorCode: "idp_not_installed", IDPCommand.Param.errorReason: "Identity provider app not installed",
-                IDPCommand.Param.errorDescription: failure.description, IDPCommand.Param.state: request.params[IDPCommand.Param.state] ?? "",
-                IDPCommand.Param.sceneId: request.params[IDPCommand.Param.sceneId] ?? "main",
-            ])
-            _ = try await handle(error.url)
+        } catch {
+            try await accounts.abandonIdentityProviderLogin(scene: request.params[IDPCommand.Param.sceneId] ?? "main")
+            if let failure = error as? DeviceApps.Failure, case .unknownScheme = failure {
+                throw SDKError.idpError(code: "idp_not_installed", reason: "Identity provider app not installed", description: failure.description)
+            }
+            throw error
         }
     }
 

@@ -69,17 +69,28 @@ struct Grants: Sendable {
         return raw
     }
 
-    /// Codes are single-use and live ten minutes.
-    func redeemCode(_ raw: String) throws -> AuthCode? {
+    /// Codes are single-use and live ten minutes. A code is used up only by an exchange that `accept`s it (the
+    /// client it was issued to, its redirect URI, its PKCE verifier): a failed attempt, by another client or
+    /// without the verifier, leaves it for the client it belongs to (RFC 6749 §4.1.3 binds the code to its
+    /// client; the verifier's 256 bits leave nothing to guess). Look-up, check and removal are one transaction.
+    /// Returns the code, or what `accept` refused it with; nil when there is no such live code.
+    func redeemCode<Refusal>(_ raw: String, accept: (AuthCode) -> Refusal?) throws -> Result<AuthCode, RefusalBox<Refusal>>? {
         try database.queue.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM auth_codes WHERE hash = ?", arguments: [OrgState.hash(raw)]) else { return nil }
-            try db.execute(sql: "DELETE FROM auth_codes WHERE hash = ?", arguments: [OrgState.hash(raw)])
-            guard (row["expires"] as Double) > Date().timeIntervalSince1970 else { return nil }
-            return AuthCode(
+            guard (row["expires"] as Double) > Date().timeIntervalSince1970 else {
+                try db.execute(sql: "DELETE FROM auth_codes WHERE hash = ?", arguments: [OrgState.hash(raw)])
+                return nil
+            }
+            let code = AuthCode(
                 orgId: row["org_id"], userId: row["user_id"], clientId: row["client_id"], redirectURI: row["redirect_uri"], challenge: row["challenge"],
                 scopes: (row["scopes"] as String).split(separator: " ").map(String.init))
+            if let refusal = accept(code) { return .failure(RefusalBox(value: refusal)) }
+            try db.execute(sql: "DELETE FROM auth_codes WHERE hash = ?", arguments: [OrgState.hash(raw)])
+            return .success(code)
         }
     }
+
+    struct RefusalBox<Value>: Error, @unchecked Sendable { var value: Value }
 
     func issueRefreshToken(_ grant: Grant) throws -> String {
         let token = "5Aep861" + OrgState.randomToken(48)

@@ -123,16 +123,24 @@ struct OAuthRoutes {
         }
         switch form["grant_type"] {
         case "authorization_code":
-            guard let code = form["code"], let grant = try state.grants.redeemCode(code), grant.clientId == app.consumerKey else {
-                return HTTP.oauthError(.badRequest, "invalid_grant", "invalid authorization code")
-            }
-            guard form["redirect_uri"] == grant.redirectURI else {
-                return HTTP.oauthError(.badRequest, "redirect_uri_mismatch", "redirect_uri must match configuration")
-            }
-            if let challenge = grant.challenge {
-                guard let verifier = form["code_verifier"], Self.challenge(for: verifier) == challenge else {
-                    return HTTP.oauthError(.badRequest, "invalid_grant", "invalid code verifier")
+            let redeemed = try state.grants.redeemCode(form["code"] ?? "") { grant -> Outcome? in
+                guard grant.clientId == app.consumerKey else { return HTTP.oauthError(.badRequest, "invalid_grant", "invalid authorization code") }
+                guard form["redirect_uri"] == grant.redirectURI else {
+                    return HTTP.oauthError(.badRequest, "redirect_uri_mismatch", "redirect_uri must match configuration")
                 }
+                // A code issued with a challenge needs its verifier: RFC 7636's 43 to 128 unreserved characters.
+                if let challenge = grant.challenge {
+                    guard let verifier = form["code_verifier"], Self.isWellFormedVerifier(verifier), Self.challenge(for: verifier) == challenge else {
+                        return HTTP.oauthError(.badRequest, "invalid_grant", "invalid code verifier")
+                    }
+                }
+                return nil
+            }
+            let grant: Grants.AuthCode
+            switch redeemed {
+            case nil: return HTTP.oauthError(.badRequest, "invalid_grant", "invalid authorization code")
+            case .failure(let refusal)?: return refusal.value
+            case .success(let code)?: grant = code
             }
             let refresh = try state.grants.issueRefreshToken(.init(orgId: grant.orgId, userId: grant.userId, clientId: grant.clientId, scopes: grant.scopes))
             let access = try state.grants.issueAccessToken(orgId: grant.orgId, userId: grant.userId, clientId: grant.clientId, refreshToken: refresh)
@@ -215,6 +223,11 @@ struct OAuthRoutes {
     }
 
     /// PKCE S256: base64url(SHA-256(verifier)) without padding.
+    static func isWellFormedVerifier(_ verifier: String) -> Bool {
+        (43...128).contains(verifier.utf8.count)
+            && verifier.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._~".unicodeScalars.contains($0)) }
+    }
+
     static func challenge(for verifier: String) -> String {
         Data(SHA256.hash(data: Data(verifier.utf8))).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")

@@ -43,7 +43,29 @@ public struct IDPCommand: Sendable, Equatable {
         self.init(scheme: scheme, name: name, params: params)
     }
 
-    public var url: URL {
+    /// Whether `scheme` can name an app: RFC 3986's `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`. A command
+    /// is only ever built for such a scheme; anything else (empty, a path, a space) has nowhere to go.
+    public static func isUsableScheme(_ scheme: String) -> Bool {
+        guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return false }
+        return scheme.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) }
+    }
+
+    /// The scheme of a URL given as text (`oauth_redirect_uri`, `calling_app_url`), lowercased; nil when it
+    /// has no usable one.
+    public static func scheme(of text: String?) -> String? {
+        guard let text, let colon = text.firstIndex(of: ":") else { return nil }
+        let scheme = String(text[..<colon]).lowercased()
+        return isUsableScheme(scheme) ? scheme : nil
+    }
+
+    public struct UnusableScheme: Error, CustomStringConvertible {
+        public var scheme: String
+        public var description: String { "\"\(scheme)\" is not a URL scheme an app can claim (letters, digits, '+', '-', '.', starting with a letter)" }
+    }
+
+    /// The command as a URL; throws when its scheme cannot name an app (never traps, whatever the input).
+    public func url() throws(UnusableScheme) -> URL {
+        guard Self.isUsableScheme(scheme) else { throw UnusableScheme(scheme: scheme) }
         var components = URLComponents()
         components.scheme = scheme
         components.host = Self.host
@@ -51,7 +73,8 @@ public struct IDPCommand: Sendable, Equatable {
         components.queryItems = params.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
         // '+' in a value (base64url has none, scopes are joined by ',') would read as a space elsewhere.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        return components.url!
+        guard let url = components.url else { throw UnusableScheme(scheme: scheme) }
+        return url
     }
 
     /// What a trace may show of the command: its name and target, never its code, state or challenge.

@@ -65,6 +65,9 @@ extension UserAccountManager {
             throw SDKError.idpNotConfigured("bootconfig.plist of \(launch.sandbox.bundle.url.lastPathComponent) has no idpAppURIScheme (the identity provider app's URL scheme)")
         }
         let mine = try ownScheme()
+        // The SDK asks iOS whether it can open the IDP's URL before it starts: a login that cannot be sent
+        // leaves nothing behind (no pending login, no verifier item).
+        try requireOneAppClaiming(idpScheme)
         let (verifier, challenge) = OAuthLogin.newVerifier()
         let state = OAuthLogin.randomState()
         if let earlier = try pendingIDPLogins()[scene] { _ = await launch.keychain.remove(service: Self.idpVerifierService, account: earlier.state) }
@@ -82,6 +85,18 @@ extension UserAccountManager {
         let command = IDPCommand(scheme: idpScheme, name: .authRequest, params: params)
         events.step("idpCommandSent", command.traceInfo)
         return command
+    }
+
+    /// One installed app claims `scheme`, or the login cannot start: `idp_not_installed` as the SDK says it
+    /// (no app), or the device's refusal of a scheme two apps claim (iOS would pick one at random: a
+    /// squatter could receive the request).
+    func requireOneAppClaiming(_ scheme: String) throws {
+        let apps = try DeviceApps(device: launch.sandbox.device).apps().filter { $0.schemes.contains(scheme) }
+        if apps.isEmpty {
+            throw SDKError.idpError(code: "idp_not_installed", reason: "Identity provider app not installed",
+                description: DeviceApps.Failure.unknownScheme(scheme).description)
+        }
+        if apps.count > 1 { throw DeviceApps.Failure.schemeClaimedTwice(scheme: scheme, apps: apps.map(\.bundleIdentifier)) }
     }
 
     /// Gives up the login pending in `scene` (no answer came): its record and verifier go.
@@ -110,6 +125,23 @@ extension UserAccountManager {
             events.step("idpResponseRefused", ["scene": scene, "reason": "stateMismatch"])
             throw SDKError.idpRefused("its state does not match the login pending in scene \(scene)")
         }
+        // A response that cannot be this login's answer is refused before anything is consumed, so a forged
+        // one (no code, another host) never ends the real login pending here.
+        let loginHost: URL
+        if command.name == .authResponse {
+            guard let code = command.params[IDPCommand.Param.code], !code.isEmpty else {
+                events.step("idpResponseRefused", ["scene": scene, "reason": "noCode"])
+                throw SDKError.idpRefused("the authresponse has no code")
+            }
+            loginHost = pending.loginHost
+            if let named = command.params[IDPCommand.Param.loginHost], !Self.sameHost(named, pending.loginHost) {
+                // The verifier goes only to the host this login was started for: never to one the answer names.
+                events.step("idpResponseRefused", ["scene": scene, "reason": "otherLoginHost"])
+                throw SDKError.idpRefused("it names login host \(Self.origin(named)), but the login pending in scene \(scene) was started at \(Self.origin(pending.loginHost.absoluteString)); the code is not exchanged anywhere else")
+            }
+        } else {
+            loginHost = pending.loginHost
+        }
         // One answer per request, whatever it says: the pending login and its verifier go now.
         let verifierItem = await launch.keychain.read(service: Self.idpVerifierService, account: pending.state)
         _ = await launch.keychain.remove(service: Self.idpVerifierService, account: pending.state)
@@ -121,11 +153,10 @@ extension UserAccountManager {
                 code: p[IDPCommand.Param.errorCode] ?? "unknown", reason: p[IDPCommand.Param.errorReason] ?? "",
                 description: p[IDPCommand.Param.errorDescription] ?? "")
         }
-        guard let code = command.params[IDPCommand.Param.code], !code.isEmpty else { throw SDKError.idpRefused("the authresponse has no code") }
+        let code = command.params[IDPCommand.Param.code] ?? ""
         guard verifierItem.success, let bytes = verifierItem.data else {
             throw SDKError.keychainUnavailable("the PKCE verifier of the pending login cannot be read: \(verifierItem.error?.message ?? "status \(verifierItem.status.rawValue)")")
         }
-        let loginHost = command.params[IDPCommand.Param.loginHost].flatMap(URL.init(string:)) ?? pending.loginHost
         let boot = try BootConfig.load(from: launch.sandbox.bundle)
         let account = try await loginSteps(loginHost: loginHost, username: "", passcode: passcode) { keychainAccount in
             try await OAuthLogin.exchange(
@@ -135,6 +166,14 @@ extension UserAccountManager {
         events.step("idpLoginCompleted", ["scene": scene, "user": account.identity.description])
         return account
     }
+
+    /// Scheme, host and port of a login host given as text (what a host is compared by).
+    static func origin(_ text: String) -> String {
+        guard let c = URLComponents(string: text), let scheme = c.scheme, let host = c.host, !host.isEmpty else { return "\"\(text.prefix(80))\"" }
+        return "\(scheme.lowercased())://\(host.lowercased())" + (c.port.map { ":\($0)" } ?? "")
+    }
+
+    static func sameHost(_ text: String, _ host: URL) -> Bool { origin(text) == origin(host.absoluteString) }
 
     /// The SP side of `idpinit`: the IDP asks this app to log its user in. A user the app already has
     /// becomes current; otherwise the SP-initiated flow starts (the returned `authrequest` to open).
@@ -173,10 +212,21 @@ extension UserAccountManager {
     /// request's hint; it may log in first), the IDP gets a code for the SP's connected app with that
     /// account's session, and answers `authresponse` with it, or `error` with the SDK's parameters. The
     /// returned command is the answer to open at the SP app.
-    public func answerAuthRequest(_ request: IDPCommand, choose: ([UserAccount], String?) async throws -> IDPUserChoice) async -> IDPCommand {
+    ///
+    /// The answer goes only to the scheme of `oauth_redirect_uri`, the callback the org has registered for the
+    /// client id (the org refuses a code for any other), never to the `calling_app_url` the caller chose: an
+    /// app asking in another app's name gets nothing. A request whose redirect URI has no usable scheme has
+    /// nowhere to be answered and throws `idpRefused`.
+    public func answerAuthRequest(_ request: IDPCommand, choose: ([UserAccount], String?) async throws -> IDPUserChoice) async throws -> IDPCommand {
         events.step("idpCommandReceived", request.traceInfo)
         let p = request.params
-        let scheme = p[IDPCommand.Param.callingAppURL].flatMap { URL(string: $0)?.scheme } ?? ""
+        guard let scheme = IDPCommand.scheme(of: p[IDPCommand.Param.redirectURI]) else {
+            events.step("idpRequestRefused", ["reason": "noRedirectURI"])
+            throw SDKError.idpRefused("the authrequest has no usable oauth_redirect_uri, so there is no app to answer; nothing was sent")
+        }
+        if let calling = p[IDPCommand.Param.callingAppURL], IDPCommand.scheme(of: calling) != scheme {
+            events.step("idpCallingURLIgnored", ["to": scheme])
+        }
         func refuse(_ code: String, _ reason: String, _ description: String) -> IDPCommand {
             var params = [IDPCommand.Param.errorCode: code, IDPCommand.Param.errorReason: reason, IDPCommand.Param.errorDescription: description]
             params[IDPCommand.Param.state] = p[IDPCommand.Param.state]
@@ -189,9 +239,9 @@ extension UserAccountManager {
             return refuse("not_identity_provider", "Not an identity provider", "\(launch.sandbox.bundle.url.lastPathComponent) is not an identity provider app (isIdentityProvider is not set in its bootconfig.plist)")
         }
         guard let clientId = p[IDPCommand.Param.clientId], let redirectURI = p[IDPCommand.Param.redirectURI],
-            let challenge = p[IDPCommand.Param.codeChallenge], !challenge.isEmpty, p[IDPCommand.Param.state] != nil, !scheme.isEmpty
+            let challenge = p[IDPCommand.Param.codeChallenge], !challenge.isEmpty, p[IDPCommand.Param.state] != nil
         else {
-            return refuse("invalid_request", "Malformed request", "the authrequest lacks oauth_client_id, oauth_redirect_uri, code_challenge, state or calling_app_url")
+            return refuse("invalid_request", "Malformed request", "the authrequest lacks oauth_client_id, oauth_redirect_uri, code_challenge or state")
         }
         let accounts: [UserAccount]
         let choice: IDPUserChoice

@@ -66,9 +66,13 @@ final class OAuthTests: XCTestCase {
         }
     }
 
-    func testAVerifierThatDoesNotMatchTheChallengeIsInvalidGrantAndCodesAreSingleUse() async throws {
+    /// A code is used up only by the exchange it was issued for: the wrong client, a missing or malformed or
+    /// wrong verifier, another redirect URI are each refused and leave it for the right client, which gets
+    /// tokens once; a second exchange is refused.
+    func testOnlyTheRightClientWithItsVerifierUsesUpACodeAndOnlyOnce() async throws {
         let app = OrgHarness.app
-        let challenge = OAuthLogin.challenge(for: "the-right-verifier-0123456789-0123456789")
+        let verifier = "the-right-verifier-0123456789-0123456789-abc"
+        let challenge = OAuthLogin.challenge(for: verifier)
         var submit = URLRequest(url: org.baseURL.appendingPathComponent("services/oauth2/authorize"))
         submit.httpMethod = "POST"
         submit.httpBody = OAuthLogin.form([
@@ -79,21 +83,35 @@ final class OAuthTests: XCTestCase {
         XCTAssertEqual(redirect.statusCode, 302)
         let location = try XCTUnwrap(redirect.value(forHTTPHeaderField: "Location"))
         let code = try XCTUnwrap(URLComponents(string: location)?.queryItems?.first { $0.name == "code" }?.value)
-        func exchange(_ verifier: String) async throws -> (Int, [String: Any]) {
+        func exchange(_ fields: [String: String?]) async throws -> (Int, [String: Any]) {
+            var form = ["grant_type": "authorization_code", "code": code, "client_id": app.clientId, "redirect_uri": app.redirectURI, "code_verifier": verifier]
+            for (key, value) in fields { form[key] = value }
             var request = URLRequest(url: org.baseURL.appendingPathComponent("services/oauth2/token"))
             request.httpMethod = "POST"
-            request.httpBody = OAuthLogin.form([
-                "grant_type": "authorization_code", "code": code, "client_id": app.clientId, "redirect_uri": app.redirectURI,
-                "code_verifier": verifier,
-            ])
+            request.httpBody = OAuthLogin.form(form)
             let (data, response) = try await org.raw(request)
             return (response.statusCode, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
         }
-        let (status, body) = try await exchange("a-wrong-verifier-0123456789-0123456789")
-        XCTAssertEqual(status, 400)
+        let refusals: [(String, [String: String?], String)] = [
+            ("no verifier", ["code_verifier": nil], "invalid_grant"),
+            ("an empty verifier", ["code_verifier": ""], "invalid_grant"),
+            ("a short verifier", ["code_verifier": "abc"], "invalid_grant"),
+            ("a wrong verifier", ["code_verifier": "a-wrong-verifier-0123456789-0123456789-abcde"], "invalid_grant"),
+            ("another connected app", ["client_id": "3MVG9Acme.FieldSales", "redirect_uri": "fieldsales://oauth/done"], "invalid_grant"),
+            ("another redirect URI", ["redirect_uri": "evil://steal"], "redirect_uri_mismatch"),
+        ]
+        for (what, fields, error) in refusals {
+            let (status, body) = try await exchange(fields)
+            XCTAssertEqual(status, 400, what)
+            XCTAssertEqual(body["error"] as? String, error, what)
+            XCTAssertNil(body["access_token"], what)
+        }
+        let (ok, tokens) = try await exchange([:])
+        XCTAssertEqual(ok, 200, "failed attempts by others did not use up the code: \(tokens)")
+        XCTAssertNotNil(tokens["refresh_token"])
+        let (again, body) = try await exchange([:])
+        XCTAssertEqual(again, 400, "a code gives tokens once")
         XCTAssertEqual(body["error"] as? String, "invalid_grant")
-        let (again, _) = try await exchange("the-right-verifier-0123456789-0123456789")
-        XCTAssertEqual(again, 400, "a code is spent by its first exchange, even a failed one")
     }
 
     func testAnExpiredAccessTokenIsRefreshedOnceAndTheRequestSucceeds() async throws {

@@ -26,6 +26,7 @@ final class IdentityProviderTests: XCTestCase {
         org = try await OrgHarness.start()
         idp = try sdk("CompanyLogin.app").userAccountManager
         sp = try sdk("FieldSales.app").userAccountManager
+        for manager in [idp!, sp!] { try DeviceApps(device: manager.launch.sandbox.device).install(manager.launch.sandbox.bundle) }
         await idp.loadAccountKey()
         await sp.loadAccountKey()
     }
@@ -41,8 +42,9 @@ final class IdentityProviderTests: XCTestCase {
 
     func testCommandsRoundTripWithTheSDKsNamesAndKeepPlusSigns() throws {
         let command = IDPCommand(scheme: "CompanyLogin", name: .authRequest, params: ["state": "a+b/c=", "scopes": "web,api", "login_host": "http://127.0.0.1:1"])
-        XCTAssertTrue(command.url.absoluteString.hasPrefix("companylogin://oauth2/v1.0/authrequest?"), command.url.absoluteString)
-        XCTAssertEqual(IDPCommand(url: command.url), command)
+        let built = try command.url()
+        XCTAssertTrue(built.absoluteString.hasPrefix("companylogin://oauth2/v1.0/authrequest?"), built.absoluteString)
+        XCTAssertEqual(IDPCommand(url: built), command)
         XCTAssertNil(IDPCommand(url: URL(string: "companylogin://oauth2/v2.0/authrequest")!))
         XCTAssertNil(IDPCommand(url: URL(string: "companylogin://other/v1.0/authrequest")!))
         XCTAssertNil(IDPCommand(url: URL(string: "companylogin://oauth2/v1.0/unknown")!))
@@ -72,13 +74,13 @@ final class IdentityProviderTests: XCTestCase {
         let verifier = try XCTUnwrap(try keychain.search(["service": UserAccountManager.idpVerifierService]).first).secret
         XCTAssertFalse(defaultsText.contains(String(decoding: verifier, as: UTF8.self)))
 
-        let answer = await idp.answerAuthRequest(request) { accounts, _ in .account(accounts[0]) }
+        let answer = try await idp.answerAuthRequest(request) { accounts, _ in .account(accounts[0]) }
         XCTAssertEqual(answer.name, .authResponse, "\(answer.params)")
         XCTAssertEqual(answer.scheme, "fieldsales")
         XCTAssertEqual(answer.params["state"], state)
         XCTAssertEqual(answer.params["scene_id"], "right")
 
-        let account = try await sp.handleIdentityProviderResponse(from: answer.url)
+        let account = try await sp.handleIdentityProviderResponse(from: answer.url())
         XCTAssertEqual(account.username, "alice@acme.test")
         XCTAssertEqual(account.credentials.clientId, "3MVG9Acme.FieldSales")
         XCTAssertEqual(try sp.currentUser()?.username, "alice@acme.test")
@@ -90,22 +92,22 @@ final class IdentityProviderTests: XCTestCase {
         // One answer per request: the pending login and its verifier are gone; the same answer again is refused.
         XCTAssertNil(try sp.pendingIDPLogins()["right"])
         XCTAssertTrue(try keychain.search(["service": UserAccountManager.idpVerifierService]).isEmpty)
-        await assertRefused(try await sp.handleIdentityProviderResponse(from: answer.url), contains: "no identity provider login is pending in scene right")
+        await assertRefused(try await sp.handleIdentityProviderResponse(from: answer.url()), contains: "no identity provider login is pending in scene right")
     }
 
     func testAStateThatMatchesNoneOrAnUnknownSceneIsRefusedAndKeepsTheRealLoginPending() async throws {
         _ = try await idp.login(org: org.baseURL, username: "alice@acme.test", password: "alice-pass", passcode: nil)
         let request = try await sp.beginIdentityProviderLogin(scene: "left", loginHost: org.baseURL, userHint: nil)
-        let answer = await idp.answerAuthRequest(request) { accounts, _ in .account(accounts[0]) }
+        let answer = try await idp.answerAuthRequest(request) { accounts, _ in .account(accounts[0]) }
         var forged = answer
         forged.params["state"] = "forged"
-        await assertRefused(try await sp.handleIdentityProviderResponse(from: forged.url), contains: "state does not match")
+        await assertRefused(try await sp.handleIdentityProviderResponse(from: forged.url()), contains: "state does not match")
         await assertRefused(
-            try await sp.handleIdentityProviderResponse(from: answer.url, with: [UserAccountManager.IDPSceneKey: "nowhere"]),
+            try await sp.handleIdentityProviderResponse(from: answer.url(), with: [UserAccountManager.IDPSceneKey: "nowhere"]),
             contains: "no identity provider login is pending in scene nowhere")
         XCTAssertEqual(try sp.allAccounts(), [])
         // The real answer still completes the login that was pending.
-        let account = try await sp.handleIdentityProviderResponse(from: answer.url)
+        let account = try await sp.handleIdentityProviderResponse(from: answer.url())
         XCTAssertEqual(account.username, "alice@acme.test")
     }
 
@@ -113,12 +115,12 @@ final class IdentityProviderTests: XCTestCase {
         _ = try await idp.login(org: org.baseURL, username: "alice@acme.test", password: "alice-pass", passcode: nil)
         // The user cancels in the IDP.
         let request = try await sp.beginIdentityProviderLogin(scene: "main", loginHost: org.baseURL, userHint: nil)
-        let cancelled = await idp.answerAuthRequest(request) { _, _ in .cancelled }
+        let cancelled = try await idp.answerAuthRequest(request) { _, _ in .cancelled }
         XCTAssertEqual(cancelled.name, .error)
         XCTAssertEqual(cancelled.params["errorCode"], "user_cancelled")
         XCTAssertEqual(cancelled.params["errorReason"], "User cancelled authentication")
         do {
-            _ = try await sp.handleIdentityProviderResponse(from: cancelled.url)
+            _ = try await sp.handleIdentityProviderResponse(from: cancelled.url())
             XCTFail("a cancelled login completed")
         } catch SDKError.idpError(let code, _, _) {
             XCTAssertEqual(code, "user_cancelled")
@@ -127,17 +129,19 @@ final class IdentityProviderTests: XCTestCase {
         // A connected app that refuses the client: the org's error, passed on by the IDP.
         var rogue = try await sp.beginIdentityProviderLogin(scene: "main", loginHost: org.baseURL, userHint: nil)
         rogue.params["oauth_client_id"] = "3MVG9Unknown"
-        let refused = await idp.answerAuthRequest(rogue) { accounts, _ in .account(accounts[0]) }
+        let refused = try await idp.answerAuthRequest(rogue) { accounts, _ in .account(accounts[0]) }
         XCTAssertEqual(refused.params["errorCode"], "invalid_client_id")
         XCTAssertEqual(refused.params["errorDescription"], "client identifier invalid")
-        // A redirect URI the SP's connected app does not have.
+        // A redirect URI the SP's connected app does not have: the org's refusal, and no code, to that scheme.
         var redirect = rogue
         redirect.params["oauth_client_id"] = "3MVG9Acme.FieldSales"
         redirect.params["oauth_redirect_uri"] = "evil://steal"
-        let mismatch = await idp.answerAuthRequest(redirect) { accounts, _ in .account(accounts[0]) }
+        let mismatch = try await idp.answerAuthRequest(redirect) { accounts, _ in .account(accounts[0]) }
         XCTAssertEqual(mismatch.params["errorCode"], "redirect_uri_mismatch")
+        XCTAssertEqual(mismatch.scheme, "evil")
+        XCTAssertNil(mismatch.params["code"])
         // An app that is not an identity provider answers error too.
-        let notIDP = await sp.answerAuthRequest(request) { accounts, _ in .cancelled }
+        let notIDP = try await sp.answerAuthRequest(request) { accounts, _ in .cancelled }
         XCTAssertEqual(notIDP.params["errorCode"], "not_identity_provider")
         XCTAssertEqual(try sp.allAccounts(), [])
         let live = try keychain.search(["service": TokenStore.refreshService]).filter { !$0.secret.isEmpty }
@@ -151,14 +155,107 @@ final class IdentityProviderTests: XCTestCase {
         let asked = try await sp.handleIdentityProviderInitiated(initiated, fallbackLoginHost: nil)
         let request = try XCTUnwrap(asked)
         XCTAssertEqual(request.params["user_hint"], "0055g00000AliceAAA:00D5g00000AcmeeEAA")
-        let answer = await idp.answerAuthRequest(request) { accounts, hint in
+        let answer = try await idp.answerAuthRequest(request) { accounts, hint in
             .account(try XCTUnwrap(try self.idp.account(matchingHint: try XCTUnwrap(hint))))
         }
-        _ = try await sp.handleIdentityProviderResponse(from: answer.url)
+        _ = try await sp.handleIdentityProviderResponse(from: answer.url())
         // Again: the SP has alice, so it only makes her current.
         let again = try await sp.handleIdentityProviderInitiated(initiated, fallbackLoginHost: nil)
         XCTAssertNil(again)
         XCTAssertEqual(try sp.currentUser()?.username, "alice@acme.test")
+    }
+
+    /// An app that asks in another app's name (its client id and redirect URI, its own calling_app_url) gets
+    /// nothing: the answer, code and all, goes to the scheme of the redirect URI the org registered.
+    func testTheIDPAnswersOnlyTheRegisteredRedirectSchemeNeverTheCallingAppURL() async throws {
+        _ = try await idp.login(org: org.baseURL, username: "alice@acme.test", password: "alice-pass", passcode: nil)
+        var request = try await sp.beginIdentityProviderLogin(scene: "main", loginHost: org.baseURL, userHint: nil)
+        request.params["calling_app_url"] = "squatter://oauth2/v1.0/authresponse"
+        let answer = try await idp.answerAuthRequest(request) { accounts, _ in .account(accounts[0]) }
+        XCTAssertEqual(answer.name, .authResponse)
+        XCTAssertEqual(answer.scheme, "fieldsales", "the code goes to the client's registered callback scheme")
+        XCTAssertTrue(try answer.url().absoluteString.hasPrefix("fieldsales://"))
+        // The cancelled answer too.
+        let cancelled = try await idp.answerAuthRequest(request) { _, _ in .cancelled }
+        XCTAssertEqual(cancelled.scheme, "fieldsales")
+    }
+
+    /// No usable redirect URI: nowhere to answer, one refusal, never a trap in URL building.
+    func testARequestWithNoUsableRedirectURIIsRefusedWithoutAnAnswer() async throws {
+        _ = try await idp.login(org: org.baseURL, username: "alice@acme.test", password: "alice-pass", passcode: nil)
+        let request = try await sp.beginIdentityProviderLogin(scene: "main", loginHost: org.baseURL, userHint: nil)
+        for bad in [nil, "", "no-scheme-here", "://x", "1abc://x", "a b://x", "é://x", "\u{0}://"] as [String?] {
+            var forged = request
+            forged.params["oauth_redirect_uri"] = bad
+            forged.params["calling_app_url"] = bad
+            await assertRefused(try await idp.answerAuthRequest(forged) { accounts, _ in .account(accounts[0]) }, contains: "no usable oauth_redirect_uri")
+        }
+        XCTAssertThrowsError(try IDPCommand(scheme: "", name: .error, params: [:]).url())
+        XCTAssertThrowsError(try IDPCommand(scheme: "a/b", name: .error, params: [:]).url())
+    }
+
+    /// The verifier goes only to the login host the login was started at: an answer naming another host is
+    /// refused, and the real login stays pending and completes.
+    func testAResponseNamingAnotherLoginHostIsRefusedAndTheLoginStaysPending() async throws {
+        _ = try await idp.login(org: org.baseURL, username: "alice@acme.test", password: "alice-pass", passcode: nil)
+        let request = try await sp.beginIdentityProviderLogin(scene: "main", loginHost: org.baseURL, userHint: nil)
+        let answer = try await idp.answerAuthRequest(request) { accounts, _ in .account(accounts[0]) }
+        for rogue in ["http://127.0.0.1:9", "https://login.evil.test", "\(org.baseURL.scheme!)://\(org.baseURL.host!):1"] {
+            var forged = answer
+            forged.params["login_host"] = rogue
+            await assertRefused(try await sp.handleIdentityProviderResponse(from: forged.url()), contains: "names login host")
+            XCTAssertNotNil(try sp.pendingIDPLogins()["main"], "the real login is still pending")
+            XCTAssertEqual(try keychain.search(["service": UserAccountManager.idpVerifierService]).count, 1)
+        }
+        let account = try await sp.handleIdentityProviderResponse(from: answer.url())
+        XCTAssertEqual(account.username, "alice@acme.test")
+    }
+
+    func testAnEmptyCodeWithTheRightStateIsRefusedAndTheLoginStaysPending() async throws {
+        _ = try await idp.login(org: org.baseURL, username: "alice@acme.test", password: "alice-pass", passcode: nil)
+        let request = try await sp.beginIdentityProviderLogin(scene: "main", loginHost: org.baseURL, userHint: nil)
+        let answer = try await idp.answerAuthRequest(request) { accounts, _ in .account(accounts[0]) }
+        for code in ["", nil] as [String?] {
+            var forged = answer
+            forged.params["code"] = code
+            await assertRefused(try await sp.handleIdentityProviderResponse(from: forged.url()), contains: "has no code")
+            XCTAssertNotNil(try sp.pendingIDPLogins()["main"])
+        }
+        let account = try await sp.handleIdentityProviderResponse(from: answer.url())
+        XCTAssertEqual(account.username, "alice@acme.test")
+    }
+
+    /// A login that cannot be sent (no app claims the IDP's scheme, or two do) keeps no pending login and
+    /// no verifier item.
+    func testALoginThatCannotStartLeavesNothingBehind() async throws {
+        let apps = DeviceApps(device: sp.launch.sandbox.device)
+        let registry = sp.launch.sandbox.device.root.appendingPathComponent("InstalledApps.plist")
+        try FileManager.default.removeItem(at: registry)
+        try apps.install(sp.launch.sandbox.bundle)
+        do {
+            _ = try await sp.beginIdentityProviderLogin(scene: "main", loginHost: org.baseURL, userHint: nil)
+            XCTFail("a login started with no identity provider app installed")
+        } catch SDKError.idpError(let code, _, _) {
+            XCTAssertEqual(code, "idp_not_installed")
+        }
+        XCTAssertEqual(try sp.pendingIDPLogins(), [:])
+        XCTAssertEqual(try keychain.search(["service": UserAccountManager.idpVerifierService]).count, 0)
+        // Two apps claim the IDP's scheme: a squatter could get the request.
+        try apps.install(idp.launch.sandbox.bundle)
+        let twin = root.appendingPathComponent("Twin.app")
+        try FileManager.default.copyItem(at: idp.launch.sandbox.bundle.url, to: twin)
+        var info = try XCTUnwrap(try PropertyListSerialization.propertyList(from: Data(contentsOf: twin.appendingPathComponent("Info.plist")), format: nil) as? [String: Any])
+        info["CFBundleIdentifier"] = "com.acme.twin"
+        try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0).write(to: twin.appendingPathComponent("Info.plist"))
+        try apps.install(try AppBundle(at: twin))
+        do {
+            _ = try await sp.beginIdentityProviderLogin(scene: "main", loginHost: org.baseURL, userHint: nil)
+            XCTFail("a login started with the IDP's scheme claimed twice")
+        } catch let failure as DeviceApps.Failure {
+            guard case .schemeClaimedTwice = failure else { return XCTFail("\(failure)") }
+        }
+        XCTAssertEqual(try sp.pendingIDPLogins(), [:])
+        XCTAssertEqual(try keychain.search(["service": UserAccountManager.idpVerifierService]).count, 0)
     }
 
     func assertRefused<T>(_ body: @autoclosure () async throws -> T, contains text: String, file: StaticString = #filePath, line: UInt = #line) async {

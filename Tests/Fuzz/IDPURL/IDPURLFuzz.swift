@@ -6,8 +6,9 @@ import Foundation
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     guard let url = URL(string: text), let command = IDPCommand(url: url) else { return 0 }
-    let again = IDPCommand(url: command.url)
-    precondition(again == command, "\(command) -> \(command.url) -> \(String(describing: again))")
+    guard let built = try? command.url() else { preconditionFailure("a parsed command does not build: \(command)") }
+    let again = IDPCommand(url: built)
+    precondition(again == command, "\(command) -> \(built) -> \(String(describing: again))")
     _ = command.traceInfo
     return 0
 }
