@@ -139,7 +139,15 @@ public enum NotificationService {
                 report.message = "\(file.path) does not exist; pass a payload file, or leave --payload out to take the next delivered one"
                 return report
             }
-            guard let object = JSON(data: data)?.objectValue else {
+            let parsed: JSON
+            do {
+                parsed = try JSON.parse(data)
+            } catch {
+                report.state = .unreadable
+                report.message = "\(file.path) is \(error), so it is no notification payload; it was kept as it came"
+                return report
+            }
+            guard let object = parsed.objectValue else {
                 report.state = .unreadable
                 report.message = "\(file.path) is not a JSON object, so it is no notification payload; it was kept as it came"
                 return report

@@ -18,7 +18,35 @@ extension JSON {
         return out
     }
 
-    /// Parses UTF-8 JSON bytes (an HTTP body); nil if they are not JSON.
+    /// How deep arrays and objects may nest (Foundation's `JSONSerialization` allows the same 512). Deeper input is
+    /// refused, not parsed: the reader recurses once per level, and a 40 KB payload of `[` would otherwise
+    /// exhaust a thread's stack.
+    public static let maxDepth = 512
+
+    /// Why bytes are not a JSON value.
+    public enum ParseError: Error, Equatable, CustomStringConvertible {
+        case malformed(offset: Int)
+        case tooDeep(max: Int)
+
+        public var description: String {
+            switch self {
+            case .malformed(let offset): return "not valid JSON (at byte \(offset))"
+            case .tooDeep(let max): return "JSON nested deeper than \(max) levels"
+            }
+        }
+    }
+
+    /// Parses UTF-8 JSON bytes, saying why they are not JSON.
+    public static func parse(_ data: Data) throws(ParseError) -> JSON {
+        let result: Result<JSON, ParseError> = data.withUnsafeBytes { raw in
+            var parser = JSONParser(bytes: UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count))
+            if let value = parser.parseDocument() { return .success(value) }
+            return .failure(parser.tooDeep ? .tooDeep(max: maxDepth) : .malformed(offset: min(parser.i, raw.count)))
+        }
+        return try result.get()
+    }
+
+    /// Parses UTF-8 JSON bytes (an HTTP body); nil if they are not JSON (or nest deeper than `maxDepth`).
     public init?(data: Data) {
         guard let value = data.withUnsafeBytes({ raw -> JSON? in
             var parser = JSONParser(bytes: UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count))
@@ -113,6 +141,15 @@ enum JSONWriter {
 struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var i = 0
+    var depth = 0
+    /// Set when the input was refused for nesting deeper than `JSON.maxDepth`.
+    var tooDeep = false
+
+    private mutating func enter() -> Bool {
+        depth += 1
+        if depth > JSON.maxDepth { tooDeep = true }
+        return !tooDeep
+    }
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -152,6 +189,8 @@ struct JSONParser {
     }
 
     private mutating func parseObject() -> JSON? {
+        guard enter() else { return nil }
+        defer { depth -= 1 }
         i += 1
         var object: [String: JSON] = [:]
         skipWhitespace()
@@ -181,6 +220,8 @@ struct JSONParser {
     }
 
     private mutating func parseArray() -> JSON? {
+        guard enter() else { return nil }
+        defer { depth -= 1 }
         i += 1
         var array: [JSON] = []
         skipWhitespace()

@@ -21,7 +21,7 @@ struct ErrorShapeMiddleware: RouterMiddleware {
         } catch let error as HTTPError {
             return Self.outcome(error.status, detail: error.body).response
         } catch {
-            return HTTP.error(.internalServerError, "UNKNOWN_EXCEPTION", "An unexpected error occurred: \(error)").response
+            return SalesforceError.unknown(error).outcome.response
         }
     }
 

@@ -23,7 +23,11 @@ struct QueryRoutes {
         let call = APICall(
             method: .get, path: path, query: HTTP.queryItems(request), body: Data(), session: try context.requireSession, version: context.apiVersion,
             batchSize: Self.batchSize(request))
-        return try await state.write { db in try handle(db, call) }
+        do {
+            return try await state.write { db in try handle(db, call) }
+        } catch let error as DatabaseError {
+            throw SalesforceError.unknown(error)
+        }
     }
 
     func handle(_ db: Database, _ call: APICall) throws -> Outcome {

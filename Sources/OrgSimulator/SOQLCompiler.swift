@@ -236,12 +236,31 @@ struct SOQLCompiler {
 
     // MARK: WHERE
 
+    /// `terms` joined by `op` as a balanced tree of parenthesised pairs, built by rounds, not recursion. SQLite
+    /// parses `a OR b OR c …` into a tree as deep as the chain is long and refuses one deeper than 1,000; the
+    /// balanced form is log2(n) deep, so a chain of any length that SOQL allows runs.
+    static func balanced(_ terms: [String], _ op: String) -> String {
+        var level = terms
+        while level.count > 1 {
+            var next: [String] = []
+            next.reserveCapacity(level.count / 2 + 1)
+            var k = 0
+            while k + 1 < level.count {
+                next.append("(\(level[k]) \(op) \(level[k + 1]))")
+                k += 2
+            }
+            if k < level.count { next.append(level[k]) }
+            level = next
+        }
+        return level.first ?? (op == "AND" ? "1" : "0")
+    }
+
     mutating func where_(_ condition: SOQLQuery.Condition, object: ObjectDefinition, arguments: inout [SQLArg]) throws -> String {
         switch condition {
-        case .and(let a, let b):
-            return "(\(try where_(a, object: object, arguments: &arguments)) AND \(try where_(b, object: object, arguments: &arguments)))"
-        case .or(let a, let b):
-            return "(\(try where_(a, object: object, arguments: &arguments)) OR \(try where_(b, object: object, arguments: &arguments)))"
+        case .and(let terms):
+            return Self.balanced(try terms.map { try where_($0, object: object, arguments: &arguments) }, "AND")
+        case .or(let terms):
+            return Self.balanced(try terms.map { try where_($0, object: object, arguments: &arguments) }, "OR")
         case .not(let c):
             return "(NOT \(try where_(c, object: object, arguments: &arguments)))"
         case .compare(let path, let op, let value):

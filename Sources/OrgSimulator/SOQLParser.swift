@@ -20,9 +20,11 @@ struct SOQLQuery: Sendable {
         case dateLiteral(String, Int?)
     }
 
+    /// `and` and `or` hold a whole chain (`a AND b AND c` is one node of three), so a chain of any length is
+    /// flat: only parentheses and `NOT` nest, and the parser bounds that nesting.
     indirect enum Condition: Sendable {
-        case and(Condition, Condition)
-        case or(Condition, Condition)
+        case and([Condition])
+        case or([Condition])
         case not(Condition)
         case compare(path: [String], op: String, value: Value)
         case inList(path: [String], values: [Value], negated: Bool)
@@ -51,7 +53,14 @@ enum SOQLParser {
         case symbol(String)
     }
 
+    /// Salesforce's limit on a SOQL statement's length.
+    static let maxLength = 100_000
+    /// How deep parentheses, `NOT` and subqueries may nest. Past it, one `MALFORMED_QUERY`: the parser
+    /// recurses once per level, and so does the SQL it compiles to, whose depth SQLite also bounds.
+    static let maxNesting = 32
+
     static func parse(_ text: String) throws -> SOQLQuery {
+        guard text.utf8.count <= maxLength else { throw malformed("SOQL statements cannot be longer than \(maxLength) characters") }
         var p = Parser(tokens: try tokenize(text))
         let query = try p.query()
         guard p.peek == nil else { throw malformed("unexpected token: \(p.describe(p.peek))") }
@@ -134,6 +143,15 @@ enum SOQLParser {
     struct Parser {
         let tokens: [Token]
         var i = 0
+        var depth = 0
+
+        /// Enters one level of nesting (a parenthesis, a NOT, a subquery); refused past `maxNesting`.
+        mutating func nest() throws {
+            depth += 1
+            guard depth <= SOQLParser.maxNesting else {
+                throw SOQLParser.malformed("the query nests parentheses, NOT or subqueries deeper than \(SOQLParser.maxNesting) levels")
+            }
+        }
 
         init(tokens: [Token]) { self.tokens = tokens }
 
@@ -186,8 +204,10 @@ enum SOQLParser {
         mutating func selectItem() throws -> SOQLQuery.Item {
             if peek == .symbol("(") {
                 i += 1
+                try nest()
                 let inner = try query()
                 try symbol(")")
+                depth -= 1
                 return .subquery(inner)
             }
             if case .word(let w)? = peek, w.uppercased() == "COUNT", i + 1 < tokens.count, tokens[i + 1] == .symbol("(") {
@@ -265,32 +285,36 @@ enum SOQLParser {
         }
 
         mutating func orExpression() throws -> SOQLQuery.Condition {
-            var left = try andExpression()
+            var terms = [try andExpression()]
             while isKeyword("OR") {
                 i += 1
-                left = .or(left, try andExpression())
+                terms.append(try andExpression())
             }
-            return left
+            return terms.count == 1 ? terms[0] : .or(terms)
         }
 
         mutating func andExpression() throws -> SOQLQuery.Condition {
-            var left = try unary()
+            var terms = [try unary()]
             while isKeyword("AND") {
                 i += 1
-                left = .and(left, try unary())
+                terms.append(try unary())
             }
-            return left
+            return terms.count == 1 ? terms[0] : .and(terms)
         }
 
         mutating func unary() throws -> SOQLQuery.Condition {
             if isKeyword("NOT") {
                 i += 1
+                try nest()
+                defer { depth -= 1 }
                 return .not(try unary())
             }
             if peek == .symbol("(") {
                 i += 1
+                try nest()
                 let inner = try orExpression()
                 try symbol(")")
+                depth -= 1
                 return inner
             }
             let f = try path()

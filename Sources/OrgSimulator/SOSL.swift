@@ -95,6 +95,21 @@ struct SOSLQuery {
         return words
     }
 
+    /// A search word as a LIKE pattern (with `ESCAPE '\'`): SOSL's wildcards `*` and `?` become `%` and `_`;
+    /// every `%`, `_` and `\` the user typed is a literal character, so `FIND {%%}` looks for "%%".
+    static func likePattern(_ word: String) -> String {
+        var pattern = "%"
+        for c in word {
+            switch c {
+            case "%", "_", "\\": pattern += "\\" + String(c)
+            case "*": pattern += "%"
+            case "?": pattern += "_"
+            default: pattern.append(c)
+            }
+        }
+        return pattern + "%"
+    }
+
     func fields(of object: ObjectDefinition) -> [FieldDefinition] {
         switch scope {
         case .all: return object.fields.filter { $0.type.isText }
@@ -124,14 +139,13 @@ struct SOSLQuery {
             var conditions: [String] = []
             var extra: [SQLArg] = []
             for word in words {
-                let pattern = "%" + word.replacingOccurrences(of: "*", with: "%").replacingOccurrences(of: "?", with: "_") + "%"
-                conditions.append("(" + searched.map { "t0.\(OrgDatabase.quote($0.name)) LIKE ?" }.joined(separator: " OR ") + ")")
-                extra += Array(repeating: .text(pattern), count: searched.count)
+                conditions.append(SOQLCompiler.balanced(searched.map { "t0.\(OrgDatabase.quote($0.name)) LIKE ? ESCAPE '\\'" }, "OR"))
+                extra += Array(repeating: .text(Self.likePattern(word)), count: searched.count)
             }
             var compiler = SOQLCompiler(definition: definition)
             var sub = target
             sub.limit = min(sub.limit ?? remaining, remaining)
-            var plan = try compiler.compile(sub, allowSubqueries: false, extraCondition: conditions.joined(separator: " AND "))
+            var plan = try compiler.compile(sub, allowSubqueries: false, extraCondition: SOQLCompiler.balanced(conditions, "AND"))
             plan.arguments += extra
             let base = try engine.baseSQL(plan, includeDeleted: false)
             let rows = try Row.fetchAll(

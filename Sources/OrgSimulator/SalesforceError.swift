@@ -44,7 +44,4 @@ struct SalesforceError: Error, Sendable, Equatable {
         .badRequest, "ALL_OR_NONE_OPERATION_ROLLED_BACK",
         "Record rolled back because not all records were valid and the request was using AllOrNone header")
 
-    static func unknown(_ error: any Error) -> SalesforceError {
-        SalesforceError(.internalServerError, "UNKNOWN_EXCEPTION", "An unexpected error occurred: \(error)")
-    }
 }

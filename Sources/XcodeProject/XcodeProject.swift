@@ -91,6 +91,23 @@ public struct XcodeProject: Sendable {
         for (id, object) in objects where ["PBXGroup", "PBXVariantGroup", "XCVersionGroup", "PBXFileSystemSynchronizedRootGroup"].contains(object["isa"]?.string ?? "") {
             for child in object["children"]?.array ?? [] { if let c = child.string { parents[c] = id } }
         }
+        // A group that contains itself, directly or through others, has no place on disk: refused by name here,
+        // so that no walk up the tree can loop; and the tree is no deeper than `maxGroupDepth`.
+        for start in parents.keys {
+            var seen: [String] = [start]
+            var id = start
+            while let parent = parents[id] {
+                if let loop = seen.firstIndex(of: parent) {
+                    let names = (seen[loop...] + [parent]).map { objects[$0]?["name"]?.string ?? objects[$0]?["path"]?.string ?? $0 }
+                    throw XcodeProjectError.malformed(file: file, detail: "the group tree has a cycle (\(names.joined(separator: " contains ")))")
+                }
+                seen.append(parent)
+                guard seen.count <= Self.maxGroupDepth else {
+                    throw XcodeProjectError.malformed(file: file, detail: "groups nest deeper than \(Self.maxGroupDepth) levels")
+                }
+                id = parent
+            }
+        }
         self.parents = parents
         var targets: [Target] = []
         for idValue in root["targets"]?.array ?? [] {
@@ -209,18 +226,35 @@ public struct XcodeProject: Sendable {
 
     // MARK: Files
 
-    /// Where a file reference or group is on disk; nil for products and SDK files.
+    /// How deep groups may nest (the loader refuses deeper trees, and cycles).
+    public static let maxGroupDepth = 256
+
+    /// Where a file reference or group is on disk; nil for products and SDK files. Walks up the group tree
+    /// without recursion (the loader has refused cycles and trees deeper than `maxGroupDepth`).
     public func path(of id: String) -> URL? {
-        guard let object = objects[id] else { return nil }
-        let path = object["path"]?.string
-        switch object["sourceTree"]?.string ?? "<group>" {
-        case "<absolute>": return path.map { URL(fileURLWithPath: $0) }
-        case "SOURCE_ROOT": return path.map { sourceRoot.appendingPathComponent($0) } ?? sourceRoot
-        case "<group>":
-            let base: URL
-            if let parent = parents[id] { guard let p = self.path(of: parent) else { return nil }; base = p } else { base = sourceRoot }
-            return path.map { base.appendingPathComponent($0) } ?? base
-        default: return nil
+        var chain: [String?] = []
+        var current = id
+        var base = sourceRoot
+        while true {
+            guard let object = objects[current], chain.count <= Self.maxGroupDepth else { return nil }
+            let path = object["path"]?.string
+            switch object["sourceTree"]?.string ?? "<group>" {
+            case "<absolute>":
+                guard let path else { return nil }
+                base = URL(fileURLWithPath: path)
+            case "SOURCE_ROOT":
+                base = path.map { sourceRoot.appendingPathComponent($0) } ?? sourceRoot
+            case "<group>":
+                chain.append(path)
+                if let parent = parents[current] {
+                    current = parent
+                    continue
+                }
+                return chain.reversed().reduce(sourceRoot) { url, component in component.map { url.appendingPathComponent($0) } ?? url }
+            default:
+                return nil
+            }
+            return chain.reversed().reduce(base) { url, component in component.map { url.appendingPathComponent($0) } ?? url }
         }
     }
 

@@ -46,4 +46,19 @@ final class JSONTests: XCTestCase {
         XCTAssertNil(entry.project("a.missing"))
         XCTAssertNil(entry.project("x.y"))
     }
+
+    /// Arrays and objects nest up to `JSON.maxDepth`; one more level is one error (a 40 KB payload of `[`
+    /// crashed the notification extension).
+    func testNestingIsBoundedAtTheLimitAndRefusedPastIt() throws {
+        func nested(_ n: Int, open: String = "[", close: String = "]") -> Data {
+            Data((String(repeating: open, count: n) + "1" + String(repeating: close, count: n)).utf8)
+        }
+        XCTAssertNotNil(JSON(data: nested(JSON.maxDepth)))
+        XCTAssertNoThrow(try JSON.parse(nested(JSON.maxDepth)))
+        XCTAssertNil(JSON(data: nested(JSON.maxDepth + 1)))
+        XCTAssertThrowsError(try JSON.parse(nested(JSON.maxDepth + 1))) { XCTAssertEqual($0 as? JSON.ParseError, .tooDeep(max: JSON.maxDepth)) }
+        XCTAssertThrowsError(try JSON.parse(nested(JSON.maxDepth + 1, open: "{\"a\":", close: "}"))) { XCTAssertEqual($0 as? JSON.ParseError, .tooDeep(max: JSON.maxDepth)) }
+        XCTAssertThrowsError(try JSON.parse(Data(String(repeating: "[", count: 40_000).utf8))) { XCTAssertEqual($0 as? JSON.ParseError, .tooDeep(max: JSON.maxDepth)) }
+        XCTAssertThrowsError(try JSON.parse(Data("[1,".utf8))) { XCTAssertEqual($0 as? JSON.ParseError, .malformed(offset: 3)) }
+    }
 }

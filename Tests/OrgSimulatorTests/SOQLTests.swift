@@ -295,4 +295,102 @@ final class SOQLTests: XCTestCase {
             XCTAssertThrowsError(try search(bad), bad)
         }
     }
+
+    // MARK: Bounds (issue 25: no crash from any input)
+
+    /// 1,500 OR terms killed sf-simulator (a recursion per term, and SQLite's 1,000-deep expression limit):
+    /// a chain of any length is one flat node, compiled to a balanced tree, and runs.
+    func testLongAndOrChainsRunAndGiveTheRightRows() throws {
+        let names = (0..<1_500).map { "'Nobody\($0)'" } + ["'Hopper'"]
+        let or = "SELECT LastName FROM Contact WHERE " + names.map { "LastName = \($0)" }.joined(separator: " OR ")
+        XCTAssertEqual(try lastNames(or), ["Hopper"])
+        let and = "SELECT LastName FROM Contact WHERE " + (0..<1_500).map { "LastName != 'Nobody\($0)'" }.joined(separator: " AND ")
+        XCTAssertEqual(Set(try lastNames(and)), ["Lovelace", "Turing", "Hopper"])
+        let parsed = try SOQLParser.parse(or)
+        guard case .or(let terms)? = parsed.condition else { return XCTFail("not one OR node") }
+        XCTAssertEqual(terms.count, 1_501)
+    }
+
+    /// Parentheses and NOT nest up to `SOQLParser.maxNesting` levels, and run through SQLite; one more is one
+    /// MALFORMED_QUERY.
+    func testNestingIsBoundedAtTheLimitAndRefusedPastIt() throws {
+        func nested(_ levels: Int) -> String {
+            var condition = "LastName = 'Hopper'"
+            for level in 0..<levels { condition = level % 2 == 0 ? "(\(condition) OR LastName = 'x\(level)')" : "NOT (NOT \(condition))" }
+            return "SELECT LastName FROM Contact WHERE " + condition
+        }
+        // Each odd level adds three (NOT, NOT and the parenthesis); find the deepest query within the bound.
+        var levels = 0
+        while (try? SOQLParser.parse(nested(levels + 1))) != nil { levels += 1 }
+        XCTAssertGreaterThan(levels, 10)
+        XCTAssertEqual(try lastNames(nested(levels)), ["Hopper"], "the deepest query allowed runs in SQLite")
+        XCTAssertEqual(soqlError(nested(levels + 1))?.errorCode, "MALFORMED_QUERY")
+        let parens = { (n: Int) in "SELECT LastName FROM Contact WHERE " + String(repeating: "(", count: n) + "LastName = 'Hopper'" + String(repeating: ")", count: n) }
+        XCTAssertEqual(try lastNames(parens(SOQLParser.maxNesting)), ["Hopper"])
+        XCTAssertEqual(soqlError(parens(SOQLParser.maxNesting + 1))?.errorCode, "MALFORMED_QUERY")
+        XCTAssertTrue(soqlError(parens(SOQLParser.maxNesting + 1))?.message.contains("deeper than \(SOQLParser.maxNesting)") ?? false)
+        let nots = { (n: Int) in "SELECT LastName FROM Contact WHERE " + String(repeating: "NOT ", count: n) + "LastName = 'Hopper'" }
+        XCTAssertEqual(try lastNames(nots(SOQLParser.maxNesting)), ["Hopper"])
+        XCTAssertEqual(soqlError(nots(SOQLParser.maxNesting + 1))?.errorCode, "MALFORMED_QUERY")
+        // 100,000 '(' in a row: one error, not a stack overflow.
+        XCTAssertEqual(soqlError("SELECT Id FROM Contact WHERE " + String(repeating: "(", count: 99_000))?.errorCode, "MALFORMED_QUERY")
+        XCTAssertEqual(soqlError("SELECT Id FROM Contact WHERE " + String(repeating: "NOT ", count: 24_000) + "Id = null")?.errorCode, "MALFORMED_QUERY")
+    }
+
+    func testAStatementLongerThanSalesforcesLimitIsMalformed() throws {
+        let base = "SELECT LastName FROM Contact WHERE LastName = '"
+        let atLimit = base + String(repeating: "x", count: SOQLParser.maxLength - base.utf8.count - 1) + "'"
+        XCTAssertEqual(atLimit.utf8.count, SOQLParser.maxLength)
+        XCTAssertEqual(try lastNames(atLimit), [])
+        XCTAssertEqual(soqlError(atLimit + " ")?.errorCode, "MALFORMED_QUERY")
+    }
+
+    /// What SQLite refuses for size is the client's MALFORMED_QUERY (400); any other database error is a 500
+    /// that names a result code. Neither carries the generated SQL or its arguments.
+    func testSQLiteRefusalsAreMalformedQueryAndNoErrorCarriesSQL() throws {
+        let queue = try DatabaseQueue()
+        let deep = "SELECT 1 WHERE " + (0..<1_200).map { "1 = \($0)" }.joined(separator: " OR ") + " OR 'secret-argument' = ?"
+        let refused: DatabaseError
+        do {
+            try queue.read { db in _ = try Row.fetchAll(db, sql: deep, arguments: ["x"]) }
+            return XCTFail("SQLite ran a 1,200-deep expression")
+        } catch let error as DatabaseError { refused = error }
+        XCTAssertTrue("\(refused)".contains("secret-argument"), "GRDB's description carries the SQL: \(refused)")
+        let mapped = SalesforceError.unknown(refused)
+        XCTAssertEqual(mapped.status, .badRequest)
+        XCTAssertEqual(mapped.errorCode, "MALFORMED_QUERY")
+        XCTAssertFalse(mapped.message.contains("SELECT") || mapped.message.contains("secret-argument"), mapped.message)
+        for message in ["too many SQL variables", "parser stack overflow"] {
+            let error = DatabaseError(resultCode: .SQLITE_ERROR, message: message, sql: "SELECT secret FROM t0", arguments: ["secret-argument"])
+            XCTAssertEqual(SalesforceError.unknown(error).errorCode, "MALFORMED_QUERY", message)
+            XCTAssertFalse(SalesforceError.unknown(error).message.contains("secret"))
+        }
+        let other = SalesforceError.unknown(DatabaseError(resultCode: .SQLITE_CORRUPT, message: "database disk image is malformed", sql: "SELECT secret FROM t0"))
+        XCTAssertEqual(other.status, .internalServerError)
+        XCTAssertEqual(other.errorCode, "UNKNOWN_EXCEPTION")
+        XCTAssertFalse(other.message.contains("secret"), other.message)
+    }
+
+    /// `%`, `_` and `\` in a SOSL term are the characters themselves: `FIND {%%}` matched every contact.
+    func testSOSLTreatsPercentUnderscoreAndBackslashAsLiterals() throws {
+        func search(_ q: String) throws -> [String] {
+            let data = try state.database.queue.write { [self] db in try SOSLQuery.parse(q).run(db, engine: state.queries, session: session, version: "v66.0") }
+            let records = try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["searchRecords"] as? [[String: Any]])
+            return records.compactMap { $0["LastName"] as? String }
+        }
+        try state.database.queue.write { [self] db in
+            let contact = state.definition.object("Contact")!
+            for name in ["100%_Sure", "Back\\Slash"] {
+                try state.records.insert(db, orgId: session.orgId, object: contact, record: ["LastName": .string(name)], userId: session.userId)
+            }
+        }
+        XCTAssertEqual(try search("FIND {%%} RETURNING Contact(LastName)"), [])
+        XCTAssertEqual(try search("FIND {__} RETURNING Contact(LastName)"), [])
+        XCTAssertEqual(try search("FIND {0%_S} RETURNING Contact(LastName)"), ["100%_Sure"])
+        XCTAssertEqual(try search("FIND {k\\\\S} RETURNING Contact(LastName)"), ["Back\\Slash"])
+        XCTAssertEqual(try search("FIND {Lov*} RETURNING Contact(LastName)"), ["Lovelace"], "* is still SOSL's wildcard")
+        XCTAssertEqual(try search("FIND {Tur?ng} RETURNING Contact(LastName)"), ["Turing"], "? is still SOSL's wildcard")
+        // Many words: one balanced condition, not a chain deeper than SQLite allows.
+        XCTAssertEqual(try search("FIND {" + Array(repeating: "Hopper", count: 1_200).joined(separator: " ") + "} RETURNING Contact(LastName)"), ["Hopper"])
+    }
 }

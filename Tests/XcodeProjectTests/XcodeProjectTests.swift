@@ -135,4 +135,34 @@ final class XcodeProjectTests: XCTestCase {
         XCTAssertThrowsError(try XcodeProject(at: path)) { XCTAssertTrue("\($0)".contains("not an Xcode project"), "\($0)") }
         XCTAssertThrowsError(try XcodeProject(at: dir.appendingPathComponent("None.xcodeproj"))) { XCTAssertTrue("\($0)".contains("does not exist")) }
     }
+
+    /// A group that contains itself, directly or through another, crashed import and doctor (a walk up the
+    /// tree without end): refused by name at load.
+    func testACyclicOrSelfContainingGroupIsRefusedByName() throws {
+        for extra in [
+            "GS = {isa = PBXGroup; name = Loop; children = (GS); sourceTree = \"<group>\"; };",
+            "GA = {isa = PBXGroup; name = Outer; children = (GB); sourceTree = \"<group>\"; }; GB = {isa = PBXGroup; name = Inner; children = (GA, F7); sourceTree = \"<group>\"; }; F7 = {isa = PBXFileReference; path = x.swift; sourceTree = \"<group>\"; };",
+        ] {
+            XCTAssertThrowsError(try project(extra: extra)) { error in
+                guard case XcodeProjectError.malformed(_, let detail) = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(detail.contains("cycle"), detail)
+            }
+        }
+    }
+
+    /// Groups nest up to `maxGroupDepth` levels, and a file at the bottom has its path; one more level is refused.
+    func testGroupDepthIsBoundedAtTheLimitAndRefusedPastIt() throws {
+        func chain(_ n: Int) -> String {
+            (1...n).map { i in i < n ? "D\(i) = {isa = PBXGroup; children = (D\(i + 1)); path = d; sourceTree = \"<group>\"; };"
+                : "D\(i) = {isa = PBXGroup; children = (FD); path = d; sourceTree = \"<group>\"; }; FD = {isa = PBXFileReference; path = deep.swift; sourceTree = \"<group>\"; };" }.joined(separator: "\n")
+        }
+        // The chain hangs under nothing: D1 is a root group; FD is one more level.
+        let atBound = try project(extra: chain(XcodeProject.maxGroupDepth - 1))
+        let path = try XCTUnwrap(atBound.path(of: "FD")).path
+        XCTAssertTrue(path.hasSuffix(String(repeating: "/d", count: XcodeProject.maxGroupDepth - 1) + "/deep.swift"), path)
+        XCTAssertThrowsError(try project(extra: chain(XcodeProject.maxGroupDepth))) { error in
+            guard case XcodeProjectError.malformed(_, let detail) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(detail.contains("deeper than \(XcodeProject.maxGroupDepth)"), detail)
+        }
+    }
 }
