@@ -92,7 +92,9 @@ let package = Package(
         // sample and any imported app differ only in their bundles' files.
         // What an extension runs: the widget's launch checks, evaluation, cards and the newest-records query.
         // And the notification service extension's: the next delivered payload, decrypted with the app's push key.
-        .target(name: "AppExtensions", dependencies: ["AppGroup", "Keychain", "SmartStore", "SalesforceSDKCore", "PushNotifications", "FastJSON"]),
+        .target(name: "AppExtensions", dependencies: ["AppGroup", "Keychain", "SmartStore", "SalesforceSDKCore", "PushNotifications", "FastJSON",
+            // SHA-256 of a delivered payload: shown once however often APNs delivers it.
+            .product(name: "Crypto", package: "swift-crypto")]),
         // What the app runs: launch with the userLoggedIn writer, sessions, syncs, records, status, the shell's scenes.
         .target(name: "MobileApp", dependencies: ["AppGroup", "Keychain", "SmartStore", "MobileSync", "RestClient", "SalesforceSDK", "AppExtensions"]),
 

@@ -30,19 +30,28 @@ let fixtureOrgDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCompon
     .appendingPathComponent("Fixtures/org")
 
 /// The release sf-simulator on an ephemeral port, stopped when the returned process is terminated.
+/// Its admin token is `benchAdminToken`, also in this process's APPGROUPSIM_ADMIN_TOKEN (the apps it launches
+/// register for push with it).
 func startSimulator(data: URL, state: URL? = nil) throws -> (Process, URL) {
+    let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("bench-admin-token-\(getpid())")
+    if !FileManager.default.fileExists(atPath: tokenFile.path) {
+        FileManager.default.createFile(atPath: tokenFile.path, contents: Data(benchAdminToken.utf8), attributes: [.posixPermissions: 0o600])
+    }
+    setenv("APPGROUPSIM_ADMIN_TOKEN", benchAdminToken, 1)
     let process = Process()
     process.executableURL = binDir.appendingPathComponent("sf-simulator")
-    process.arguments = ["--port", "0", "--data", data.path] + (state.map { ["--state", $0.path] } ?? [])
+    process.arguments = ["--port", "0", "--data", data.path, "--admin-token-file", tokenFile.path] + (state.map { ["--state", $0.path] } ?? [])
     let out = Pipe()
     process.standardOutput = out
     try process.run()
-    let firstLine = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+    let firstLine = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
     guard let base = firstLine.split(separator: " ").last.map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }),
         let url = URL(string: base)
     else { throw CocoaError(.fileReadCorruptFile) }
     return (process, url)
 }
+
+let benchAdminToken = "bench-admin-token-" + UUID().uuidString
 
 /// A copy of the org fixture with Acme grown to `contacts` contacts, for the benchmarks that need a big org.
 func grownFixture(in work: URL, contacts: Int) throws -> URL {

@@ -169,6 +169,7 @@ private func selfPeakRSSKiB() -> Int {
 /// payload that arrived in the device's notification inbox.
 private func postedNotification(org: URL, device: URL, scratch: URL) throws -> URL {
     var request = URLRequest(url: org.appendingPathComponent("__admin/push"))
+    request.setValue(benchAdminToken, forHTTPHeaderField: "X-AppGroupSim-Admin-Token")
     request.httpMethod = "POST"
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     request.httpBody = Data(#"{"username": "alice@acme.test", "title": "Case 00001042", "body": "Escalated to you", "fields": {"caseId": "500000000000042"}}"#.utf8)

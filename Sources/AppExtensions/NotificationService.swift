@@ -1,4 +1,5 @@
 import AppGroup
+import Crypto
 import FastJSON
 import Foundation
 import Keychain
@@ -26,6 +27,9 @@ public enum NotificationService {
         /// The payload cannot be read or decrypted (not JSON, a wrong or truncated secret, content that
         /// is not JSON): the fallback alert is shown; the payload is kept as it came.
         case unreadable
+        /// The payload is for a user (its `uid`) who is not logged in on this device: the fallback alert is
+        /// shown and nothing is decrypted.
+        case notLoggedIn
 
         /// The exit status of `extension-notification`, the widget's numbers where the meaning is the same.
         public var exitCode: Int32 {
@@ -35,6 +39,7 @@ public enum NotificationService {
             case .misconfigured: return 11
             case .keychainUnavailable: return 12
             case .unreadable: return 13
+            case .notLoggedIn: return 14
             }
         }
     }
@@ -107,24 +112,69 @@ public enum NotificationService {
     /// The `.app` this extension belongs to (the notifications are that app's).
     public static func hostApp(of bundle: AppBundle) throws -> AppBundle? { try AppWidget.hostApp(of: bundle) }
 
+    /// What a look into the inbox found: the payload to show (moved to `delivered/`), and what it passed over.
+    public struct Taken: Sendable, Equatable {
+        public var file: URL?
+        /// Inbox entries that are not regular files (a link, a FIFO, a directory): never opened, left in place.
+        public var refused: [String] = []
+        /// Payloads byte-identical to one shown before: moved to `delivered/` and not shown again.
+        public var duplicates: [String] = []
+    }
+
     /// Takes the oldest payload from the host app's inbox: it is moved, whole, to `delivered/` before it is
-    /// read, so two extensions running at once never show one notification twice, and nothing is lost.
-    public static func takeNext(_ launch: ProcessLaunch) throws -> URL? {
+    /// read, so two extensions running at once never show one notification twice, and nothing is lost. An
+    /// entry that is not a regular file is refused by name and left; a payload whose bytes were shown before
+    /// (APNs delivered it twice) is moved to `delivered/` but not shown: the first process to claim its
+    /// SHA-256 (`shown/<hash>`, created exclusively) shows it.
+    public static func takeNext(_ launch: ProcessLaunch) throws -> Taken {
         let app = try hostApp(of: launch.sandbox.bundle)?.bundleIdentifier ?? launch.sandbox.bundleIdentifier
         let layout = launch.sandbox.device.layout
         let inbox = layout.notificationInbox(bundleID: app)
+        var taken = Taken()
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: inbox.path)) ?? []).filter { !$0.hasPrefix(".") && $0.hasSuffix(".json") }.sorted()
-        guard !names.isEmpty else { return nil }
+        guard !names.isEmpty else { return taken }
         let delivered = layout.deliveredNotifications(bundleID: app)
+        let shown = layout.shownNotifications(bundleID: app)
         try SecureFiles.makeDirectory(delivered)
+        try SecureFiles.makeDirectory(shown)
         for name in names {
+            let from = inbox.appendingPathComponent(name)
+            var info = stat()
+            guard lstat(from.path, &info) == 0 else { continue }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                taken.refused.append("\(name) (\(SecureFiles.kind(info.st_mode)))")
+                continue
+            }
             let to = delivered.appendingPathComponent(name)
-            if rename(inbox.appendingPathComponent(name).path, to.path) == 0 { return to }
-            // Another extension process took it first.
-            if errno == ENOENT { continue }
-            throw FileError(path: inbox.appendingPathComponent(name).path, reason: "cannot be moved to \(delivered.path) (\(String(cString: strerror(errno))))")
+            if rename(from.path, to.path) != 0 {
+                // Another extension process took it first.
+                if errno == ENOENT { continue }
+                throw FileError(path: from.path, reason: "cannot be moved to \(delivered.path) (\(String(cString: strerror(errno))))")
+            }
+            // Read through no link: what was renamed is what is read (a link swapped in meanwhile is refused).
+            let bytes: Data
+            do {
+                guard let data = try SecureFiles.readRegularFileNoFollow(to) else { continue }
+                bytes = data
+            } catch {
+                taken.refused.append("\(name) (\(error))")
+                continue
+            }
+            let digest = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+            let marker = open(shown.appendingPathComponent(digest).path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if marker < 0 {
+                if errno == EEXIST {
+                    taken.duplicates.append(name)
+                    continue
+                }
+                throw FileError(path: shown.path, reason: "cannot record a shown notification (\(String(cString: strerror(errno))))")
+            }
+            _ = name.withCString { write(marker, $0, strlen($0)) }
+            close(marker)
+            taken.file = to
+            return taken
         }
-        return nil
+        return taken
     }
 
     /// Shows the payload in `file` as the system would after this extension ran.
@@ -134,7 +184,7 @@ public enum NotificationService {
         var report = Report(state: .shown, app: appName, payload: file.path)
         let userInfo: [String: JSON]
         do {
-            guard let data = try SecureFiles.readIfPresent(file) else {
+            guard let data = try SecureFiles.readRegularFileNoFollow(file) else {
                 report.state = .unreadable
                 report.message = "\(file.path) does not exist; pass a payload file, or leave --payload out to take the next delivered one"
                 return report
@@ -144,7 +194,7 @@ public enum NotificationService {
                 parsed = try JSON.parse(data)
             } catch {
                 report.state = .unreadable
-                report.message = "\(file.path) is \(error), so it is no notification payload; it was kept as it came"
+                report.message = "\(file.path) is not a JSON object (\(error)), so it is no notification payload; it was kept as it came"
                 return report
             }
             guard let object = parsed.objectValue else {
@@ -183,6 +233,16 @@ public enum NotificationService {
             try PushNotificationDecryption.validate(userInfo)
         } catch {
             return fallback(.unreadable, error, "the payload is not a Salesforce encrypted notification")
+        }
+        // Only for a user who is on this device: the org may still send a logged-out user's notifications (its
+        // device record outlives an unreachable logout); those are shown as the fallback, never decrypted.
+        let users = (try? launch.dataSharing.sdkRoot().accountFiles().map(\.userId)) ?? []
+        guard let uid = userInfo[PushNotificationKey.userId]?.stringValue, users.contains(uid) else {
+            report.state = .notLoggedIn
+            let who = userInfo[PushNotificationKey.userId]?.stringValue.map { "user \($0)" } ?? "no user (no uid)"
+            report.message = "the notification is for \(who), who is not logged in on this device; the fallback alert is shown, nothing was decrypted"
+            events.step("notificationNotForUserOnDevice")
+            return report
         }
         let key: _RSA.Encryption.PrivateKey
         do {
@@ -242,13 +302,26 @@ public enum NotificationService {
             return report
         }
         do {
-            guard let file = try takeNext(launch) else {
+            let taken = try takeNext(launch)
+            var passedOver: [String] = []
+            if !taken.refused.isEmpty {
+                passedOver.append("refused, not regular files (links are never followed; remove them): \(taken.refused.joined(separator: ", "))")
+                events.step("notificationRefused", ["count": String(taken.refused.count)])
+            }
+            if !taken.duplicates.isEmpty {
+                passedOver.append("not shown again, byte-identical to a notification shown before: \(taken.duplicates.joined(separator: ", "))")
+                events.step("notificationDuplicate", ["count": String(taken.duplicates.count)])
+            }
+            guard let file = taken.file else {
                 var report = empty
                 let inbox = launch.sandbox.device.layout.notificationInbox(bundleID: host!.bundleIdentifier)
-                report.message = "no notification was delivered to \(host!.bundleIdentifier) (\(inbox.path) is empty)"
+                report.message = "no notification was delivered to \(host!.bundleIdentifier) (\(inbox.path) has none to show)"
+                    + passedOver.map { "; " + $0 }.joined()
                 return report
             }
-            return await handle(launch, payload: file, events: events)
+            var report = await handle(launch, payload: file, events: events)
+            if !passedOver.isEmpty { report.message += passedOver.map { "; " + $0 }.joined() }
+            return report
         } catch {
             var report = empty
             report.state = .unreadable

@@ -46,6 +46,12 @@ public struct DeviceLayout: Sendable, Equatable {
         root.appendingPathComponent("Notifications").appendingPathComponent(bundleID).appendingPathComponent("delivered")
     }
 
+    /// The SHA-256 of every payload shown (one empty-named marker file each): a payload APNs delivers twice is
+    /// shown once.
+    public func shownNotifications(bundleID: String) -> URL {
+        root.appendingPathComponent("Notifications").appendingPathComponent(bundleID).appendingPathComponent("shown")
+    }
+
     public func standardDefaults(bundleID: String) -> URL { Self.preferences(in: dataContainer(bundleID: bundleID), suite: bundleID) }
 
     /// The shared suite of an app group: `Library/Preferences/<group>.plist` in the group container.

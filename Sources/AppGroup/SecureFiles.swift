@@ -108,6 +108,49 @@ public enum SecureFiles {
         return data
     }
 
+    /// The whole file at `url` itself: never through a symbolic link (`O_NOFOLLOW`), and only a regular file (a
+    /// FIFO, socket, device or directory is refused by name, opened without blocking). nil when there is none.
+    /// For files that another party can put where a file is expected (an inbox).
+    public static func readRegularFileNoFollow(_ url: URL) throws -> Data? {
+        let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            if errno == ELOOP { throw FileError(path: url.path, reason: "is a symbolic link: refused, links are never followed here; remove it") }
+            throw FileError(path: url.path, reason: "cannot be opened (\(errnoString()))")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw FileError(path: url.path, reason: "cannot be examined (\(errnoString()))") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw FileError(path: url.path, reason: "is \(kind(info.st_mode)), not a regular file: refused and left where it is; remove it")
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: url.path, reason: "read failed (\(errnoString()))")
+            }
+            if n == 0 { break }
+            data.append(buffer, count: n)
+        }
+        return data
+    }
+
+    /// What a file-system entry of this mode is, in words.
+    public static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: return "a regular file"
+        case S_IFDIR: return "a directory"
+        case S_IFLNK: return "a symbolic link"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR, S_IFBLK: return "a device"
+        default: return "not a regular file"
+        }
+    }
+
     static func errnoString() -> String { String(cString: strerror(errno)) }
 }
 

@@ -343,6 +343,8 @@ final class Run: @unchecked Sendable {
     let say: @Sendable (String) -> Void
     private var org: Process?
     private(set) var orgURL = ""
+    /// sf-simulator's admin token (its second line): for its admin routes, and for the apps' APNs registration.
+    private(set) var adminToken = ""
 
     init(bin: URL, fixtureApp: URL, print: @escaping @Sendable (String) -> Void) throws {
         self.bin = bin
@@ -372,13 +374,15 @@ final class Run: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         org = process
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
+        var lines = Data()
+        while lines.filter({ $0 == UInt8(ascii: "\n") }).count < 2 {
             let chunk = pipe.fileHandleForReading.availableData
             guard !chunk.isEmpty else { throw Scenarios.Failure.setup("sf-simulator exited before listening") }
-            line.append(chunk)
+            lines.append(chunk)
         }
-        orgURL = String(decoding: line, as: UTF8.self).split(separator: "\n")[0].split(separator: " ").last.map(String.init) ?? ""
+        let text = String(decoding: lines, as: UTF8.self).split(separator: "\n")
+        orgURL = text[0].split(separator: " ").last.map(String.init) ?? ""
+        adminToken = text[1].split(separator: " ").last.map(String.init) ?? ""
     }
 
     /// A copy of the fixture app under the scenario's folder, changed by `change`.
@@ -395,6 +399,7 @@ final class Run: @unchecked Sendable {
         let process = Process()
         process.executableURL = bin.appendingPathComponent(tool)
         process.arguments = args
+        process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -411,6 +416,7 @@ final class Run: @unchecked Sendable {
         let process = Process()
         process.executableURL = bin.appendingPathComponent("main-app")
         process.arguments = ["--bundle", bundle.path, "--device", device.path, "--org", orgURL] + args
+        process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
@@ -418,10 +424,19 @@ final class Run: @unchecked Sendable {
         return process
     }
 
+    /// What the launched binaries get: this process's environment and the org's admin token (apps register
+    /// for push with it, as the device's OS would).
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        if !adminToken.isEmpty { env["APPGROUPSIM_ADMIN_TOKEN"] = adminToken }
+        return env
+    }
+
     /// `POST /__admin/faults` with `change` (GET when empty); the org's answer.
     func admin(_ change: [String: Any]) async throws -> [String: Any] {
         guard let url = URL(string: orgURL + "/__admin/faults") else { throw Scenarios.Failure.setup("no org URL") }
         var request = URLRequest(url: url)
+        request.setValue(adminToken, forHTTPHeaderField: "X-AppGroupSim-Admin-Token")
         if !change.isEmpty {
             request.httpMethod = "POST"
             request.httpBody = try JSONSerialization.data(withJSONObject: change)
@@ -455,6 +470,7 @@ final class Run: @unchecked Sendable {
     func post(_ path: String, _ body: [String: Any]) async throws -> [String: Any] {
         guard let url = URL(string: orgURL + path) else { throw Scenarios.Failure.setup("no org URL") }
         var request = URLRequest(url: url)
+        request.setValue(adminToken, forHTTPHeaderField: "X-AppGroupSim-Admin-Token")
         request.httpMethod = "POST"
         request.httpBody = try JSONSerialization.data(withJSONObject: body)
         let (data, _) = try await URLSession.shared.data(for: request)

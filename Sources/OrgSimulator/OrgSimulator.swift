@@ -17,11 +17,14 @@ public struct OrgSimulator: Sendable {
         public var connectedApps: [OrgDefinition.ConnectedApp]
         /// CSV files loaded into a new state (`--csv [ORG:]OBJECT=FILE`).
         public var csv: [CSVSource]
+        /// The token `/__admin/*` and `/__apns/*` require (`AdminAuthMiddleware`); nil makes a new random one.
+        public var adminToken: String?
 
         public init(
             port: Int = 0, dataDirectory: URL, stateFile: URL? = nil, tokenLifetime: TimeInterval = 3600, faults: FaultSettings = FaultSettings(),
-            connectedApps: [OrgDefinition.ConnectedApp] = [], csv: [CSVSource] = []
+            connectedApps: [OrgDefinition.ConnectedApp] = [], csv: [CSVSource] = [], adminToken: String? = nil
         ) {
+            self.adminToken = adminToken
             self.port = port
             self.dataDirectory = dataDirectory
             self.stateFile = stateFile
@@ -33,6 +36,9 @@ public struct OrgSimulator: Sendable {
     }
 
     public let configuration: Configuration
+    /// What `/__admin/*` and `/__apns/*` require in the `X-AppGroupSim-Admin-Token` header.
+    public let adminToken: String
+    public static let adminTokenHeader = AdminAuthMiddleware.headerName
     let state: OrgState
     let faults: FaultState
     let address = BoundAddress()
@@ -40,6 +46,7 @@ public struct OrgSimulator: Sendable {
 
     public init(configuration: Configuration) throws {
         self.configuration = configuration
+        adminToken = configuration.adminToken ?? OrgState.randomToken(32)
         let definition = try OrgDefinition.load(directory: configuration.dataDirectory, extraApps: configuration.connectedApps)
         state = try OrgState(definition: definition, stateURL: configuration.stateFile, tokenLifetime: configuration.tokenLifetime, csv: configuration.csv)
         faults = FaultState(configuration.faults)
@@ -52,6 +59,7 @@ public struct OrgSimulator: Sendable {
         while true {
             let router = Router(context: OrgContext.self)
             router.add(middleware: ErrorShapeMiddleware())
+            router.add(middleware: AdminAuthMiddleware(token: adminToken))
             router.add(middleware: FaultMiddleware(faults: faults))
             AdminRoutes(state: state, faults: faults, goOffline: { [group] seconds in
                 group.requestOffline(seconds)

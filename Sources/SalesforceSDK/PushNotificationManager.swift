@@ -106,12 +106,26 @@ public final class PushNotificationManager: Sendable {
 
     /// What iOS's registration for remote notifications does with APNs: APNs learns where this token's
     /// notifications go (this app's inbox on this device). sf-simulator stands in for APNs too.
+    /// The stand-in for APNs takes registrations only with sf-simulator's admin token (it is no part of the
+    /// org's API), which the device has from `APPGROUPSIM_ADMIN_TOKEN`; and only for this device's own inbox,
+    /// named with the device's id.
     func announceToAPNs(_ token: String, via host: URL) async throws {
+        guard let admin = ProcessInfo.processInfo.environment[Self.adminTokenVariable], !admin.isEmpty else {
+            throw PushRegistrationError("APNs (sf-simulator) takes a device's registration only with its admin token: set \(Self.adminTokenVariable) to the 'admin token:' line sf-simulator printed at start")
+        }
         let inbox = launch.sandbox.device.layout.notificationInbox(bundleID: launch.sandbox.bundleIdentifier)
-        try await OrgPost.send(
-            host.appendingPathComponent("__apns/devices"), contentType: "application/json",
-            body: Data(JSON.object(["token": .string(token), "inbox": .string(inbox.path)]).text.utf8))
+        do {
+            try await OrgPost.send(
+                host.appendingPathComponent("__apns/devices"), contentType: "application/json",
+                body: Data(JSON.object(["token": .string(token), "inbox": .string(inbox.path), "device": .string(launch.sandbox.device.id.uuidString)]).text.utf8),
+                headers: ["X-AppGroupSim-Admin-Token": admin])
+        } catch RestError.http(status: 401, _) {
+            throw PushRegistrationError("APNs (sf-simulator) refused the admin token in \(Self.adminTokenVariable): it is not the one this sf-simulator printed at start")
+        }
     }
+
+    /// Where the device (the OS, which registers with APNs on an app's behalf) finds sf-simulator's admin token.
+    public static let adminTokenVariable = "APPGROUPSIM_ADMIN_TOKEN"
 
     private func client(_ account: UserAccount) -> RestClient {
         RestClient(credentials: account.credentials, tokens: TokenStore(keychain: launch.keychain, account: account.credentials.keychainAccount))
@@ -126,4 +140,9 @@ public final class PushNotificationManager: Sendable {
             value = all.isEmpty ? nil : .dictionary(all)
         }
     }
+}
+
+struct PushRegistrationError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Keychain
 import RestClient
 import SalesforceSDKCore
+import PushNotifications
 import SmartStore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -322,6 +323,13 @@ extension UserAccountManager {
             try launch.dataSharing.msdkUserDefaults().set(nil, forKey: Self.lastUserIdentityKey)
         }
         try await screenLock.reset()
+        // The SDK keeps its one push key (com.salesforce.mobilesdk.notificationKey) for the app's life. Here the
+        // last logout also removes it, whether or not the org was reached: with no user on the device, nothing
+        // delivered to it afterwards can be decrypted. The device record was dropped above, at the org or not.
+        if try allAccounts().isEmpty {
+            let removed = await launch.keychain.remove(service: PushKey.service)
+            if removed.success { events.step("pushKeyRemoved") }
+        }
         events.post(.userDidLogout, ["user": account.identity.description])
         if try allAccounts().allSatisfy({ $0.orgId != account.orgId }) {
             events.post(.orgDidLogout, ["org": account.orgId])
@@ -343,8 +351,9 @@ import FoundationNetworking
 /// A POST to the org outside the REST API and OAuth (the APNs stand-in): 10 s, the org's 200 is the only
 /// success, a connection that fails is `RestError.offline`.
 enum OrgPost {
-    static func send(_ url: URL, contentType: String, body: Data) async throws {
+    static func send(_ url: URL, contentType: String, body: Data, headers: [String: String] = [:]) async throws {
         var request = URLRequest(url: url)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.httpMethod = "POST"
         request.timeoutInterval = 10
         request.setValue(contentType, forHTTPHeaderField: "Content-Type")

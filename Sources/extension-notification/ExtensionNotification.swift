@@ -13,7 +13,9 @@ struct ExtensionNotification: AsyncParsableCommand {
             where sf-simulator's push gateway delivers) and keeps it, as it came, in delivered/. It never writes the decrypted content.
             Exit status: 0 shown (decrypted, or not encrypted and shown as it came), 10 no notification, 11 misconfigured (not entitled \
             to the push key's keychain group, or no key: the fallback alert is shown), 12 keychainUnavailable, 13 unreadable (the payload \
-            cannot be read or decrypted: the fallback alert is shown).
+            cannot be read or decrypted: the fallback alert is shown), 14 notLoggedIn (the payload's uid names a user who is not \
+            logged in on this device: the fallback alert is shown, nothing is decrypted). Inbox entries that are not regular files \
+            are refused by name and left; a payload byte-identical to one shown before is not shown again.
             """)
 
     @Option(help: "The extension bundle (.appex directory inside the app's PlugIns/).") var bundle: String

@@ -7,7 +7,11 @@ struct SFSimulator: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sf-simulator",
         abstract: "A simulated Salesforce org on 127.0.0.1: OAuth, identity, and the REST API subset Mobile Sync uses.",
-        discussion: "The first line on stdout is 'listening on http://127.0.0.1:<port>'. SIGTERM stops it cleanly.")
+        discussion: """
+            The first line on stdout is 'listening on http://127.0.0.1:<port>', the second 'admin token: <token>': the token that \
+            /__admin/* (faults, push) and /__apns/* (the stand-in for APNs) require in the X-AppGroupSim-Admin-Token header. Apps \
+            registering for push read it from APPGROUPSIM_ADMIN_TOKEN. SIGTERM stops it cleanly.
+            """)
 
     @Option(help: "Port to listen on (0 picks a free one).") var port: Int = 0
     @Option(help: "The org fixture directory (Fixtures/org).") var data: String
@@ -24,6 +28,10 @@ struct SFSimulator: AsyncParsableCommand {
         "Load records into a new org from a CSV whose header is field API names (sf data query --result-format csv): [ORG:]OBJECT=FILE (repeatable).",
         valueName: "[ORG:]OBJECT=FILE"))
     var csv: [String] = []
+    @Option(help: ArgumentHelp(
+        "Read the admin token from this file, or write a new one there (mode 0600) when it does not exist, so scripts and apps can read it.",
+        valueName: "FILE"))
+    var adminTokenFile: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535 (0 picks a free port)") }
@@ -43,7 +51,21 @@ struct SFSimulator: AsyncParsableCommand {
         }
     }
 
+    /// The token in `--admin-token-file`, or nil (a new one is made and written there).
+    func adminTokenFromFile() throws -> String? {
+        guard let adminTokenFile else { return nil }
+        if let data = FileManager.default.contents(atPath: adminTokenFile) {
+            let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard token.utf8.count >= 16, !token.contains(where: \.isWhitespace) else {
+                throw ValidationError("--admin-token-file \(adminTokenFile) holds no usable token (at least 16 characters, no spaces); remove it to have a new one made")
+            }
+            return token
+        }
+        return nil
+    }
+
     func run() async throws {
+        let fileToken = try adminTokenFromFile()
         let simulator = try OrgSimulator(configuration: .init(
             port: port, dataDirectory: URL(fileURLWithPath: data), stateFile: state.map { URL(fileURLWithPath: $0) },
             tokenLifetime: tokenLifetime,
@@ -52,9 +74,16 @@ struct SFSimulator: AsyncParsableCommand {
                 let parts = app.split(separator: "=", maxSplits: 1).map(String.init)
                 return OrgDefinition.ConnectedApp(consumerKey: parts[0], redirectURIs: [parts[1]], scopes: ["api", "web", "refresh_token", "id", "openid"])
             },
-            csv: csv.compactMap(CSVSource.init(argument:))))
+            csv: csv.compactMap(CSVSource.init(argument:)), adminToken: fileToken))
+        if let adminTokenFile, fileToken == nil {
+            let fd = open(adminTokenFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw ValidationError("--admin-token-file \(adminTokenFile) cannot be created (\(String(cString: strerror(errno))))") }
+            let bytes = Array((simulator.adminToken + "\n").utf8)
+            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
         try await simulator.run { port in
-            FileHandle.standardOutput.write(Data("listening on http://127.0.0.1:\(port)\n".utf8))
+            FileHandle.standardOutput.write(Data("listening on http://127.0.0.1:\(port)\nadmin token: \(simulator.adminToken)\n".utf8))
         }
     }
 }

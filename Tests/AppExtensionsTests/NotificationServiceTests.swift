@@ -20,8 +20,17 @@ final class NotificationServiceTests: FixtureAppTestCase {
     var delivered: URL { try! launch(appURL).sandbox.device.layout.deliveredNotifications(bundleID: "com.salesforce.mobilesdk.MobileSyncExplorer") }
 
     /// What the app does at its first registration: the key pair, the private key in its keychain group.
+    /// Alice is on the device too (her account file), as she is when the org sends her notifications.
     func appPushKey() async throws -> _RSA.Encryption.PrivateKey {
-        try await PushKeyStore.privateKey(try launch(appURL).keychain, create: true)
+        try accountFile(userId: "0055g00000AliceAAA")
+        return try await PushKeyStore.privateKey(try launch(appURL).keychain, create: true)
+    }
+
+    /// A user's account file where the SDK keeps it (its existence is what "on this device" means here).
+    func accountFile(userId: String) throws {
+        let dir = try launch(appURL).dataSharing.sdkRoot().library.appendingPathComponent("00D5g00000AcmeeEAA").appendingPathComponent(userId)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try Data("placeholder".utf8).write(to: dir.appendingPathComponent("UserAccount.plist"))
     }
 
     /// What the org's gateway delivers: one payload file in the app's inbox.
@@ -101,6 +110,7 @@ final class NotificationServiceTests: FixtureAppTestCase {
 
     func testWithNoKeyInTheGroupItIsMisconfiguredAndSaysTheAppHasNotRegistered() async throws {
         let elsewhere = try PushKey.make()
+        try accountFile(userId: "0055g00000AliceAAA")
         try deliver(try encrypted(elsewhere))
         let report = await NotificationService.handleNext(try launch(nseURL))
         XCTAssertEqual(report.state, .misconfigured)
@@ -147,8 +157,9 @@ final class NotificationServiceTests: FixtureAppTestCase {
         notBase64["secret"] = "%%% not base64 %%%"
         var otherSecret = good
         otherSecret["secret"] = other["secret"]
-        let notJSON = try PushNotificationEncryption.payload(
+        var notJSON = try PushNotificationEncryption.payload(
             contentData: Data("alertTitle=Hi".utf8), publicKey: key.publicKey, fallbackTitle: "New notification", fallbackBody: "")
+        notJSON["uid"] = "0055g00000AliceAAA"
         var noAps = good
         noAps["aps"] = nil
         // A secret wrapped with another padding (PKCS#1 v1.5 in the SDK's fallback): not RSA-OAEP-SHA256.
@@ -197,5 +208,79 @@ final class NotificationServiceTests: FixtureAppTestCase {
               uid: 0055g00000AliceAAA
               [shown, decrypted] decrypted with the push key from the app's keychain group
             """)
+    }
+
+    // MARK: Issue 25: only to this device, only while logged in
+
+    /// The org may still send a logged-out user's notifications (an unreachable logout leaves its device
+    /// record): a payload whose uid names no user on the device shows the fallback and is never decrypted.
+    func testANotificationForAUserWhoIsNotOnTheDeviceShowsTheFallbackAndIsNotDecrypted() async throws {
+        let key = try await appPushKey()
+        var forBob = try PushNotificationEncryption.payload(
+            content: ["alertTitle": "Bob's case", "alertBody": "secret body"], publicKey: key.publicKey,
+            fallbackTitle: "New notification", fallbackBody: "", extra: ["uid": "0055g00000BobbbAAA"])
+        try deliver(forBob, name: "001.json")
+        let report = await NotificationService.handleNext(try launch(nseURL))
+        XCTAssertEqual(report.state, .notLoggedIn)
+        XCTAssertEqual(report.state.exitCode, 14)
+        XCTAssertFalse(report.decrypted)
+        XCTAssertEqual(report.title, "New notification")
+        XCTAssertFalse(report.body.contains("secret") || "\(report.fields)".contains("secret"))
+        XCTAssertTrue(report.message.contains("0055g00000BobbbAAA") && report.message.contains("not logged in"), report.message)
+        forBob["uid"] = nil
+        try deliver(forBob, name: "002.json")
+        let noUID = await NotificationService.handleNext(try launch(nseURL))
+        XCTAssertEqual(noUID.state, .notLoggedIn, noUID.message)
+        // Alice's own is decrypted.
+        try deliver(try encrypted(key), name: "003.json")
+        let alice = await NotificationService.handleNext(try launch(nseURL))
+        XCTAssertEqual(alice.state, .shown)
+        XCTAssertTrue(alice.decrypted)
+    }
+
+    /// A link, a FIFO or a directory in the inbox is never opened: each is refused by name and left where it
+    /// is, and the next real payload is shown. A FIFO does not block the extension.
+    func testTheInboxNeverFollowsALinkOrOpensAFIFOOrADirectory() async throws {
+        let key = try await appPushKey()
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        let secret = FileManager.default.temporaryDirectory.appendingPathComponent("outside-\(UUID().uuidString).json")
+        try Data(JSON.object(try encrypted(key, title: "from outside")).text.utf8).write(to: secret)
+        defer { try? FileManager.default.removeItem(at: secret) }
+        try FileManager.default.createSymbolicLink(atPath: inbox.appendingPathComponent("001-link.json").path, withDestinationPath: secret.path)
+        XCTAssertEqual(mkfifo(inbox.appendingPathComponent("002-fifo.json").path, 0o600), 0)
+        try FileManager.default.createDirectory(at: inbox.appendingPathComponent("003-dir.json"), withIntermediateDirectories: true)
+        try deliver(try encrypted(key, title: "Real one"), name: "004.json")
+        let report = await NotificationService.handleNext(try launch(nseURL))
+        XCTAssertEqual(report.state, .shown)
+        XCTAssertEqual(report.title, "Real one")
+        for refused in ["001-link.json (a symbolic link)", "002-fifo.json (a FIFO)", "003-dir.json (a directory)"] {
+            XCTAssertTrue(report.message.contains(refused), "\(refused): \(report.message)")
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: inbox.path).sorted()
+        XCTAssertEqual(left, ["001-link.json", "002-fifo.json", "003-dir.json"], "refused entries are left where they are")
+        let none = await NotificationService.handleNext(try launch(nseURL))
+        XCTAssertEqual(none.state, .noNotification)
+        XCTAssertTrue(none.message.contains("001-link.json (a symbolic link)"), none.message)
+        // A link given as --payload is refused too.
+        let direct = await NotificationService.handle(try launch(nseURL), payload: inbox.appendingPathComponent("001-link.json"))
+        XCTAssertEqual(direct.state, .unreadable)
+        XCTAssertTrue(direct.message.contains("symbolic link"), direct.message)
+    }
+
+    /// APNs may deliver one payload twice: the same bytes are shown once, and both files are kept.
+    func testAByteIdenticalPayloadDeliveredTwiceIsShownOnce() async throws {
+        let key = try await appPushKey()
+        let payload = try encrypted(key, title: "Once")
+        try deliver(payload, name: "001.json")
+        try deliver(payload, name: "002.json")
+        try deliver(try encrypted(key, title: "Other"), name: "003.json")
+        let first = await NotificationService.handleNext(try launch(nseURL))
+        XCTAssertEqual(first.title, "Once")
+        let second = await NotificationService.handleNext(try launch(nseURL))
+        XCTAssertEqual(second.title, "Other", "the duplicate was passed over")
+        XCTAssertTrue(second.message.contains("002.json"), second.message)
+        let none = await NotificationService.handleNext(try launch(nseURL))
+        XCTAssertEqual(none.state, .noNotification)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: delivered.path).filter { !$0.hasPrefix(".") }.sorted(), ["001.json", "002.json", "003.json"])
     }
 }

@@ -20,6 +20,7 @@ final class InputValidationTests: XCTestCase {
         var request = URLRequest(url: org.baseURL.appendingPathComponent(path))
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue(org.adminToken, forHTTPHeaderField: "X-AppGroupSim-Admin-Token")
         request.httpBody = body
         let (data, response) = try await org.raw(request)
         return (response.statusCode, try? JSONSerialization.jsonObject(with: data))
@@ -125,5 +126,73 @@ final class InputValidationTests: XCTestCase {
         XCTAssertEqual(count, 2)
         let missing = try await client.send(try .json("PATCH", path, ["allOrNone": false, "records": [["LastName": "NoKey"]]])).json() as? [[String: Any]]
         XCTAssertEqual(missing?.first?["success"] as? Bool, false)
+    }
+
+    // MARK: Issue 25: the simulator's own routes
+
+    /// `/__admin/*` and `/__apns/*` answer only with the admin token: without it, or with another, 401 in
+    /// Salesforce's shape and nothing done (here: no fault applied, no mapping kept).
+    func testAdminAndAPNsRoutesRefuseRequestsWithoutTheAdminToken() async throws {
+        let body = Data(#"{"latencyMs": 500, "username": "alice@acme.test", "title": "t", "body": "b", "token": "tok", "inbox": "/tmp/x/Notifications/a.b/inbox", "device": "d"}"#.utf8)
+        for path in ["__admin/faults", "__admin/push", "__apns/devices", "__admin", "__apns"] {
+            for token in [nil, "", "wrong", org.adminToken + "x", String(org.adminToken.dropLast())] as [String?] {
+                var request = URLRequest(url: org.baseURL.appendingPathComponent(path))
+                request.httpMethod = "POST"
+                request.httpBody = body
+                if let token { request.setValue(token, forHTTPHeaderField: "X-AppGroupSim-Admin-Token") }
+                let (data, response) = try await org.raw(request)
+                XCTAssertEqual(response.statusCode, 401, "\(path) with \(token ?? "no token")")
+                XCTAssertEqual(errorCode(try? JSONSerialization.jsonObject(with: data)), "INVALID_ADMIN_TOKEN", path)
+            }
+        }
+        let now = try await org.admin([:])
+        XCTAssertEqual(now["latencyMs"] as? Int, 0, "no fault was applied")
+    }
+
+    /// A device directory as AppGroupSim makes it: device.json with its id.
+    func makeDevice(_ root: URL, id: UUID = UUID()) throws -> (URL, UUID) {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try Data(#"{"id": "\#(id.uuidString)", "teamId": "SIMTEAM001", "created": "2026-11-23T00:00:00Z"}"#.utf8).write(to: root.appendingPathComponent("device.json"))
+        return (root, id)
+    }
+
+    func registerAPNs(inbox: String, device: String) async throws -> Int {
+        let body = try JSONSerialization.data(withJSONObject: ["token": "tok-\(UUID().uuidString)", "inbox": inbox, "device": device])
+        return try await post("__apns/devices", body).0
+    }
+
+    /// An APNs mapping points only into `Notifications/<bundle id>/inbox` of the device that registered it:
+    /// never an arbitrary path, another device, a path with '..', or one reached through a link; the server
+    /// creates nothing outside the device.
+    func testAnAPNsMappingPointsOnlyIntoTheDeviceThatRegisteredIt() async throws {
+        let work = try TestSupport.temporaryDirectory(self)
+        let (device, id) = try makeDevice(work.appendingPathComponent("device"))
+        let inbox = device.appendingPathComponent("Notifications/com.acme.app/inbox")
+        let accepted = try await registerAPNs(inbox: inbox.path, device: id.uuidString)
+        XCTAssertEqual(accepted, 200)
+        var isDir: ObjCBool = false
+        XCTAssertTrue(FileManager.default.fileExists(atPath: inbox.path, isDirectory: &isDir) && isDir.boolValue)
+
+        let outside = work.appendingPathComponent("elsewhere")
+        let (other, otherID) = try makeDevice(work.appendingPathComponent("other"))
+        try FileManager.default.createSymbolicLink(at: work.appendingPathComponent("link-to-device"), withDestinationURL: device)
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: other.appendingPathComponent("Notifications"), withDestinationURL: outside)
+        let refused: [(String, String, String)] = [
+            ("an arbitrary path", work.appendingPathComponent("evil/deep/dir").path, id.uuidString),
+            ("an inbox of a directory that is no device", outside.appendingPathComponent("Notifications/com.acme.app/inbox").path, id.uuidString),
+            ("another device's id", inbox.path, otherID.uuidString),
+            ("'..' in the path", device.appendingPathComponent("Notifications/com.acme.app/inbox").path.replacingOccurrences(of: "/device/", with: "/device/../device/"), id.uuidString),
+            ("a device reached through a link", work.appendingPathComponent("link-to-device/Notifications/com.acme.app/inbox").path, id.uuidString),
+            ("Notifications is a link out of the device", other.appendingPathComponent("Notifications/com.acme.app/inbox").path, otherID.uuidString),
+            ("a bundle id with a slash", device.path + "/Notifications/a/b/inbox", id.uuidString),
+            ("a relative path", "device/Notifications/com.acme.app/inbox", id.uuidString),
+        ]
+        for (what, path, deviceID) in refused {
+            let status = try await registerAPNs(inbox: path, device: deviceID)
+            XCTAssertEqual(status, 400, what)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("evil").path), "nothing is made for an arbitrary path")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside.path), [], "nothing is made through the link")
     }
 }

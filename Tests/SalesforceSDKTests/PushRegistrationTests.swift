@@ -78,7 +78,28 @@ final class PushRegistrationTests: XCTestCase {
         XCTAssertNil(try push.registration(for: alice))
         let left = try await devices(org)
         XCTAssertFalse(left.contains { $0["Id"]?.stringValue == newId }, "logout deleted the device's record")
-        XCTAssertNotNil(try keychain.search(["service": PushKey.service]).first, "the key stays, as the SDK's keys do")
+        XCTAssertNil(try keychain.search(["service": PushKey.service]).first, "the last logout removes the push key (the SDK keeps it; DESIGN differences)")
+    }
+
+    /// At logout the device drops the user's registration even when the org cannot be reached (the SDK logs
+    /// the failed DELETE and goes on), and the push key goes with the last user, so nothing delivered
+    /// afterwards can be decrypted. While another user is on the device, the app's one key stays.
+    func testLogoutDropsTheRegistrationAndTheLastLogoutThePushKeyEvenWithTheOrgUnreachable() async throws {
+        let org = try await OrgHarness.start()
+        let sdk = try sdk()
+        let alice = try await sdk.userAccountManager.login(org: org.baseURL, username: "alice@acme.test", password: "alice-pass", passcode: nil)
+        let bob = try await sdk.userAccountManager.login(org: org.baseURL, username: "bob@acme.test", password: "bob-pass", passcode: nil)
+        let push = PushNotificationManager(launch: sdk.launch, events: SDKEvents())
+        XCTAssertNotNil(try push.registration(for: alice))
+        XCTAssertNotNil(try push.registration(for: bob))
+        await org.stop()
+
+        try await sdk.userAccountManager.logout(bob)
+        XCTAssertNil(try push.registration(for: bob), "dropped although the org was not reached")
+        XCTAssertNotNil(try keychain.search(["service": PushKey.service]).first, "alice is still on the device: the app's key stays")
+        try await sdk.userAccountManager.logout(alice)
+        XCTAssertNil(try push.registration(for: alice))
+        XCTAssertTrue(try keychain.search(["service": PushKey.service]).isEmpty, "no user left: the push key is gone")
     }
 
     /// An org without MobilePushServiceDevice refuses the registration: the login still succeeds, the
@@ -107,6 +128,7 @@ final class PushRegistrationTests: XCTestCase {
     /// The answer: an object with `delivered` and `skipped`, or Salesforce's error list.
     func adminPush(_ org: OrgHarness, _ body: [String: Any]) async throws -> (Int, Any) {
         var request = URLRequest(url: org.baseURL.appendingPathComponent("__admin/push"))
+        request.setValue(org.adminToken, forHTTPHeaderField: "X-AppGroupSim-Admin-Token")
         request.httpMethod = "POST"
         request.httpBody = try JSONSerialization.data(withJSONObject: body)
         let (data, response) = try await org.raw(request)

@@ -28,7 +28,9 @@ public final class OrgHarness: @unchecked Sendable {
     {
         let simulator = try OrgSimulator(configuration: .init(
             port: 0, dataDirectory: dataDirectory ?? fixtureDirectory, stateFile: stateFile, tokenLifetime: tokenLifetime, faults: faults,
-            connectedApps: connectedApps, csv: csv))
+            connectedApps: connectedApps, csv: csv, adminToken: testAdminToken))
+        // Every harness has the same token, in the variable the SDK's push registration reads (as a device would).
+        setenv("APPGROUPSIM_ADMIN_TOKEN", testAdminToken, 1)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let task = Task { try await simulator.run { port in continuation.yield(port) } }
         var port = 0
@@ -38,6 +40,12 @@ public final class OrgHarness: @unchecked Sendable {
         }
         return OrgHarness(task: task, baseURL: URL(string: "http://127.0.0.1:\(port)")!, simulator: simulator)
     }
+
+    /// The admin token of every harness in a test process (a test may also start one with another).
+    public static let testAdminToken = "test-admin-token-" + UUID().uuidString
+
+    /// What `/__admin/*` and `/__apns/*` require.
+    public var adminToken: String { simulator.adminToken }
 
     public func stop() async {
         await simulator.shutdown()
@@ -60,6 +68,7 @@ public final class OrgHarness: @unchecked Sendable {
     /// POST /__admin/faults.
     public func admin(_ body: [String: Any]) async throws -> [String: Any] {
         var request = URLRequest(url: baseURL.appendingPathComponent("__admin/faults"))
+        request.setValue(adminToken, forHTTPHeaderField: OrgSimulator.adminTokenHeader)
         request.httpMethod = "POST"
         request.httpBody = try JSONSerialization.data(withJSONObject: body)
         let (data, _) = try await raw(request)

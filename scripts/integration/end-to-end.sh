@@ -56,7 +56,7 @@ expect_status 0 app login --username carol@globex.test --password carol-pass --p
 ok "Globex needs the screen-lock passcode; without it nothing is kept"
 expect_status 0 app switch-user --username alice@acme.test
 
-curl -s "$ORG/__admin/faults" -d '{"revokeUser": "alice@acme.test"}' > /dev/null
+admin_curl -s "$ORG/__admin/faults" -d '{"revokeUser": "alice@acme.test"}' > /dev/null
 expect_status 1 app sync
 contains "$ERR" "revoked"
 expect_status 0 app status --json

@@ -58,7 +58,7 @@ expect_status 0 app contacts list --json
 ok "main-app checkpoints at exit: garbage over the -wal file loses no committed or unsynced record"
 
 # --- A login killed with SIGKILL after the token exchange leaves live tokens; the next launch revokes them.
-curl_admin() { python3 -c 'import json,sys,urllib.request; r=urllib.request.Request(sys.argv[1]+"/__admin/faults", data=sys.argv[2].encode(), method="POST"); print(urllib.request.urlopen(r).read().decode())' "$ORG" "$1"; }
+curl_admin() { python3 -c 'import json,sys,urllib.request; r=urllib.request.Request(sys.argv[1]+"/__admin/faults", data=sys.argv[2].encode(), method="POST", headers={"X-AppGroupSim-Admin-Token": sys.argv[3]}); print(urllib.request.urlopen(r).read().decode())' "$ORG" "$1" "$APPGROUPSIM_ADMIN_TOKEN"; }
 curl_admin '{"latencyMs": 1500}' > /dev/null
 "$BIN/main-app" --bundle "$APP" --device "$DEV" --org "$ORG" login --username bob@acme.test --password bob-pass > /dev/null 2>&1 &
 LOGIN=$!

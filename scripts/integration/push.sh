@@ -18,7 +18,7 @@ start_org
 app() { "$BIN/main-app" --bundle "$APP" --device "$DEV" --org "$ORG" --trace "$WORK/app.trace" "$@"; }
 nse() { "$BIN/extension-notification" --device "$DEV" "$@"; }
 push() {
-  curl -s -o "$WORK/push.json" -w '%{http_code}' -X POST "$ORG/__admin/push" -H 'Content-Type: application/json' \
+  admin_curl -s -o "$WORK/push.json" -w '%{http_code}' -X POST "$ORG/__admin/push" -H 'Content-Type: application/json' \
     -d "{\"username\": \"alice@acme.test\", \"title\": \"$1\", \"body\": \"$2\", \"fields\": {\"caseId\": \"500000000000042\", \"priority\": 1}}"
 }
 

@@ -11,9 +11,11 @@ RU='testsfdc:///mobilesdk/detect/oauth/done'
 start() {
   "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "$STATE" > "$WORK/sim.out" 2> "$WORK/sim.err" &
   SIM=$!
-  for _ in $(seq 1 600); do [ -s "$WORK/sim.out" ] && break; sleep 0.05; done
+  for _ in $(seq 1 600); do [ "$(wc -l < "$WORK/sim.out")" -ge 2 ] && break; sleep 0.05; done
   URL=$(head -1 "$WORK/sim.out" | sed -n 's#^listening on \(http://127.0.0.1:[0-9]*\)$#\1#p')
   [ -n "$URL" ] || fail "first line was: $(head -1 "$WORK/sim.out")"
+  TOKEN=$(sed -n 's/^admin token: //p' "$WORK/sim.out")
+  [ -n "$TOKEN" ] || fail "second line was: $(sed -n 2p "$WORK/sim.out")"
 }
 
 stop() {
@@ -82,10 +84,20 @@ ok "kill -9: 3 accounts and a 200-record collection, all acknowledged, all there
 
 # Hostile admin calls: refused with Salesforce's error shape, and the process lives on.
 for body in '{"offlineForSeconds": 100000000000}' '{"errorRate": 7}' '{"errorRate": "abc"}' '{"seed": -1}'; do
-  ANSWER=$(curl -s -w '\n%{http_code}' "$URL/__admin/faults" -d "$body")
+  ANSWER=$(curl -s -w '\n%{http_code}' -H "X-AppGroupSim-Admin-Token: $TOKEN" "$URL/__admin/faults" -d "$body")
   [ "$(printf '%s\n' "$ANSWER" | tail -1)" = 400 ] || fail "$body: $ANSWER"
   contains "$(printf '%s\n' "$ANSWER" | head -1)" '"errorCode":"INVALID_FIELD"'
 done
+# Without the admin token, or with another: 401 in Salesforce's shape, and nothing done.
+for header in "" "X-AppGroupSim-Admin-Token: wrong" "X-AppGroupSim-Admin-Token: ${TOKEN}x"; do
+  for route in "/__admin/faults" "/__admin/push" "/__apns/devices"; do
+    ANSWER=$(curl -s -w '\n%{http_code}' ${header:+-H "$header"} "$URL$route" -d '{"offlineForSeconds": 5, "username": "alice@acme.test", "title": "t", "body": "b", "token": "t", "inbox": "/tmp/x", "device": "d"}')
+    [ "$(printf '%s\n' "$ANSWER" | tail -1)" = 401 ] || fail "$route with '$header': $ANSWER"
+    contains "$(printf '%s\n' "$ANSWER" | head -1)" '"errorCode":"INVALID_ADMIN_TOKEN"'
+  done
+done
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/services/oauth2/userinfo")" != 000 ] || fail "the org went offline on an unauthenticated admin call"
+ok "/__admin and /__apns without the admin token, or with another: 401 INVALID_ADMIN_TOKEN, nothing done"
 kill -0 "$SIM" || fail "sf-simulator died on an admin call"
 [ "$(curl -s -o "$WORK/nf" -w '%{http_code}' "$URL/no/such/route")" = 404 ] || fail "unknown route"
 contains "$(cat "$WORK/nf")" '"errorCode":"NOT_FOUND"'
@@ -116,7 +128,7 @@ PY
 "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --csv "Acme:Account=$WORK/accounts.csv" \
   --connected-app '3MVG9Imported=imported://oauth/done' > "$WORK/sim.out" 2> "$WORK/sim.err" &
 SIM=$!
-for _ in $(seq 1 600); do [ -s "$WORK/sim.out" ] && break; sleep 0.05; done
+for _ in $(seq 1 600); do [ "$(wc -l < "$WORK/sim.out")" -ge 2 ] && break; sleep 0.05; done
 URL=$(head -1 "$WORK/sim.out" | sed -n 's#^listening on \(http://127.0.0.1:[0-9]*\)$#\1#p')
 [ -n "$URL" ] || fail "with --csv: $(cat "$WORK/sim.err")"
 CK=3MVG9Imported

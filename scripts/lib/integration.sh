@@ -36,10 +36,17 @@ start_org() {
   "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" > "$WORK/org.out" 2> "$WORK/org.err" &
   ORG_PID=$!
   trap 'kill $ORG_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-  for _ in $(seq 1 600); do [ -s "$WORK/org.out" ] && break; sleep 0.05; done
+  for _ in $(seq 1 600); do [ "$(wc -l < "$WORK/org.out")" -ge 2 ] && break; sleep 0.05; done
   ORG=$(head -1 "$WORK/org.out" | awk '{print $3}')
   [ -n "$ORG" ] || fail "sf-simulator did not start: $(cat "$WORK/org.err")"
+  # Its admin token (second line): for /__admin and /__apns, and for the apps' APNs registration.
+  APPGROUPSIM_ADMIN_TOKEN=$(sed -n 2p "$WORK/org.out" | sed -n 's/^admin token: //p')
+  [ -n "$APPGROUPSIM_ADMIN_TOKEN" ] || fail "sf-simulator printed no admin token: $(cat "$WORK/org.out")"
+  export APPGROUPSIM_ADMIN_TOKEN
 }
+
+# admin_curl ARGS...: curl with sf-simulator's admin token (the routes under /__admin and /__apns).
+admin_curl() { curl -H "X-AppGroupSim-Admin-Token: $APPGROUPSIM_ADMIN_TOKEN" "$@"; }
 
 # sdk_items: secret-tool's listing of every AppGroupSim keychain item (values on `secret = ` lines).
 # A failing secret-tool fails the script: a check over an empty listing proves nothing.
