@@ -143,8 +143,9 @@ assert requests.get(f"{org}/services/oauth2/authorize", params=params).status_co
 answer = requests.post(f"{org}/services/oauth2/authorize", data={**params, "username": "alice@acme.test", "password": "alice-pass"},
                        allow_redirects=False)
 code = urllib.parse.parse_qs(urllib.parse.urlparse(answer.headers["Location"]).query)["code"][0]
-token = requests.post(f"{org}/services/oauth2/token", data={"grant_type": "authorization_code", "code": code, "client_id": client,
-                      "redirect_uri": redirect, "code_verifier": verifier}).json()["access_token"]
+tokens = requests.post(f"{org}/services/oauth2/token", data={"grant_type": "authorization_code", "code": code, "client_id": client,
+                       "redirect_uri": redirect, "code_verifier": verifier}).json()
+token, uid = tokens["access_token"], tokens["id"].rsplit("/", 1)[1]
 rows = requests.get(f"{org}/services/data/v66.0/query", headers={"Authorization": f"Bearer {token}"}, params={
     "q": "SELECT Id, ConnectionToken, ServiceType, ApplicationBundle, RsaPublicKey, CipherName FROM MobilePushServiceDevice"}).json()["records"]
 assert len(rows) == 1, rows
@@ -160,8 +161,9 @@ padder = sympad.PKCS7(128).padder()
 plain = padder.update(json.dumps({"alertTitle": "From Python", "alertBody": "cryptography wrapped this", "orderId": 77}).encode()) + padder.finalize()
 encryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
 content = encryptor.update(plain) + encryptor.finalize()
+# uid: the user the notification is for (SFSDKPushNotificationFieldsConstants' kRemoteNotificationKeyUserid).
 payload = {"encrypted": True, "secret": base64.b64encode(secret).decode(), "content": base64.b64encode(content).decode(),
-           "aps": {"alert": {"title": "New notification", "body": ""}}}
+           "aps": {"alert": {"title": "New notification", "body": ""}}, "uid": uid}
 os.makedirs(inbox, exist_ok=True)
 with open(os.path.join(inbox, "000000000000000-python.json"), "w") as f:
     json.dump(payload, f)
