@@ -12,6 +12,9 @@ public struct AppBundle: Sendable, Equatable {
     public let entitlements: Entitlements
     public let entitlementsURL: URL
 
+    /// The team that signed the bundle (`com.apple.developer.team-identifier` in its entitlements), if it says.
+    public var teamIdentifier: String? { entitlements.raw["com.apple.developer.team-identifier"]?.stringValue }
+
     /// True for an app extension (`*.appex`).
     public var isExtension: Bool { url.pathExtension == "appex" }
 
@@ -35,6 +38,10 @@ public struct AppBundle: Sendable, Equatable {
         self.info = info
         guard let id = info["CFBundleIdentifier"]?.stringValue, !id.isEmpty else {
             throw BundleError.invalidValue(path: infoURL.path, key: "CFBundleIdentifier", expected: "a non-empty string")
+        }
+        // It names directories on the device: '../../x' would put the app's container outside it.
+        if let problem = BundleIdentifier.problem(id) {
+            throw BundleError.invalidValue(path: infoURL.path, key: "CFBundleIdentifier", expected: "a reverse-DNS identifier like com.acme.app; \"\(id.prefix(80))\" \(problem)")
         }
         bundleIdentifier = id
         displayName = info["CFBundleDisplayName"]?.stringValue ?? info["CFBundleName"]?.stringValue

@@ -23,9 +23,27 @@ public struct Device: Sendable, Equatable {
 
     /// Opens the device at `root`, creating it (and `device.json`) if needed.
     /// Two processes creating the same device at once agree on one id.
-    public static func open(at root: URL, teamID: String? = nil) throws -> Device {
-        try SecureFiles.makeDirectory(root)
+    ///
+    /// A directory that is there but holds no `device.json` becomes a device only when AppGroupSim could have
+    /// made it: owned by this user, private (no group or other write, no sticky bit), and empty. Anything else
+    /// (another user's, a shared `/tmp`-like 1777 directory, a folder with files in it) is adopted only with
+    /// `initialize` (`--init`): otherwise containers and secrets would land in a place others can reach.
+    public static func open(at root: URL, teamID: String? = nil, initialize: Bool = false) throws -> Device {
         let file = root.appendingPathComponent("device.json")
+        if let existing = try read(file) { return existing }
+        var info = stat()
+        if stat(root.path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw DeviceError.notADevice(path: root.path, reason: "it is not a directory") }
+            if let reason = unadoptable(root, info), !initialize {
+                // A creator racing this process may have finished in the meantime.
+                if let existing = try read(file) { return existing }
+                throw DeviceError.notADevice(path: root.path, reason: reason)
+            }
+            if info.st_mode & 0o7777 != 0o700, chmod(root.path, 0o700) != 0 {
+                throw DeviceError.notADevice(path: root.path, reason: "its mode cannot be made 0700 (\(String(cString: strerror(errno))))")
+            }
+        }
+        try SecureFiles.makeDirectory(root)
         if let existing = try read(file) { return existing }
         let new = Manifest(id: UUID(), teamId: teamID ?? defaultTeamID, created: Date())
         let tmp = root.appendingPathComponent(".device.json.tmp-\(getpid())-\(UInt32.random(in: 0 ... .max))")
@@ -42,14 +60,26 @@ public struct Device: Sendable, Equatable {
         return device
     }
 
+    /// Why an existing directory without `device.json` is not taken as a new device, or nil when it may be.
+    static func unadoptable(_ root: URL, _ info: stat) -> String? {
+        if info.st_uid != geteuid() { return "it belongs to another user (uid \(info.st_uid))" }
+        if info.st_mode & 0o1000 != 0 || info.st_mode & 0o022 != 0 {
+            return "others may write into it (mode \(String(info.st_mode & 0o7777, radix: 8)))"
+        }
+        // A creator that raced this process may have its temp manifest there; anything else is someone's files.
+        let others = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []).filter { !$0.hasPrefix(".device.json.tmp-") && $0 != "device.json" }
+        if let first = others.sorted().first { return "it already holds files AppGroupSim did not make (\(first)\(others.count > 1 ? " and \(others.count - 1) more" : ""))" }
+        return nil
+    }
+
     /// The device named by `--device` or, failing that, `APPGROUPSIM_DEVICE`.
-    public static func resolve(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+    public static func resolve(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment, initialize: Bool = false)
         throws -> Device
     {
         guard let path = path ?? environment[environmentVariable], !path.isEmpty else {
             throw DeviceError.notGiven
         }
-        return try open(at: URL(fileURLWithPath: path).standardizedFileURL)
+        return try open(at: URL(fileURLWithPath: path).standardizedFileURL, initialize: initialize)
     }
 
     /// `Containers/Data/<bundle id>`: a process's private container.
@@ -104,6 +134,9 @@ public enum DeviceError: Error, Equatable, CustomStringConvertible, LocalizedErr
     case notGiven
     case corruptManifest(path: String)
     case unwritable(path: String)
+    case notADevice(path: String, reason: String)
+    /// A container on the device is a symbolic link: writing through it would write outside the device.
+    case containerIsLink(path: String)
 
     public var description: String {
         switch self {
@@ -113,6 +146,10 @@ public enum DeviceError: Error, Equatable, CustomStringConvertible, LocalizedErr
             return "\(path) is not a valid device manifest (JSON with id, teamId, created); repair it or use another --device"
         case .unwritable(let path):
             return "cannot write \(path); check the device directory's permissions"
+        case .notADevice(let path, let reason):
+            return "\(path) is not an AppGroupSim device and was not made one: \(reason); give --device a new directory, or pass --init to make this one a device"
+        case .containerIsLink(let path):
+            return "\(path) is a symbolic link, not a container: nothing is written through it; remove the link (the device makes the container again)"
         }
     }
 

@@ -22,6 +22,9 @@ public struct DeviceLayout: Sendable, Equatable {
     /// `device.json`: id, team, created.
     public var manifest: URL { root.appendingPathComponent("device.json") }
 
+    /// Which team each app group used on this device belongs to: the first team to use it (`AppGroupOwners.plist`).
+    public var appGroupOwners: URL { root.appendingPathComponent("AppGroupOwners.plist") }
+
     /// `Containers/Data`: one private container per bundle id that ever ran.
     public var dataContainers: URL { root.appendingPathComponent("Containers/Data") }
 

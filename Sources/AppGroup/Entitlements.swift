@@ -31,8 +31,15 @@ public struct Entitlements: Sendable, Equatable {
                 return s
             }
         }
+        let groups = try strings(Self.applicationGroupsKey)
+        // An app group names a directory on the device: it must be a reverse-DNS name, as iOS requires.
+        for group in groups {
+            if let problem = BundleIdentifier.problem(group) {
+                throw BundleError.invalidValue(path: path, key: Self.applicationGroupsKey, expected: "reverse-DNS group names like group.com.acme.app; \"\(group.prefix(80))\" \(problem)")
+            }
+        }
         self.init(
-            applicationGroups: try strings(Self.applicationGroupsKey),
+            applicationGroups: groups,
             keychainAccessGroups: try strings(Self.keychainAccessGroupsKey),
             raw: plist)
     }

@@ -55,6 +55,7 @@ public enum Doctor {
             }
         }
         findings += bundleFindings(app: app, extensions: extensions)
+        findings += teamFindings(app: app, extensions: extensions, device: devicePath.flatMap { try? Device.resolve(path: $0) })
         if let devicePath {
             findings += await deviceFindings(app: app, extensions: extensions, devicePath: devicePath, secretStore: secretStore)
         }
@@ -71,6 +72,30 @@ public enum Doctor {
         ExtensionSetup.evaluate(app: app, extensions: extensions).map {
             Finding($0.id, $0.severity == .error ? .error : .warning, $0.message, fix: $0.fix, subject: $0.subject)
         } + identityProviderFindings(app: app)
+    }
+
+    /// Groups of another team, which iOS's code signing refuses and the device refuses too: keychain groups not
+    /// prefixed by the bundle's team, and (with a device) app groups another team used first on it. A bundle of
+    /// another team that names the victim's groups gets none of its accounts, tokens or contacts; this says why.
+    /// An extension signed by another team than its app is `team-mismatch` already, and not said twice.
+    static func teamFindings(app: AppBundle, extensions: [AppBundle], device: Device?) -> [Finding] {
+        var out: [Finding] = []
+        for bundle in [app] + extensions {
+            if bundle != app, let appTeam = app.teamIdentifier, let team = bundle.teamIdentifier, team != appTeam { continue }
+            let team = bundle.teamIdentifier ?? device?.teamID ?? Device.defaultTeamID
+            let keychain = bundle.entitlements.effectiveKeychainAccessGroups(teamID: team, bundleID: bundle.bundleIdentifier)
+                .filter { !$0.hasPrefix(team + ".") && !bundle.entitlements.applicationGroups.contains($0) }
+            let groups = device.map { AppSandbox(device: $0, bundle: bundle).appGroupsOfOtherTeams } ?? []
+            guard !keychain.isEmpty || !groups.isEmpty else { continue }
+            var parts: [String] = []
+            if !keychain.isEmpty { parts.append("keychain group(s) \(keychain.joined(separator: ", ")) not of its team") }
+            for (group, owner) in groups { parts.append("app group \(group), which belongs to team \(owner) on this device") }
+            out.append(Finding("foreign-team-group", .error,
+                "\(name(bundle)) (team \(team)) names \(parts.joined(separator: " and ")): iOS never signs that, and the device refuses them, so this bundle reads none of their accounts, tokens or contacts",
+                fix: "use groups of team \(team) (\(bundle.entitlementsURL.lastPathComponent): keychain-access-groups as $(AppIdentifierPrefix)…), or sign the bundle with the team that owns them",
+                subject: bundle == app ? nil : name(bundle)))
+        }
+        return out
     }
 
     /// A client app of an identity provider app must claim a URL scheme of its own (the IDP answers there),

@@ -13,12 +13,16 @@ public enum ProjectImport {
         public var out: URL
         /// Signs with this team when the project sets none (an explicit choice, never a guess).
         public var team: String?
+        /// Copy files the project references from outside its folder (absolute paths, `../`, links out);
+        /// without it they are refused. Either way the report names each one.
+        public var allowOutside: Bool
 
-        public init(xcodeproj: URL, configuration: String = "Debug", out: URL, team: String? = nil) {
+        public init(xcodeproj: URL, configuration: String = "Debug", out: URL, team: String? = nil, allowOutside: Bool = false) {
             self.xcodeproj = xcodeproj
             self.configuration = configuration
             self.out = out
             self.team = team
+            self.allowOutside = allowOutside
         }
     }
 
@@ -41,6 +45,9 @@ public enum ProjectImport {
 
     public enum ImportError: Error, CustomStringConvertible {
         case outNotEmpty(String)
+        case outNotADirectory(String)
+        case badName(target: String, setting: String, value: String, problem: String)
+        case outside(target: String, setting: String, path: String, resolved: String, root: String)
         case missingFile(target: String, setting: String, path: String)
         case noTeam(target: String, configuration: String)
         case badFile(path: String, detail: String)
@@ -49,6 +56,11 @@ public enum ProjectImport {
         public var description: String {
             switch self {
             case .outNotEmpty(let path): return "\(path) is not empty; give --out a new or empty directory (nothing was written)"
+            case .outNotADirectory(let path): return "\(path) exists and is not a directory; give --out a new or empty directory (nothing was written, nothing was deleted)"
+            case .badName(let target, let setting, let value, let problem):
+                return "\(setting) of target \(target) is \"\(value.prefix(80))\", which \(problem): it names a folder or file of the import, so it must stay one plain name (nothing was written)"
+            case .outside(let target, let setting, let path, let resolved, let root):
+                return "\(path) (\(setting) of target \(target)) is outside the project's folder \(root)\(resolved == path ? "" : " (it resolves to \(resolved))"); the import reads only the project's own files: move it into the project, or pass --allow-outside to copy it anyway (nothing was written)"
             case .missingFile(let target, let setting, let path):
                 return "\(path) does not exist (\(setting) of target \(target)); the import reads it. Fix the setting or restore the file (nothing was written)"
             case .noTeam(let target, let configuration):
@@ -71,8 +83,12 @@ public enum ProjectImport {
     public static func run(_ options: Options) throws -> Result {
         let project = try XcodeProject(at: options.xcodeproj)
         let fm = FileManager.default
-        if let contents = try? fm.contentsOfDirectory(atPath: options.out.path), !contents.isEmpty {
-            throw ImportError.outNotEmpty(options.out.path)
+        // --out: new, or an empty real directory. A file or a link there is refused, and nothing is deleted.
+        var outInfo = stat()
+        let outExists = lstat(options.out.path, &outInfo) == 0
+        if outExists {
+            guard outInfo.st_mode & S_IFMT == S_IFDIR else { throw ImportError.outNotADirectory(options.out.path) }
+            guard ((try? fm.contentsOfDirectory(atPath: options.out.path)) ?? ["?"]).isEmpty else { throw ImportError.outNotEmpty(options.out.path) }
         }
         guard !project.apps.isEmpty else { throw ImportError.noApps(project.pbxprojURL.path) }
         let staging = options.out.deletingLastPathComponent().appendingPathComponent(".\(options.out.lastPathComponent).import-\(getpid())")
@@ -87,22 +103,19 @@ public enum ProjectImport {
         let relative = { (url: URL) -> String in
             url.path.hasPrefix(project.sourceRoot.path + "/") ? String(url.path.dropFirst(project.sourceRoot.path.count + 1)) : url.path
         }
+        let context = Context(options: options, project: project, staging: staging, relative: relative)
         var embedded = Set<String>()
         for app in project.apps {
             let settings = try project.settings(for: app, configuration: options.configuration)
-            let appBundle = staging.appendingPathComponent((settings["PRODUCT_NAME"] ?? app.name) + ".app")
-            let written = try writeBundle(
-                target: app, settings: settings, options: options, project: project, at: appBundle, resources: sdkResources, relative: relative,
-                provenance: &provenance)
+            let appBundle = staging.appendingPathComponent(try plainName(settings["PRODUCT_NAME"] ?? app.name, target: app.name) + ".app")
+            let written = try writeBundle(target: app, settings: settings, context: context, at: appBundle, resources: sdkResources, provenance: &provenance, notes: &notes)
             var imported = ImportedApp(target: app.name, bundle: written.url, bundleIdentifier: written.bundleIdentifier, extensions: [])
             var groupSets: [Set<String>] = [Set(written.groups)]
             for ext in project.embeddedExtensions(of: app) {
                 embedded.insert(ext.id)
                 let extSettings = try project.settings(for: ext, configuration: options.configuration)
-                let extBundle = appBundle.appendingPathComponent("PlugIns").appendingPathComponent((extSettings["PRODUCT_NAME"] ?? ext.name) + ".appex")
-                let w = try writeBundle(
-                    target: ext, settings: extSettings, options: options, project: project, at: extBundle, resources: extensionResources,
-                    relative: relative, provenance: &provenance)
+                let extBundle = appBundle.appendingPathComponent("PlugIns").appendingPathComponent(try plainName(extSettings["PRODUCT_NAME"] ?? ext.name, target: ext.name) + ".appex")
+                let w = try writeBundle(target: ext, settings: extSettings, context: context, at: extBundle, resources: extensionResources, provenance: &provenance, notes: &notes)
                 imported.extensions.append((ext.name, w.url, w.bundleIdentifier))
                 groupSets.append(Set(w.groups))
             }
@@ -125,7 +138,7 @@ public enum ProjectImport {
                 }
                 let url = bundle.appendingPathComponent("AppGroupConfig.plist")
                 try writePlist(config, to: url)
-                provenance.append(Provenance(file: url.path.replacingOccurrences(of: staging.path, with: options.out.path), from: from))
+                provenance.append(Provenance(file: context.outPath(url), from: from))
             }
             if let group {
                 notes.append("\(app.name): AppGroupConfig.plist names \(group) and enables app groups. Both live in the app's code, which was not read: confirm that the app sets appGroupName to \(group) and appGroupsEnabled to YES before initializing the SDK.")
@@ -153,7 +166,8 @@ public enum ProjectImport {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try encoder.encode(Report(project: project.projectURL.path, configuration: options.configuration, files: provenance, notes: notes)).write(to: reportURL)
-        if fm.fileExists(atPath: options.out.path) { try fm.removeItem(at: options.out) }
+        // Only the empty directory checked above is replaced: rmdir never removes anything in it.
+        if outExists, rmdir(options.out.path) != 0 { throw ImportError.outNotEmpty(options.out.path) }
         try fm.moveItem(at: staging, to: options.out)
         succeeded = true
         let rebase = { (url: URL) in URL(fileURLWithPath: url.path.replacingOccurrences(of: staging.path, with: options.out.path)) }
@@ -172,10 +186,49 @@ public enum ProjectImport {
         var groups: [String]
     }
 
+    /// What every bundle of one import shares.
+    struct Context {
+        var options: Options
+        var project: XcodeProject
+        var staging: URL
+        var relative: (URL) -> String
+
+        /// Where a file written under the staging folder will be once the import is done.
+        func outPath(_ url: URL) -> String {
+            url.path.hasPrefix(staging.path) ? options.out.path + url.path.dropFirst(staging.path.count) : url.path
+        }
+
+        /// A file the project references: inside the project's folder (links resolved), or refused unless
+        /// `allowOutside`; each outside one is named in the notes either way.
+        func checkInside(_ url: URL, target: String, setting: String, notes: inout [String]) throws {
+            let root = project.sourceRoot.resolvingSymlinksInPath().path
+            let resolved = url.resolvingSymlinksInPath().path
+            guard resolved != root, !resolved.hasPrefix(root + "/") else { return }
+            guard options.allowOutside else {
+                throw ImportError.outside(target: target, setting: setting, path: url.path, resolved: resolved, root: project.sourceRoot.path)
+            }
+            notes.append("\(target): \(url.path) (\(setting)) is outside the project's folder\(resolved == url.path ? "" : " (it resolves to \(resolved))"); copied because of --allow-outside")
+        }
+    }
+
+    /// A product name as a folder name: one plain path component.
+    static func plainName(_ name: String, target: String) throws -> String {
+        let problem: String?
+        if name.isEmpty || name.trimmingCharacters(in: .whitespaces).isEmpty { problem = "is empty" }
+        else if name.contains("/") { problem = "contains '/'" }
+        else if name.contains("..") { problem = "contains '..'" }
+        else if name.unicodeScalars.contains(where: { $0.value < 0x20 }) { problem = "contains a control character" }
+        else if name.utf8.count > 200 { problem = "is longer than 200 bytes" }
+        else { problem = nil }
+        if let problem { throw ImportError.badName(target: target, setting: "PRODUCT_NAME", value: name, problem: problem) }
+        return name
+    }
+
     static func writeBundle(
-        target: XcodeProject.Target, settings: BuildSettings, options: Options, project: XcodeProject, at bundle: URL, resources: [String],
-        relative: (URL) -> String, provenance: inout [Provenance]
+        target: XcodeProject.Target, settings: BuildSettings, context: Context, at bundle: URL, resources: [String], provenance: inout [Provenance],
+        notes: inout [String]
     ) throws -> Written {
+        let options = context.options, project = context.project, relative = context.relative
         let fm = FileManager.default
         try fm.createDirectory(at: bundle, withIntermediateDirectories: true)
         var settings = settings
@@ -190,13 +243,14 @@ public enum ProjectImport {
             guard let value = settings[setting] else { return nil }
             return value.hasPrefix("/") ? URL(fileURLWithPath: value) : project.sourceRoot.appendingPathComponent(value)
         }
-        let outPath = { (url: URL) in url.path.replacingOccurrences(of: bundle.deletingLastPathComponent().path, with: options.out.path) }
+        let outPath = context.outPath
 
         // Info.plist: the file with $(…) expanded, or Xcode's generated one from INFOPLIST_KEY_* settings.
         var info: [String: Any] = [:]
         var infoFrom: [String: String] = [:]
         if let url = resolve("INFOPLIST_FILE") {
             guard fm.fileExists(atPath: url.path) else { throw ImportError.missingFile(target: target.name, setting: "INFOPLIST_FILE", path: url.path) }
+            try context.checkInside(url, target: target.name, setting: "INFOPLIST_FILE", notes: &notes)
             info = try readPlist(url)
             for (key, value) in info {
                 let expanded = expandValue(value, settings)
@@ -237,6 +291,9 @@ public enum ProjectImport {
         guard let bundleID = settings["PRODUCT_BUNDLE_IDENTIFIER"] ?? (info["CFBundleIdentifier"] as? String), !bundleID.isEmpty, !bundleID.contains("$") else {
             throw ImportError.badFile(path: project.pbxprojURL.path, detail: "target \(target.name) has no PRODUCT_BUNDLE_IDENTIFIER in \(options.configuration)")
         }
+        if let problem = BundleIdentifier.problem(bundleID) {
+            throw ImportError.badName(target: target.name, setting: "PRODUCT_BUNDLE_IDENTIFIER", value: bundleID, problem: problem)
+        }
         if info["CFBundleIdentifier"] == nil || (info["CFBundleIdentifier"] as? String)?.isEmpty == true {
             info["CFBundleIdentifier"] = bundleID
             infoFrom["CFBundleIdentifier"] = origin("PRODUCT_BUNDLE_IDENTIFIER")
@@ -252,9 +309,10 @@ public enum ProjectImport {
         // Entitlements, signed as Xcode would: prefixes expanded with the team, the team identifier added.
         var entitlements: [String: Any] = [:]
         var entFrom: [String: String] = [:]
-        let entName = (settings["PRODUCT_NAME"] ?? target.name).replacingOccurrences(of: " ", with: "") + ".entitlements"
+        let entName = try plainName(settings["PRODUCT_NAME"] ?? target.name, target: target.name).replacingOccurrences(of: " ", with: "") + ".entitlements"
         if let url = resolve("CODE_SIGN_ENTITLEMENTS") {
             guard fm.fileExists(atPath: url.path) else { throw ImportError.missingFile(target: target.name, setting: "CODE_SIGN_ENTITLEMENTS", path: url.path) }
+            try context.checkInside(url, target: target.name, setting: "CODE_SIGN_ENTITLEMENTS", notes: &notes)
             for (key, value) in try readPlist(url) {
                 entitlements[key] = expandValue(value, settings)
                 let vars = variables(in: value)
@@ -272,8 +330,16 @@ public enum ProjectImport {
         for name in resources {
             guard let source = available[name] else { continue }
             guard fm.fileExists(atPath: source.path) else { throw ImportError.missingFile(target: target.name, setting: "Copy Bundle Resources", path: source.path) }
+            try context.checkInside(source, target: target.name, setting: "Copy Bundle Resources", notes: &notes)
             let dest = bundle.appendingPathComponent(name)
-            try fm.copyItem(at: source, to: dest)
+            // Its content, never a link: a link in the bundle would point back into (or out of) the project.
+            var info = stat()
+            guard stat(source.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let data = fm.contents(atPath: source.resolvingSymlinksInPath().path) else {
+                throw ImportError.badFile(path: source.path, detail: "cannot be read (a resource must be a regular file)")
+            }
+            guard fm.createFile(atPath: dest.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                throw ImportError.badFile(path: dest.path, detail: "cannot be written")
+            }
             provenance.append(Provenance(file: outPath(dest), from: ["*": "copied from \(relative(source)) (a resource of target \(target.name))"]))
         }
         let groups = (entitlements["com.apple.security.application-groups"] as? [Any] ?? []).compactMap { $0 as? String }

@@ -24,6 +24,8 @@ public struct AppLaunchOptions: Sendable {
     public var secretStore: (any SecretStore)?
     /// Add to `trace` instead of starting it afresh (an app launched to handle another app's URL).
     public var appendTrace = false
+    /// Make `device` a device even when it is a directory AppGroupSim did not make (`--init`).
+    public var initDevice = false
 
     public init(bundle: String, device: String? = nil, org: String? = nil, trace: String? = nil, passcode: String? = nil,
                 sdkRecovery: Bool = false, secretStore: (any SecretStore)? = nil) {
@@ -62,8 +64,10 @@ public final class AppSession: @unchecked Sendable {
         events = SDKEvents(traceFile: options.trace, append: options.appendTrace)
         // Taken before ProcessLaunch, which already writes (it applies the bundle's app-group settings).
         let bundle = try AppBundle(at: URL(fileURLWithPath: options.bundle))
-        instance = try AppInstanceLock(sandbox: AppSandbox(device: try Device.resolve(path: options.device), bundle: bundle))
-        launch = try ProcessLaunch(bundlePath: options.bundle, devicePath: options.device, secretStore: options.secretStore)
+        let sandbox = AppSandbox(device: try Device.resolve(path: options.device, initialize: options.initDevice), bundle: bundle)
+        try sandbox.checkContainers()
+        instance = try AppInstanceLock(sandbox: sandbox)
+        launch = try ProcessLaunch(bundlePath: options.bundle, devicePath: options.device, secretStore: options.secretStore, initializeDevice: options.initDevice)
         events.step("appGroupConfigApplied", ["enabled": String(try launch.dataSharing.appGroupEnabled())])
         sdk = MobileSyncSDKManager.initializeSDK(launch: launch, events: events)
         org = options.org.flatMap(URL.init(string:)) ?? (try? BootConfig.load(from: launch.sandbox.bundle))?.loginHost

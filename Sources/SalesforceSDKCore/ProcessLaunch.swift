@@ -15,12 +15,15 @@ public struct ProcessLaunch: Sendable {
     public let keychain: KeychainHelper
 
     /// - Parameter applyConfig: false for tools that only look (`msdk-sim defaults`), so that looking changes nothing.
-    public init(bundlePath: String, devicePath: String?, applyConfig: Bool = true, secretStore: (any SecretStore)? = nil)
+    /// - Parameter initializeDevice: make `devicePath` a device even when it is a directory AppGroupSim did not
+    ///   make (`--init`).
+    public init(bundlePath: String, devicePath: String?, applyConfig: Bool = true, secretStore: (any SecretStore)? = nil, initializeDevice: Bool = false)
         throws
     {
-        let device = try Device.resolve(path: devicePath)
+        let device = try Device.resolve(path: devicePath, initialize: initializeDevice)
         let bundle = try AppBundle(at: URL(fileURLWithPath: bundlePath))
         sandbox = AppSandbox(device: device, bundle: bundle)
+        try sandbox.checkContainers()
         dataSharing = DataSharingHelper(sandbox: sandbox)
         config = try AppGroupConfig.load(from: bundle)
         keychain = KeychainHelper(

@@ -27,6 +27,8 @@ struct MainApp: AsyncParsableCommand {
     @Flag(help: "Recover as the real SDK does: delete accounts that cannot be read at launch (keychain locked) instead of keeping them.")
     var sdkRecovery = false
     @Flag(help: .hidden) var appendTrace = false
+    @Flag(name: .customLong("init"), help: "Make --device a device even if it is a directory AppGroupSim did not make (not empty, not private, or another user's).")
+    var initDevice = false
 
     /// Runs the command, then checkpoints every store this process opened, so that a clean exit leaves
     /// no committed data only in a `-wal` file.
@@ -44,6 +46,7 @@ struct MainApp: AsyncParsableCommand {
     var options: AppLaunchOptions {
         var options = AppLaunchOptions(bundle: bundle, device: device, org: org, trace: trace, passcode: passcode, sdkRecovery: sdkRecovery)
         options.appendTrace = appendTrace
+        options.initDevice = initDevice
         return options
     }
 

@@ -11,8 +11,9 @@ struct DeviceCommand: ParsableCommand {
 
     struct DeviceOption: ParsableArguments {
         @Option(help: "The device directory (default: $APPGROUPSIM_DEVICE).") var device: String?
+        @Flag(name: .customLong("init"), help: "Make --device a device even if it is a directory AppGroupSim did not make.") var initDevice = false
 
-        func apps() throws -> DeviceApps { DeviceApps(device: try Device.resolve(path: device)) }
+        func apps() throws -> DeviceApps { DeviceApps(device: try Device.resolve(path: device, initialize: initDevice)) }
     }
 
     struct Install: ParsableCommand {

@@ -105,7 +105,7 @@ final class ProjectImportTests: XCTestCase {
     }
 
     func assertNothingWritten(_ out: URL, file: StaticString = #filePath, line: UInt = #line) {
-        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: work.path))?.filter { $0 != "FieldService" && $0 != "existing" } ?? []
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: work.path))?.filter { !["FieldService", "existing", "outside"].contains($0) } ?? []
         XCTAssertEqual(leftovers, [], "nothing may be written", file: file, line: line)
     }
 
@@ -134,6 +134,93 @@ final class ProjectImportTests: XCTestCase {
         try edit(pbxproj, "isa = PBXNativeTarget;\n\t\t\tbuildConfigurationList = A80000000000000000000003", "isa = PBXNativeTarget\n\t\t\tbuildConfigurationList = A80000000000000000000003")
         XCTAssertThrowsError(try ProjectImport.run(.init(xcodeproj: project, out: out))) { XCTAssertTrue("\($0)".contains("project.pbxproj:"), "\($0)") }
         assertNothingWritten(out)
+    }
+
+    // MARK: Issue 25: import writes only inside --out, from inside the project
+
+    /// An --out that is a file, a link or a folder with files is refused, and nothing is deleted.
+    func testAnOutThatIsAFileALinkOrNotEmptyIsRefusedAndNothingIsDeleted() throws {
+        let file = work.appendingPathComponent("precious.txt")
+        try Data("keep me".utf8).write(to: file)
+        XCTAssertThrowsError(try ProjectImport.run(.init(xcodeproj: project, out: file))) { XCTAssertTrue("\($0)".contains("is not a directory"), "\($0)") }
+        XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), "keep me")
+        let target = work.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        let link = work.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        XCTAssertThrowsError(try ProjectImport.run(.init(xcodeproj: project, out: link))) { XCTAssertTrue("\($0)".contains("is not a directory"), "\($0)") }
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link.path), target.path)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: target.path), [])
+        // An empty directory is used, and a second run into it refuses.
+        XCTAssertNoThrow(try ProjectImport.run(.init(xcodeproj: project, out: target)))
+        XCTAssertThrowsError(try ProjectImport.run(.init(xcodeproj: project, out: target))) { XCTAssertTrue("\($0)".contains("is not empty"), "\($0)") }
+    }
+
+    /// Product names and bundle ids name folders of the import (and of the device): '/' and '..' are refused.
+    func testProductNamesAndBundleIdsWithSlashesOrDotDotAreRefused() throws {
+        let out = work.appendingPathComponent("out")
+        for (from, to, what) in [
+            ("PRODUCT_NAME = \"Field Service\";", "PRODUCT_NAME = \"../../escaped\";", "PRODUCT_NAME"),
+            ("PRODUCT_NAME = \"Field Service\";", "PRODUCT_NAME = \"a/b\";", "PRODUCT_NAME"),
+            ("PRODUCT_BUNDLE_IDENTIFIER = \"${BUNDLE_PREFIX}.FieldService.DueToday\";", "PRODUCT_BUNDLE_IDENTIFIER = \"../../../x\";", "PRODUCT_BUNDLE_IDENTIFIER"),
+        ] {
+            let original = try String(contentsOf: pbxproj, encoding: .utf8)
+            try edit(pbxproj, from, to)
+            XCTAssertThrowsError(try ProjectImport.run(.init(xcodeproj: project, out: out))) {
+                XCTAssertTrue("\($0)".contains(what) && "\($0)".contains("nothing was written"), "\($0)")
+            }
+            assertNothingWritten(out)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("escaped.app").path))
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work.deletingLastPathComponent().appendingPathComponent("escaped.app").path))
+            try original.write(to: pbxproj, atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// Files from outside the project's folder (an absolute path, a link out) are refused, or copied with
+    /// --allow-outside and named; links are copied as their content.
+    func testFilesFromOutsideTheProjectAreRefusedUnlessAllowedAndLinksAreCopiedAsContent() throws {
+        let out = work.appendingPathComponent("out")
+        let outside = work.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        let fieldService = work.appendingPathComponent("FieldService/FieldService")
+        // A resource that is a link out of the project.
+        try FileManager.default.moveItem(at: fieldService.appendingPathComponent("bootconfig.plist"), to: outside.appendingPathComponent("bootconfig.plist"))
+        try FileManager.default.createSymbolicLink(at: fieldService.appendingPathComponent("bootconfig.plist"), withDestinationURL: outside.appendingPathComponent("bootconfig.plist"))
+        XCTAssertThrowsError(try ProjectImport.run(.init(xcodeproj: project, out: out))) {
+            XCTAssertTrue("\($0)".contains("outside the project's folder") && "\($0)".contains("resolves to"), "\($0)")
+        }
+        assertNothingWritten(out)
+        let allowed = try ProjectImport.run(.init(xcodeproj: project, out: out, allowOutside: true))
+        XCTAssertTrue(allowed.notes.contains { $0.contains("bootconfig.plist") && $0.contains("--allow-outside") }, "\(allowed.notes)")
+        let copied = out.appendingPathComponent("Field Service.app/bootconfig.plist")
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: copied.path)[.type] as? FileAttributeType, .typeRegular, "copied as its content")
+        XCTAssertEqual(try Data(contentsOf: copied), try Data(contentsOf: outside.appendingPathComponent("bootconfig.plist")))
+        try FileManager.default.removeItem(at: out)
+        // An absolute INFOPLIST_FILE outside.
+        try FileManager.default.removeItem(at: fieldService.appendingPathComponent("bootconfig.plist"))
+        try FileManager.default.moveItem(at: outside.appendingPathComponent("bootconfig.plist"), to: fieldService.appendingPathComponent("bootconfig.plist"))
+        try FileManager.default.copyItem(at: fieldService.appendingPathComponent("Info.plist"), to: outside.appendingPathComponent("Info.plist"))
+        try edit(pbxproj, "INFOPLIST_FILE = \"$(SRCROOT)/FieldService/Info.plist\";", "INFOPLIST_FILE = \"\(outside.path)/Info.plist\";")
+        XCTAssertThrowsError(try ProjectImport.run(.init(xcodeproj: project, out: out))) { XCTAssertTrue("\($0)".contains("INFOPLIST_FILE of target FieldService"), "\($0)") }
+        assertNothingWritten(out)
+        // A link that stays inside the project is fine, and copied as content too.
+        try edit(pbxproj, "INFOPLIST_FILE = \"\(outside.path)/Info.plist\";", "INFOPLIST_FILE = \"$(SRCROOT)/FieldService/Info.plist\";")
+        let userstore = fieldService.appendingPathComponent("userstore.json")
+        try FileManager.default.moveItem(at: userstore, to: fieldService.appendingPathComponent("userstore.real.json"))
+        try FileManager.default.createSymbolicLink(atPath: userstore.path, withDestinationPath: "userstore.real.json")
+        XCTAssertNoThrow(try ProjectImport.run(.init(xcodeproj: project, out: out)))
+        let store = out.appendingPathComponent("Field Service.app/userstore.json")
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: store.path)[.type] as? FileAttributeType, .typeRegular)
+    }
+
+    /// import-report.json names every written file where it is, the extension's inside its app's PlugIns.
+    func testTheReportNamesEachFileWhereItIs() throws {
+        let out = work.appendingPathComponent("out")
+        let result = try ProjectImport.run(.init(xcodeproj: project, out: out))
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: result.report)) as? [String: Any])
+        let files = try XCTUnwrap(report["files"] as? [[String: Any]]).compactMap { $0["file"] as? String }
+        XCTAssertTrue(files.contains(out.appendingPathComponent("Field Service.app/PlugIns/DueToday.appex/Info.plist").path), "\(files)")
+        for file in files { XCTAssertTrue(FileManager.default.fileExists(atPath: file), file) }
     }
 
     func ids(_ findings: [Finding]) -> [String] { findings.map(\.id).sorted() }
