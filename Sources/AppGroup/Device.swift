@@ -32,6 +32,11 @@ public struct Device: Sendable, Equatable {
         let file = root.appendingPathComponent("device.json")
         if let existing = try read(file) { return existing }
         var info = stat()
+        if stat(root.path, &info) != 0 {
+            // Made 0700 by mkdir itself: a process racing this one never sees it with looser modes.
+            try SecureFiles.makeDirectory(root.deletingLastPathComponent())
+            guard mkdir(root.path, 0o700) == 0 || errno == EEXIST else { throw DeviceError.unwritable(path: root.path) }
+        }
         if stat(root.path, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw DeviceError.notADevice(path: root.path, reason: "it is not a directory") }
             if let reason = unadoptable(root, info), !initialize {

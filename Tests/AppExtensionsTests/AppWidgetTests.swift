@@ -1,4 +1,5 @@
 import AppGroup
+import Diagnostics
 import AppGroupSimTestSupport
 import Foundation
 import Keychain
@@ -201,6 +202,50 @@ final class AppWidgetTests: FixtureAppTestCase {
         let report = await AppWidget.evaluateReporting(try launch(widgetURL))
         XCTAssertEqual(report.state, .unreadable)
         XCTAssertTrue(report.message.contains("is a directory where a file belongs"), report.message)
+    }
+
+    // MARK: Issue 25: team identity
+
+    /// A copy of the fixture app signed by another team that names the victim's app group and keychain group
+    /// literally: its widget read alice's account, tokens and contacts. Now the group belongs to the team that
+    /// used it first and the keychain group to its team prefix: the attacker's widget gets nothing, the doctor
+    /// names the bundle, and the victim's widget still lists.
+    func testABundleOfAnotherTeamNamingTheVictimsGroupsGetsNothing() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        _ = try await loggedIn(org, contacts: ["Ann", "Ben", "Cid"])
+        let evil = root.appendingPathComponent("Evil.app")
+        try FileManager.default.copyItem(at: appURL, to: evil)
+        let evilWidget = evil.appendingPathComponent("PlugIns/RecentContacts.appex")
+        for (bundle, entitlements, id) in [
+            (evil, "MobileSyncExplorer.entitlements", "com.evil.app"), (evilWidget, "RecentContacts.entitlements", "com.evil.app.RecentContacts"),
+        ] {
+            try editPlist(bundle.appendingPathComponent(entitlements)) {
+                $0["com.apple.developer.team-identifier"] = "EVILTEAM01"
+                $0[Entitlements.keychainAccessGroupsKey] = ["SIMTEAM001.com.salesforce.mobilesdk.MobileSyncExplorer"]
+            }
+            try editPlist(bundle.appendingPathComponent("Info.plist")) { $0["CFBundleIdentifier"] = id }
+        }
+        let attacker = try launch(evilWidget)
+        XCTAssertFalse(attacker.sandbox.keychainAccessGroups.contains("SIMTEAM001.com.salesforce.mobilesdk.MobileSyncExplorer"))
+        XCTAssertEqual(attacker.sandbox.keychainGroupsOfOtherTeams, ["SIMTEAM001.com.salesforce.mobilesdk.MobileSyncExplorer", "group.com.salesforce.mobilesdk.MobileSyncExplorer"])
+        XCTAssertFalse(attacker.sandbox.isEntitled(toAppGroup: "group.com.salesforce.mobilesdk.MobileSyncExplorer"))
+        XCTAssertThrowsError(try attacker.sandbox.groupContainer("group.com.salesforce.mobilesdk.MobileSyncExplorer")) {
+            guard case AppGroupError.ownedByAnotherTeam(_, let owner, _, _) = $0 else { return XCTFail("\($0)") }
+            XCTAssertEqual(owner, "SIMTEAM001")
+        }
+        let report = await AppWidget.evaluateReporting(attacker)
+        XCTAssertNotEqual(report.state, .listed)
+        XCTAssertNil(report.user)
+        XCTAssertEqual(report.contacts.count, 0)
+        let accounts = try? SmartStoreSDKManager.initializeSDK(launch: attacker, events: SDKEvents()).userAccountManager.allAccounts()
+        XCTAssertEqual(accounts?.count ?? 0, 0, "no account of the victim's is readable")
+        let findings = await Doctor.examine(app: evil.path, device: devicePath, secretStore: keychain)
+        XCTAssertTrue(findings.contains { $0.id == "foreign-team-group" && $0.message.contains("EVILTEAM01") && $0.message.contains("belongs to team SIMTEAM001") }, "\(findings)")
+        let victim = try await widgetReport()
+        XCTAssertEqual(victim.state, .listed, "the victim's own widget still lists")
+        let clean = await Doctor.examine(app: appURL.path, device: devicePath, secretStore: keychain)
+        XCTAssertFalse(clean.contains { $0.id == "foreign-team-group" }, "\(clean)")
     }
 }
 

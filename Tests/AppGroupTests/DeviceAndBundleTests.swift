@@ -176,4 +176,93 @@ final class DeviceLayoutTests: XCTestCase {
         XCTAssertEqual(sdk.storeFiles().map(\.lastPathComponent), ["store.sqlite", "store.sqlite"])
         XCTAssertEqual(Set(layout.allSDKRoots()), [layout.privateSDKRoot(bundleID: bundle.bundleIdentifier), sdk])
     }
+
+    // MARK: Issue 25: the device
+
+    func bundle(in dir: URL, id: String, groups: [String] = ["group.com.acme"], keychain: [String] = [], team: String? = nil) throws -> URL {
+        let url = dir.appendingPathComponent("\(UUID().uuidString.prefix(6)).app")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try PropertyListSerialization.data(fromPropertyList: ["CFBundleIdentifier": id], format: .xml, options: 0).write(to: url.appendingPathComponent("Info.plist"))
+        var entitlements: [String: Any] = [Entitlements.applicationGroupsKey: groups, Entitlements.keychainAccessGroupsKey: keychain]
+        if let team { entitlements["com.apple.developer.team-identifier"] = team }
+        try PropertyListSerialization.data(fromPropertyList: entitlements, format: .xml, options: 0).write(to: url.appendingPathComponent("App.entitlements"))
+        return url
+    }
+
+    /// '../../../../x' as a bundle id made files outside the device, and a launch spun with memory growing.
+    func testBundleIdsAndAppGroupsMustBeReverseDNS() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        for bad in ["../../../../x", "a/b", "com..acme", ".com.acme", "com.acme.", "com acme", "com.acme/../../x", ""] {
+            XCTAssertThrowsError(try AppBundle(at: try bundle(in: dir, id: bad)), bad) { XCTAssertTrue("\($0)".contains("CFBundleIdentifier"), "\($0)") }
+        }
+        for good in ["com.acme.app", "com.acme.App-2", "A1"] { XCTAssertNoThrow(try AppBundle(at: try bundle(in: dir, id: good)), good) }
+        XCTAssertThrowsError(try AppBundle(at: try bundle(in: dir, id: "com.acme", groups: ["group.com/../../x"]))) {
+            XCTAssertTrue("\($0)".contains("application-groups"), "\($0)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.deletingLastPathComponent().appendingPathComponent("x").path))
+    }
+
+    /// A bundle may use only keychain groups of its own team, and an app group belongs to the team that first
+    /// used it on the device.
+    func testTeamIdentityDecidesKeychainGroupsAndAppGroups() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let device = try Device.open(at: dir.appendingPathComponent("device"))
+        let victim = AppSandbox(device: device, bundle: try AppBundle(at: try bundle(in: dir, id: "com.acme.app", keychain: ["$(AppIdentifierPrefix)com.acme.shared"])))
+        XCTAssertEqual(victim.teamID, "SIMTEAM001")
+        XCTAssertEqual(victim.keychainAccessGroups, ["SIMTEAM001.com.acme.shared", "SIMTEAM001.com.acme.app", "group.com.acme"])
+        _ = try victim.groupContainer("group.com.acme")
+        XCTAssertEqual(victim.owner(ofAppGroup: "group.com.acme"), "SIMTEAM001")
+
+        let evilBundle = try AppBundle(at: try bundle(in: dir, id: "com.evil.app", keychain: ["SIMTEAM001.com.acme.shared", "$(AppIdentifierPrefix)evil"], team: "EVILTEAM01"))
+        let evil = AppSandbox(device: device, bundle: evilBundle)
+        XCTAssertEqual(evil.teamID, "EVILTEAM01")
+        XCTAssertEqual(evil.keychainAccessGroups, ["EVILTEAM01.evil", "EVILTEAM01.com.evil.app"], "neither the victim's keychain group nor its app group")
+        XCTAssertEqual(evil.keychainGroupsOfOtherTeams, ["SIMTEAM001.com.acme.shared", "group.com.acme"])
+        XCTAssertFalse(evil.isEntitled(toAppGroup: "group.com.acme"))
+        XCTAssertNil(evil.containerURL(forSecurityApplicationGroupIdentifier: "group.com.acme"))
+        XCTAssertNotEqual(evil.suite(named: "group.com.acme").url, victim.suite(named: "group.com.acme").url, "a private suite, as for any group it may not use")
+        // A later process of the same team as the owner still may.
+        let sibling = AppSandbox(device: device, bundle: try AppBundle(at: try bundle(in: dir, id: "com.acme.app.Widget")))
+        XCTAssertTrue(sibling.isEntitled(toAppGroup: "group.com.acme"))
+    }
+
+    /// A container that is a link out of the device is refused, never written through.
+    func testAContainerThatIsALinkIsRefused() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let device = try Device.open(at: dir.appendingPathComponent("device"))
+        let outside = dir.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        let sandbox = AppSandbox(device: device, bundle: try AppBundle(at: try bundle(in: dir, id: "com.acme.app")))
+        try FileManager.default.createDirectory(at: sandbox.dataContainer.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: sandbox.dataContainer, withDestinationURL: outside)
+        XCTAssertThrowsError(try sandbox.checkContainers()) { XCTAssertEqual($0 as? DeviceError, .containerIsLink(path: sandbox.dataContainer.path)) }
+        try FileManager.default.removeItem(at: sandbox.dataContainer)
+        XCTAssertNoThrow(try sandbox.checkContainers())
+        // A group container, or a directory on the way to it.
+        let shared = device.root.appendingPathComponent("Containers/Shared")
+        try FileManager.default.createSymbolicLink(at: shared, withDestinationURL: outside)
+        XCTAssertThrowsError(try sandbox.checkContainers()) { XCTAssertEqual($0 as? DeviceError, .containerIsLink(path: shared.path)) }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside.path), [])
+    }
+
+    /// A directory AppGroupSim did not make is not adopted as a device without --init.
+    func testADirectoryNotMadeByAppGroupSimIsNotAdoptedWithoutInit() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let withFiles = dir.appendingPathComponent("with-files")
+        try FileManager.default.createDirectory(at: withFiles, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: withFiles.appendingPathComponent("notes.txt"))
+        let shared = dir.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
+        XCTAssertEqual(chmod(shared.path, 0o1777), 0)
+        for (url, reason) in [(withFiles, "notes.txt"), (shared, "mode 1777")] {
+            XCTAssertThrowsError(try Device.open(at: url)) { XCTAssertTrue("\($0)".contains(reason) && "\($0)".contains("--init"), "\($0)") }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: url.appendingPathComponent("device.json").path))
+        }
+        XCTAssertNoThrow(try Device.open(at: withFiles, initialize: true))
+        XCTAssertEqual(try String(contentsOf: withFiles.appendingPathComponent("notes.txt"), encoding: .utf8), "mine")
+        // An empty private directory of this user is taken as it is (what mktemp -d makes).
+        let empty = dir.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        XCTAssertNoThrow(try Device.open(at: empty))
+    }
 }
