@@ -1,5 +1,8 @@
 import Foundation
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The org's state in SQLite: one table per sObject (a column per field, text compared without case
 /// as SOQL does), grants and tokens by their SHA-256, authorization codes, query cursors, recent items
@@ -19,6 +22,7 @@ final class OrgDatabase: Sendable {
         // The simulator's own SQL quotes identifiers with "…" and strings with '…'.
         config.acceptsDoubleQuotedStringLiterals = false
         if let path {
+            try StateFileLock.acquire(for: path)
             if let head = FileManager.default.contents(atPath: path.path)?.prefix(16), !head.isEmpty {
                 if head.first == UInt8(ascii: "{") {
                     throw OrgSimulatorError.state(
@@ -138,4 +142,39 @@ struct Session: Sendable, Equatable {
     var userId: String
     var clientId: String
     var refreshHash: String?
+}
+
+/// One sf-simulator per state file: a POSIX lock on `<state>.lock`, held for the life of the process. A second
+/// process on the same file is refused at start, naming the file and the process that serves it, instead of
+/// starting and answering "database is locked" 500s. POSIX locks belong to the process, so one test process
+/// may stop and start an org on one file again.
+enum StateFileLock {
+    private final class Held: @unchecked Sendable {
+        let lock = NSLock()
+        var fds: [String: Int32] = [:]
+        func withLock<T>(_ body: (inout [String: Int32]) -> T) -> T { lock.withLock { body(&fds) } }
+    }
+    private static let held = Held()
+
+    static func acquire(for state: URL) throws {
+        let path = state.path + ".lock"
+        if held.withLock({ $0[path] != nil }) { return }
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            throw OrgSimulatorError.state("\(path) cannot be opened to lock the state file (\(String(cString: strerror(errno))))")
+        }
+        var lock = Glibc.flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        if fcntl(fd, F_SETLK, &lock) != 0 {
+            var probe = Glibc.flock()
+            probe.l_type = Int16(F_WRLCK)
+            probe.l_whence = Int16(SEEK_SET)
+            let holder = fcntl(fd, F_GETLK, &probe) == 0 && probe.l_type != Int16(F_UNLCK) ? "pid \(probe.l_pid)" : "another process"
+            close(fd)
+            throw OrgSimulatorError.state("\(state.path) is served by another sf-simulator (\(holder)); stop that one, or give this one another --state")
+        }
+        // Kept open for the life of the process: closing it would release the lock.
+        held.withLock { $0[path] = fd }
+    }
 }

@@ -128,7 +128,7 @@ struct Seeder {
             }
             if !found {
                 throw OrgSimulatorError.fixture(
-                    "\(ref.file):\(ref.line):\(ref.column): \(ref.field.name) = \(ref.value) refers to no \(ref.field.referenceTo.joined(separator: " or ")) record of this org; load that object's CSV too, or leave the column out")
+                    "\(ref.file):\(ref.line):\(ref.column): \(ref.field.name) = \(CSVLoader.quote(ref.value)) refers to no \(ref.field.referenceTo.joined(separator: " or ")) record of this org; load that object's CSV too, or leave the column out")
             }
         }
         try database.setMeta(db, "seeded", SalesforceDate.string(Date()))
@@ -216,6 +216,14 @@ struct CSVLoader {
         var value: String
     }
 
+    /// How much of a cell an error quotes: a CSV cell may be megabytes, an error is one line.
+    static let quotedCellLimit = 200
+
+    /// A cell's text for an error message: at most `quotedCellLimit` characters, then how long it really is.
+    static func quote(_ cell: String) -> String {
+        cell.count <= quotedCellLimit ? cell : String(cell.prefix(quotedCellLimit)) + "… (\(cell.count) characters)"
+    }
+
     /// Rows of cells, each with the line it starts on.
     static func parse(_ text: String, file: String) throws -> [(line: Int, cells: [String])] {
         var rows: [(Int, [String])] = []
@@ -286,10 +294,10 @@ struct CSVLoader {
             let trimmed = name.trimmingCharacters(in: .whitespaces)
             if trimmed.contains(".") {
                 throw OrgSimulatorError.fixture(
-                    "\(file):\(header.line):\(c + 1): '\(trimmed)' is a relationship column; load the parent object from its own CSV and keep the id field (e.g. AccountId)")
+                    "\(file):\(header.line):\(c + 1): '\(Self.quote(trimmed))' is a relationship column; load the parent object from its own CSV and keep the id field (e.g. AccountId)")
             }
             guard let field = object.field(trimmed) else {
-                throw OrgSimulatorError.fixture("\(file):\(header.line):\(c + 1): '\(trimmed)' is not a field of \(object.name) (objects.json)")
+                throw OrgSimulatorError.fixture("\(file):\(header.line):\(c + 1): '\(Self.quote(trimmed))' is not a field of \(object.name) (objects.json)")
             }
             guard !fields.contains(where: { $0.name == field.name }) else {
                 throw OrgSimulatorError.fixture("\(file):\(header.line):\(c + 1): column \(field.name) appears twice")
@@ -309,7 +317,7 @@ struct CSVLoader {
                 if cell.isEmpty { continue }
                 switch FieldCoding.check(.string(cell), field, object: object.name) {
                 case .failure(let e):
-                    throw OrgSimulatorError.fixture("\(file):\(row.line):\(c + 1): \(field.name): '\(cell)' is not a valid \(field.type.rawValue) (\(e.message))")
+                    throw OrgSimulatorError.fixture("\(file):\(row.line):\(c + 1): \(field.name): '\(Self.quote(cell))' is not a valid \(field.type.rawValue) (\(Self.quote(e.message)))")
                 case .success(let value):
                     record[field.name] = value
                     if field.type == .reference, case .string(let id) = value {
@@ -319,10 +327,10 @@ struct CSVLoader {
             }
             if case .string(let id)? = record["Id"] {
                 guard id.hasPrefix(object.keyPrefix) else {
-                    throw OrgSimulatorError.fixture("\(file):\(row.line): Id \(id) is not an id of \(object.name) (its key prefix is \(object.keyPrefix))")
+                    throw OrgSimulatorError.fixture("\(file):\(row.line): Id \(Self.quote(id)) is not an id of \(object.name) (its key prefix is \(object.keyPrefix))")
                 }
                 guard seen.insert(id).inserted, try Int.fetchOne(db, sql: "SELECT 1 FROM \(OrgDatabase.quote(object.table)) WHERE \"Id\" = ?", arguments: [id]) == nil else {
-                    throw OrgSimulatorError.fixture("\(file):\(row.line): Id \(id) appears twice")
+                    throw OrgSimulatorError.fixture("\(file):\(row.line): Id \(Self.quote(id)) appears twice")
                 }
             }
             let missing = object.fields.filter { $0.isRequired && $0.isCreateable && record[$0.name] == nil }.map(\.name)

@@ -131,6 +131,25 @@ final class OrgDefinitionTests: XCTestCase {
             .contains("'Lead' is not an object"))
     }
 
+    /// A CSV error quotes at most 200 characters of a cell, and says how long it really is.
+    func testACSVErrorQuotesAtMost200CharactersOfACell() throws {
+        _ = try write("objects.json", Self.objects)
+        let definition = try OrgDefinition.load(directory: dir)
+        let long = String(repeating: "9", count: 5_000) + "x"
+        for (text, at) in [("Name,Capacity__c\nA,\(long)\n", ":2:2:"), ("Name,\(long)\nA,1\n", ":1:2:")] {
+            let path = try write("bad.csv", text)
+            let message = refusal { _ = try OrgState(definition: definition, stateURL: nil, tokenLifetime: 60, csv: [CSVSource(object: "Site__c", path: path)]) }
+            XCTAssertTrue(message.contains("bad.csv\(at)"), message)
+            XCTAssertTrue(message.contains(String(repeating: "9", count: 200) + "… (5001 characters)"), message)
+            XCTAssertFalse(message.contains(String(repeating: "9", count: 201)), "more than 200 characters of the cell")
+            XCTAssertLessThan(message.count, 1_000)
+        }
+        let exactly = String(repeating: "8", count: 200)
+        let path = try write("bad.csv", "Name,\(exactly)\nA,1\n")
+        XCTAssertTrue(refusal { _ = try OrgState(definition: definition, stateURL: nil, tokenLifetime: 60, csv: [CSVSource(object: "Site__c", path: path)]) }
+            .contains("'\(exactly)' is not a field"), "a cell of 200 characters is quoted whole")
+    }
+
     func testStateSurvivesAndAnOlderJSONStateIsRefusedNotOverwritten() throws {
         let definition = try OrgDefinition.load(directory: TestSupport.packageRoot.appendingPathComponent("Fixtures/org"))
         let stateURL = dir.appendingPathComponent("state.sqlite")

@@ -111,6 +111,16 @@ for flags in "--port 70000" "--port -1" "--error-rate 7" "--latency-ms -1" "--to
 done
 ok "out-of-range start flags are usage errors (exit 64), never another port or a silent clamp"
 
+# One sf-simulator per state file: a second one on the file another serves is refused at start, naming both.
+start
+expect_status 1 "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "$STATE"
+[ "$(printf '%s\n' "$ERR" | grep -c .)" = 1 ] || fail "not one line: $ERR"
+contains "$ERR" "$STATE is served by another sf-simulator (pid $SIM)"
+[ -z "$OUT" ] || fail "the second one started: $OUT"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/services/oauth2/userinfo")" = 403 ] || [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/services/oauth2/userinfo")" = 401 ] || fail "the first one stopped serving"
+stop
+ok "a second sf-simulator on a --state file another serves is refused at start (one line naming the file and the pid)"
+
 # --csv and --connected-app: an org seeded from a CSV export, logged in to by an imported app.
 cat > "$WORK/accounts.csv" <<'CSV'
 Id,Name,Industry,NumberOfEmployees
