@@ -102,6 +102,11 @@ public enum Doctor {
     /// and must not name one of its own schemes as the IDP's.
     static func identityProviderFindings(app: AppBundle) -> [Finding] {
         guard let idp = (try? IDPConfig.load(from: app))?.idpAppURIScheme else { return [] }
+        guard IDPCommand.isUsableScheme(idp) else {
+            return [Finding("idp-scheme-invalid", .error,
+                "\(name(app))'s idpAppURIScheme \"\(idp.prefix(80))\" is not a URL scheme (letters, digits, '+', '-', '.', starting with a letter), so no login request can be sent",
+                fix: "set idpAppURIScheme in bootconfig.plist to the identity provider app's scheme (e.g. companylogin)", subject: name(app))]
+        }
         let own = DeviceApps.schemes(of: app)
         if own.isEmpty {
             return [Finding("idp-callback-scheme-missing", .error,
@@ -125,10 +130,12 @@ public enum Doctor {
             return [Finding("device-invalid", .error, "\(error)", fix: "pass --device with a device directory made by main-app (or omit it)")]
         }
         let deviceRoot = launch.sandbox.device.root
-        if let idp = (try? IDPConfig.load(from: app))?.idpAppURIScheme {
+        if let idp = (try? IDPConfig.load(from: app))?.idpAppURIScheme, IDPCommand.isUsableScheme(idp),
+            let request = URL(string: "\(idp)://oauth2/v1.0/authrequest")
+        {
             let apps = DeviceApps(device: launch.sandbox.device)
             do {
-                _ = try apps.app(for: URL(string: "\(idp)://oauth2/v1.0/authrequest")!)
+                _ = try apps.app(for: request)
             } catch DeviceApps.Failure.unknownScheme {
                 out.append(Finding("idp-app-not-installed", .warning,
                     "no app installed on this device claims \(idp):, the identity provider app of \(name(app)): its IDP login ends with idp_not_installed",
