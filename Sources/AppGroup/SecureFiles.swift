@@ -94,18 +94,7 @@ public enum SecureFiles {
             throw FileError(path: url.path, reason: reason)
         }
         defer { close(fd) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = read(fd, &buffer, buffer.count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw FileError(path: url.path, reason: "read failed (\(errnoString()))")
-            }
-            if n == 0 { break }
-            data.append(buffer, count: n)
-        }
-        return data
+        return try readToEnd(fd, url)
     }
 
     /// The whole file at `url` itself: never through a symbolic link (`O_NOFOLLOW`), and only a regular file (a
@@ -124,6 +113,11 @@ public enum SecureFiles {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw FileError(path: url.path, reason: "is \(kind(info.st_mode)), not a regular file: refused and left where it is; remove it")
         }
+        return try readToEnd(fd, url)
+    }
+
+    /// Everything left to read from `fd` (the file at `url`, named in errors).
+    private static func readToEnd(_ fd: Int32, _ url: URL) throws -> Data {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {

@@ -177,4 +177,17 @@ final class DoctorTests: XCTestCase {
         let with = await Doctor.examine(app: fieldSales, device: device.path, secretStore: InMemorySecretStore()).map(\.id)
         XCTAssertEqual(with, [])
     }
+
+    /// An idpAppURIScheme that is no URL scheme (a space in it) trapped the doctor building its URL: now a finding.
+    func testAnIDPSchemeThatIsNoSchemeIsAFindingNotACrash() async throws {
+        let work = try TestSupport.temporaryDirectory(self)
+        let app = work.appendingPathComponent("FieldSales.app")
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("Fixtures/IDP/FieldSales.app"), to: app)
+        let boot = app.appendingPathComponent("bootconfig.plist")
+        var plist = try XCTUnwrap(try PropertyListSerialization.propertyList(from: Data(contentsOf: boot), format: nil) as? [String: Any])
+        plist["idpAppURIScheme"] = "company login"
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: boot)
+        let findings = await Doctor.examine(app: app.path, device: work.appendingPathComponent("device").path, secretStore: InMemorySecretStore())
+        XCTAssertEqual(findings.map(\.id), ["idp-scheme-invalid"])
+    }
 }

@@ -371,6 +371,18 @@ final class SOQLTests: XCTestCase {
         XCTAssertFalse(other.message.contains("secret"), other.message)
     }
 
+    /// A SOSL RETURNING clause's WHERE nests as SOQL's does: at the bound it runs, one past is one error.
+    func testSOSLNestingIsBoundedAtTheLimitAndRefusedPastIt() throws {
+        func search(_ levels: Int) throws -> Data {
+            let condition = String(repeating: "(", count: levels) + "LastName = 'Hopper'" + String(repeating: ")", count: levels)
+            let q = "FIND {Navy} RETURNING Contact(LastName WHERE \(condition))"
+            return try state.database.queue.write { [self] db in try SOSLQuery.parse(q).run(db, engine: state.queries, session: session, version: "v66.0") }
+        }
+        XCTAssertNoThrow(try search(SOQLParser.maxNesting))
+        XCTAssertThrowsError(try search(SOQLParser.maxNesting + 1)) { XCTAssertEqual(($0 as? SalesforceError)?.errorCode, "MALFORMED_QUERY") }
+        XCTAssertThrowsError(try search(50_000)) { XCTAssertEqual(($0 as? SalesforceError)?.errorCode, "MALFORMED_QUERY") }
+    }
+
     /// `%`, `_` and `\` in a SOSL term are the characters themselves: `FIND {%%}` matched every contact.
     func testSOSLTreatsPercentUnderscoreAndBackslashAsLiterals() throws {
         func search(_ q: String) throws -> [String] {

@@ -61,6 +61,14 @@ final class PBXParserTests: XCTestCase {
         }
     }
 
+    /// Dictionaries and arrays nest up to 200 levels; one more is one error, never a stack overflow.
+    func testNestingIsBoundedAtTheLimitAndRefusedPastIt() throws {
+        func nested(_ n: Int) -> Data { Data((String(repeating: "{a = ", count: n - 1) + "(x)" + String(repeating: ";}", count: n - 1)).utf8) }
+        XCTAssertNoThrow(try PBXParser.parse(nested(200)))
+        XCTAssertTrue(failure(String(decoding: nested(201), as: UTF8.self))?.message.contains("deeper than 200") ?? false)
+        XCTAssertTrue(failure(String(repeating: "{a = ", count: 20_000))?.message.contains("deeper than 200") ?? false)
+    }
+
     func testTheFixtureProjectParses() throws {
         let url = TestSupport.packageRoot.appendingPathComponent("Fixtures/FieldService/FieldService.xcodeproj/project.pbxproj")
         let value = try PBXParser.parse(try Data(contentsOf: url))
