@@ -24,6 +24,8 @@ let package = Package(
         // The app layer: what the app (MobileApp) and its extensions (AppExtensions) do, as their bundles configure them.
         .library(name: "MobileApp", targets: ["MobileApp"]),
         .library(name: "AppExtensions", targets: ["AppExtensions"]),
+        // `import Combine` on Linux: OpenCombine under Combine's name (Sources/Combine).
+        .library(name: "Combine", targets: ["Combine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -37,6 +39,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // Graceful shutdown (SIGTERM and tests); Hummingbird already builds on it.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Combine's names and semantics on Linux, for developer code that imports Combine (issue 26): a
+        // maintained implementation of a large API that is not ours to rewrite.
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         // Platform layer (DESIGN.md §1): nothing here imports upward.
@@ -49,6 +54,12 @@ let package = Package(
         .target(name: "AppGroup", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // Reads a developer's Xcode project (project.pbxproj) for `msdk-sim import` and `doctor --xcodeproj`.
         .target(name: "XcodeProject"),
+
+        // The SDK face's Apple pieces (DESIGN.md §12): Combine for developer code, re-exporting OpenCombine.
+        .target(name: "Combine", dependencies: [
+            .product(name: "OpenCombine", package: "OpenCombine"), .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+            .product(name: "OpenCombineFoundation", package: "OpenCombine"),
+        ]),
 
         // Base (DESIGN.md §1): one JSON value with a fast reader and writer, shared by the data layer.
         .target(name: "FastJSON"),

@@ -16,6 +16,7 @@ let package = Package(
             .product(name: "AppGroup", package: "AppGroupSim"),
             .product(name: "AppExtensions", package: "AppGroupSim"),
             .product(name: "MobileApp", package: "AppGroupSim"),
+            .product(name: "Combine", package: "AppGroupSim"),
         ]),
     ]
 )

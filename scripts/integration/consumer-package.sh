@@ -15,4 +15,6 @@ contains "$OUT" "MobileSync: com.salesforce.mobilesdk.MobileSyncExplorer names s
 contains "$OUT" "AppExtensions: the sample widget queries SELECT {contacts:_soup} FROM {contacts}"
 contains "$OUT" 'AppExtensions: first by name ["WO-1"]'
 contains "$OUT" "MobileApp: a record from the command line has Name, Quantity__c"
+contains "$OUT" "Combine: @Published went [WO-1,WO-2] -> [WO-0,WO-1,WO-2]"
 ok "a package depending on AppGroupSim by path builds and drives SmartStore, MobileSync, RestClient, the SDK facade and the app layer (MobileApp, AppExtensions) in-process"
+ok "import Combine compiles unchanged there (OpenCombine under Combine's name): ObservableObject, @Published, Future, PassthroughSubject, AnyCancellable"

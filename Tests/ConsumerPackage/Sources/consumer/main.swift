@@ -1,5 +1,6 @@
 import AppExtensions
 import AppGroup
+import Combine
 import Foundation
 import MobileApp
 import MobileSync
@@ -29,3 +30,30 @@ print("AppExtensions: first by name \(try byName.newestRecords(in: store).map(by
 let values = try RecordEditor.values(json: #"{"Quantity__c": 2}"#, set: ["Name=WO-3"])
 print("MobileApp: a record from the command line has \(values.keys.sorted().joined(separator: ", "))")
 print("RestClient: API \(RestClient.apiVersion)")
+
+// An app data layer's way to publish records, with Combine's names: an ObservableObject whose @Published
+// rows follow the store, a Future for one query, a subject for changes, and the cancellables that hold them.
+final class WorkOrders: ObservableObject {
+    @Published var names: [String] = []
+    let changes = PassthroughSubject<Void, Never>()
+    private var cancellables = Set<AnyCancellable>()
+
+    init(store: SmartStore) {
+        changes.prepend(())
+            .flatMap { _ in
+                Future<[String], Never> { promise in
+                    let rows = (try? store.query(.smart("SELECT {workorders:Name} FROM {workorders} ORDER BY {workorders:Name}", pageSize: 10))) ?? []
+                    promise(.success(rows.compactMap { $0.arrayValue?.first?.stringValue }))
+                }
+            }
+            .assign(to: \.names, on: self)
+            .store(in: &cancellables)
+    }
+}
+let orders = WorkOrders(store: store)
+var seen: [[String]] = []
+let watching = orders.$names.sink { seen.append($0) }
+try store.upsert([["Name": .string("WO-0")]], into: "workorders")
+orders.changes.send()
+watching.cancel()
+print("Combine: @Published went \(seen.map { $0.joined(separator: ",") }.map { "[\($0)]" }.joined(separator: " -> "))")
