@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "AppExtensions", targets: ["AppExtensions"]),
         // `import Combine` on Linux: OpenCombine under Combine's name (Sources/Combine).
         .library(name: "Combine", targets: ["Combine"]),
+        // The SDK's own module names and Swift API over the engine (issue 26), starting with SalesforceSDKCommon.
+        .library(name: "SalesforceSDKCommon", targets: ["SalesforceSDKCommon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -60,6 +62,10 @@ let package = Package(
             .product(name: "OpenCombine", package: "OpenCombine"), .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             .product(name: "OpenCombineFoundation", package: "OpenCombine"),
         ]),
+
+        // The SDK's SalesforceSDKCommon, as Swift sees it (DataSharingHelper, UserDefaults.msdk(), the app-group
+        // container), for developer code running as a bundle on a simulated device (SDKProcess).
+        .target(name: "SalesforceSDKCommon", dependencies: ["AppGroup", "Keychain"]),
 
         // Base (DESIGN.md §1): one JSON value with a fast reader and writer, shared by the data layer.
         .target(name: "FastJSON"),
@@ -163,6 +169,7 @@ let package = Package(
         .testTarget(name: "AppExtensionsTests", dependencies: ["AppExtensions", "SalesforceSDK", "PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStore", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "MobileAppTests", dependencies: ["MobileApp", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "OrgSimulator", "AppGroupSimTestSupport"]),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
+        .testTarget(name: "SalesforceSDKCommonTests", dependencies: ["SalesforceSDKCommon", "AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKTests", dependencies: ["SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

@@ -17,6 +17,7 @@ let package = Package(
             .product(name: "AppExtensions", package: "AppGroupSim"),
             .product(name: "MobileApp", package: "AppGroupSim"),
             .product(name: "Combine", package: "AppGroupSim"),
+            .product(name: "SalesforceSDKCommon", package: "AppGroupSim"),
         ]),
     ]
 )

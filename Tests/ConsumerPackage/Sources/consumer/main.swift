@@ -6,7 +6,21 @@ import MobileApp
 import MobileSync
 import RestClient
 import SalesforceSDK
+import SalesforceSDKCommon
 import SmartStore
+
+// `consumer extension-setup GROUP`: an extension's setup written against the SDK's API, run as the bundle and
+// device that APPGROUPSIM_BUNDLE and APPGROUPSIM_DEVICE name: the login state before and after it sets the group.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "extension-setup" {
+    let group = CommandLine.arguments[2]
+    func state() -> String {
+        "appGroupName=\(DataSharingHelper.shared.appGroupName ?? "nil") enabled=\(DataSharingHelper.shared.isAppGroupEnabled) userLoggedIn=\(UserDefaults.msdk().bool(forKey: "userLoggedIn")) container=\(FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: group) != nil)"
+    }
+    print("before: \(state())")
+    DataSharingHelper.shared.appGroupName = group
+    print("after: \(state())")
+    exit(0)
+}
 
 // Uses the exported libraries the way a developer's test target would: a SmartStore on disk, the
 // syncs a bundle names, the widget's query, and a bundle read through AppGroup.

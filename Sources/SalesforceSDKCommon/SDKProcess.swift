@@ -1,0 +1,74 @@
+import AppGroup
+import Foundation
+
+/// Which bundle this process is, on which simulated device (DESIGN.md §12): what the SDK-named API resolves
+/// everything through. A process built against these products is the bundle named by `APPGROUPSIM_BUNDLE`
+/// (a `.app` or `.appex` directory) on the device named by `APPGROUPSIM_DEVICE` (created if missing, as
+/// `main-app` does). Its entitlements decide what it reaches, with the binaries' rules. Tests run closures
+/// as one bundle, then another, with `run(as:device:_:)`.
+public final class SDKProcess: @unchecked Sendable {
+    public static let bundleVariable = "APPGROUPSIM_BUNDLE"
+    public static let deviceVariable = "APPGROUPSIM_DEVICE"
+
+    /// The simulated process: its sandbox on the device.
+    public let sandbox: AppSandbox
+    /// The engine's data sharing helper for this process.
+    let dataSharing: AppGroup.DataSharingHelper
+
+    init(bundle: URL, device: URL) throws {
+        sandbox = AppSandbox(device: try Device.open(at: device.standardizedFileURL), bundle: try AppBundle(at: bundle))
+        try sandbox.checkContainers()
+        dataSharing = AppGroup.DataSharingHelper(sandbox: sandbox)
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var override: SDKProcess?
+    nonisolated(unsafe) private static var fromEnvironment: SDKProcess?
+    nonisolated(unsafe) private static var generationCounter = 0
+
+    /// Changes whenever the identity changes, so the SDK's singletons are made again for the new one.
+    static var generation: Int { lock.withLock { generationCounter } }
+
+    /// The current process identity. Without both variables (and outside `run(as:)`), the process stops
+    /// with one line naming both: the SDK's API has no error to give back here, as on iOS a process always
+    /// has a bundle.
+    public static var current: SDKProcess {
+        if let process = lock.withLock({ override ?? fromEnvironment }) { return process }
+        let env = ProcessInfo.processInfo.environment
+        guard let bundle = env[bundleVariable], !bundle.isEmpty, let device = env[deviceVariable], !device.isEmpty else {
+            fail("AppGroupSim: this process has no bundle and device: set \(bundleVariable) to the .app or .appex it runs as, and \(deviceVariable) to the device directory")
+        }
+        do {
+            let process = try SDKProcess(bundle: URL(fileURLWithPath: bundle), device: URL(fileURLWithPath: device))
+            lock.withLock { fromEnvironment = process }
+            return process
+        } catch {
+            fail("AppGroupSim: \(bundleVariable)=\(bundle) on \(deviceVariable)=\(device) cannot run: \(error)")
+        }
+    }
+
+    /// Runs `body` as `bundle` on `device`; the SDK's singletons (`DataSharingHelper.shared`, …) are made
+    /// again for that identity, and again after it.
+    public static func run<T>(as bundle: URL, device: URL, _ body: () throws -> T) throws -> T {
+        let process = try SDKProcess(bundle: bundle, device: device)
+        let previous = lock.withLock { () -> SDKProcess? in
+            defer { override = process; generationCounter += 1 }
+            return override
+        }
+        defer { lock.withLock { override = previous; generationCounter += 1 } }
+        return try body()
+    }
+
+    static func fail(_ line: String) -> Never {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+        exit(78)
+    }
+
+    /// One line on stderr for what the SDK's API cannot throw (a corrupt defaults file, a group the bundle is
+    /// not entitled to), once per message.
+    static func warn(_ line: String) {
+        let first = lock.withLock { warned.insert(line).inserted }
+        if first { FileHandle.standardError.write(Data("warning: \(line)\n".utf8)) }
+    }
+    nonisolated(unsafe) private static var warned = Set<String>()
+}
