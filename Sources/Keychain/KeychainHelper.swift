@@ -56,7 +56,16 @@ public final class KeychainHelper: Sendable {
     /// the keychain is usable at all, so a keyring with no default collection is not reported as an
     /// empty keychain.
     public func read(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
-        await run { () throws(KeychainError) in
+        await run(readBody(service: service, account: account, accessGroup: accessGroup))
+    }
+
+    /// `read`, blocking the calling thread until the helper's queue has done it (the SDK's synchronous Swift API).
+    package func readBlocking(service: String, account: String? = nil, accessGroup: String? = nil) -> KeychainResult {
+        runBlocking(readBody(service: service, account: account, accessGroup: accessGroup))
+    }
+
+    private func readBody(service: String, account: String?, accessGroup: String?) -> @Sendable () throws(KeychainError) -> KeychainResult {
+        { () throws(KeychainError) in
             var query = ["device": self.deviceID, "service": service]
             if let account { query["account"] = account }
             let groups: [String]
@@ -88,10 +97,17 @@ public final class KeychainHelper: Sendable {
     }
 
     /// Creates the item or replaces its value.
-    public func write(_ data: [UInt8], service: String, account: String? = nil, accessGroup: String? = nil) async
-        -> KeychainResult
-    {
-        await run { () throws(KeychainError) in
+    public func write(_ data: [UInt8], service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
+        await run(writeBody(data, service: service, account: account, accessGroup: accessGroup))
+    }
+
+    /// `write`, blocking the calling thread until the helper's queue has done it (the SDK's synchronous Swift API).
+    package func writeBlocking(_ data: [UInt8], service: String, account: String? = nil, accessGroup: String? = nil) -> KeychainResult {
+        runBlocking(writeBody(data, service: service, account: account, accessGroup: accessGroup))
+    }
+
+    private func writeBody(_ data: [UInt8], service: String, account: String?, accessGroup: String?) -> @Sendable () throws(KeychainError) -> KeychainResult {
+        { () throws(KeychainError) in
             try self.requireReady()
             let existing = try self.find(service: service, account: account ?? "", accessGroup: accessGroup)
             let group: String
@@ -125,10 +141,17 @@ public final class KeychainHelper: Sendable {
     }
 
     /// Returns the item's value, creating an empty item first when there is none.
-    public func createIfNotPresent(service: String, account: String? = nil, accessGroup: String? = nil) async
-        -> KeychainResult
-    {
-        await run { () throws(KeychainError) in
+    public func createIfNotPresent(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
+        await run(createIfNotPresentBody(service: service, account: account, accessGroup: accessGroup))
+    }
+
+    /// `createIfNotPresent`, blocking the calling thread until the helper's queue has done it (the SDK's synchronous Swift API).
+    package func createIfNotPresentBlocking(service: String, account: String? = nil, accessGroup: String? = nil) -> KeychainResult {
+        runBlocking(createIfNotPresentBody(service: service, account: account, accessGroup: accessGroup))
+    }
+
+    private func createIfNotPresentBody(service: String, account: String?, accessGroup: String?) -> @Sendable () throws(KeychainError) -> KeychainResult {
+        { () throws(KeychainError) in
             try self.requireReady()
             if let item = try self.find(service: service, account: account ?? "", accessGroup: accessGroup) {
                 return .ok(item.secret)
@@ -143,7 +166,16 @@ public final class KeychainHelper: Sendable {
 
     /// Empties the item's value and keeps the item.
     public func reset(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
-        await run { () throws(KeychainError) in
+        await run(resetBody(service: service, account: account, accessGroup: accessGroup))
+    }
+
+    /// `reset`, blocking the calling thread until the helper's queue has done it (the SDK's synchronous Swift API).
+    package func resetBlocking(service: String, account: String? = nil, accessGroup: String? = nil) -> KeychainResult {
+        runBlocking(resetBody(service: service, account: account, accessGroup: accessGroup))
+    }
+
+    private func resetBody(service: String, account: String?, accessGroup: String?) -> @Sendable () throws(KeychainError) -> KeychainResult {
+        { () throws(KeychainError) in
             try self.requireReady()
             guard let item = try self.find(service: service, account: account, accessGroup: accessGroup) else {
                 return self.notFound(service: service, account: account, accessGroup: accessGroup)
@@ -157,7 +189,16 @@ public final class KeychainHelper: Sendable {
 
     /// Deletes the item; `errSecItemNotFound` when there is none.
     public func remove(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
-        await run { () throws(KeychainError) in
+        await run(removeBody(service: service, account: account, accessGroup: accessGroup))
+    }
+
+    /// `remove`, blocking the calling thread until the helper's queue has done it (the SDK's synchronous Swift API).
+    package func removeBlocking(service: String, account: String? = nil, accessGroup: String? = nil) -> KeychainResult {
+        runBlocking(removeBody(service: service, account: account, accessGroup: accessGroup))
+    }
+
+    private func removeBody(service: String, account: String?, accessGroup: String?) -> @Sendable () throws(KeychainError) -> KeychainResult {
+        { () throws(KeychainError) in
             try self.requireReady()
             guard let item = try self.find(service: service, account: account, accessGroup: accessGroup) else {
                 return self.notFound(service: service, account: account, accessGroup: accessGroup)
@@ -169,7 +210,16 @@ public final class KeychainHelper: Sendable {
 
     /// Deletes every item this SDK created on this device in the process's groups; others' items stay.
     public func removeAll() async -> KeychainResult {
-        await run { () throws(KeychainError) in
+        await run(removeAllBody())
+    }
+
+    /// `removeAll`, blocking the calling thread until the helper's queue has done it (the SDK's synchronous Swift API).
+    package func removeAllBlocking() -> KeychainResult {
+        runBlocking(removeAllBody())
+    }
+
+    private func removeAllBody() -> @Sendable () throws(KeychainError) -> KeychainResult {
+        { () throws(KeychainError) in
             try self.requireReady()
             for group in self.accessGroups {
                 try self.store.delete(["device": self.deviceID, "creator": Self.creator, "accessGroup": group])
@@ -279,6 +329,24 @@ public final class KeychainHelper: Sendable {
 
     private static func label(service: String, group: String) -> String { "AppGroupSim \(service) (\(group))" }
 
+    /// `run` on the calling thread: waits on a semaphore (not on Swift's concurrency pool) for the helper's
+    /// queue, within the same Secret Service budget.
+    private func runBlocking(_ body: @escaping @Sendable () throws(KeychainError) -> KeychainResult) -> KeychainResult {
+        let budget = self.budget
+        guard let remaining = budget.remaining() else { return .failure(budget.timeoutError) }
+        let box = ResultBox()
+        let done = DispatchSemaphore(value: 0)
+        queue.async {
+            box.set({ () -> KeychainResult in do throws(KeychainError) { return try body() } catch { return .failure(error) } }())
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + remaining) == .success, let result = box.get() else {
+            budget.exhaust()
+            return .failure(budget.timeoutError)
+        }
+        return result
+    }
+
     private func run(_ body: @escaping @Sendable () throws(KeychainError) -> KeychainResult) async -> KeychainResult {
         await onQueue(timedOut: { .failure($0) }) {
             do throws(KeychainError) { return try body() } catch { return .failure(error) }
@@ -363,4 +431,11 @@ public struct KeychainItemInfo: Sendable, Equatable, Codable {
     public var account: String
     public var accessGroup: String
     public var valueLength: Int
+}
+
+private final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: KeychainResult?
+    func set(_ result: KeychainResult) { lock.withLock { value = result } }
+    func get() -> KeychainResult? { lock.withLock { value } }
 }

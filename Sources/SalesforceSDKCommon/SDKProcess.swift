@@ -1,5 +1,6 @@
 import AppGroup
 import Foundation
+import Keychain
 
 /// Which bundle this process is, on which simulated device (DESIGN.md §12): what the SDK-named API resolves
 /// everything through. A process built against these products is the bundle named by `APPGROUPSIM_BUNDLE`
@@ -14,11 +15,14 @@ public final class SDKProcess: @unchecked Sendable {
     public let sandbox: AppSandbox
     /// The engine's data sharing helper for this process.
     let dataSharing: AppGroup.DataSharingHelper
+    /// The engine's keychain, limited to this bundle's keychain groups (of its own team).
+    let keychain: Keychain.KeychainHelper
 
-    init(bundle: URL, device: URL) throws {
+    init(bundle: URL, device: URL, secretStore: (any SecretStore)? = nil) throws {
         sandbox = AppSandbox(device: try Device.open(at: device.standardizedFileURL), bundle: try AppBundle(at: bundle))
         try sandbox.checkContainers()
         dataSharing = AppGroup.DataSharingHelper(sandbox: sandbox)
+        keychain = Keychain.KeychainHelper(store: secretStore ?? LibsecretStore(), deviceID: sandbox.device.id.uuidString, accessGroups: sandbox.keychainAccessGroups)
     }
 
     private static let lock = NSLock()
@@ -49,8 +53,9 @@ public final class SDKProcess: @unchecked Sendable {
 
     /// Runs `body` as `bundle` on `device`; the SDK's singletons (`DataSharingHelper.shared`, …) are made
     /// again for that identity, and again after it.
-    public static func run<T>(as bundle: URL, device: URL, _ body: () throws -> T) throws -> T {
-        let process = try SDKProcess(bundle: bundle, device: device)
+    /// - Parameter secretStore: another Secret Service than libsecret's (tests use the in-memory double).
+    public static func run<T>(as bundle: URL, device: URL, secretStore: (any SecretStore)? = nil, _ body: () throws -> T) throws -> T {
+        let process = try SDKProcess(bundle: bundle, device: device, secretStore: secretStore)
         let previous = lock.withLock { () -> SDKProcess? in
             defer { override = process; generationCounter += 1 }
             return override

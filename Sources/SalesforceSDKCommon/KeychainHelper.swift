@@ -1,0 +1,98 @@
+import Foundation
+import Keychain
+
+/// iOS's `OSStatus` and the Security framework's codes the SDK's keychain results carry.
+public typealias OSStatus = Int32
+public let errSecSuccess: OSStatus = 0
+public let errSecItemNotFound: OSStatus = -25300
+public let errSecDuplicateItem: OSStatus = -25299
+public let errSecInteractionNotAllowed: OSStatus = -25308
+public let errSecMissingEntitlement: OSStatus = -34018
+public let errSecNotAvailable: OSStatus = -25291
+
+/// The SDK's `KeychainResult` (`SFSDKKeychainResult`): whether the call succeeded, its `OSStatus`, the item's
+/// data, and an `NSError` whose code is the status.
+public class KeychainResult: NSObject, @unchecked Sendable {
+    public let success: Bool
+    public let status: OSStatus
+    public let data: Data?
+    public let error: NSError?
+
+    init(_ engine: Keychain.KeychainResult) {
+        success = engine.success
+        status = engine.status.rawValue
+        data = engine.data.map { Data($0) }
+        error = engine.error.map { NSError(domain: KeychainHelper.errorDomain, code: Int(engine.status.rawValue), userInfo: [NSLocalizedDescriptionKey: $0.message]) }
+    }
+}
+
+/// The SDK's `KeychainHelper` (`SFSDKKeychainHelper`), synchronous as the SDK's is, on this process's keychain
+/// groups (`SDKProcess.current`): a read with no group searches every entitled group, a write with no group
+/// goes to `accessGroup` when it is set, else to the first entitled group; a group the bundle is not
+/// entitled to is `errSecMissingEntitlement` (-34018). Items are the same Secret Service items the binaries
+/// read and write.
+public class KeychainHelper: NSObject {
+    static let errorDomain = "com.salesforce.keychainHelper"
+
+    /// The group new items go to when a call names none (nil: the first group of the entitlements, as iOS).
+    nonisolated(unsafe) public static var accessGroup: String?
+    /// The SDK caches reads per process; here every read asks the Secret Service, so another process's
+    /// write is seen at once (kept for source compatibility).
+    nonisolated(unsafe) public static var cacheEnabled: Bool = true
+
+    public enum CacheMode: Int {
+        case unspecified
+        case enabled
+        case disabled
+    }
+
+    static var engine: Keychain.KeychainHelper { SDKProcess.current.keychain }
+
+    public class func read(service: String, account: String?) -> KeychainResult {
+        read(service: service, account: account, accessGroup: nil, cacheMode: .unspecified)
+    }
+
+    public class func read(service: String, account: String?, accessGroup: String? = nil, cacheMode: CacheMode) -> KeychainResult {
+        KeychainResult(engine.readBlocking(service: service, account: account, accessGroup: accessGroup))
+    }
+
+    public class func createIfNotPresent(service: String, account: String?) -> KeychainResult {
+        createIfNotPresent(service: service, account: account, accessGroup: nil, cacheMode: .unspecified)
+    }
+
+    public class func createIfNotPresent(service: String, account: String?, accessGroup: String? = nil, cacheMode: CacheMode = .unspecified) -> KeychainResult {
+        KeychainResult(engine.createIfNotPresentBlocking(service: service, account: account, accessGroup: accessGroup ?? Self.accessGroup))
+    }
+
+    public class func write(service: String, data: Data, account: String?) -> KeychainResult {
+        write(service: service, data: data, account: account, accessGroup: nil, cacheMode: .unspecified)
+    }
+
+    public class func write(service: String, data: Data, account: String?, accessGroup: String? = nil, cacheMode: CacheMode = .unspecified) -> KeychainResult {
+        KeychainResult(engine.writeBlocking(Array(data), service: service, account: account, accessGroup: accessGroup ?? Self.accessGroup))
+    }
+
+    public class func reset(service: String, account: String?) -> KeychainResult {
+        reset(service: service, account: account, accessGroup: nil, cacheMode: .unspecified)
+    }
+
+    public class func reset(service: String, account: String?, accessGroup: String? = nil, cacheMode: CacheMode = .unspecified) -> KeychainResult {
+        KeychainResult(engine.resetBlocking(service: service, account: account, accessGroup: accessGroup))
+    }
+
+    public class func remove(service: String, account: String?) -> KeychainResult {
+        remove(service: service, account: account, accessGroup: nil, cacheMode: .unspecified)
+    }
+
+    public class func remove(service: String, account: String?, accessGroup: String? = nil, cacheMode: CacheMode = .unspecified) -> KeychainResult {
+        KeychainResult(engine.removeBlocking(service: service, account: account, accessGroup: accessGroup))
+    }
+
+    /// Removes every item the SDK made in this process's groups on this device.
+    public class func removeAll() -> KeychainResult {
+        KeychainResult(engine.removeAllBlocking())
+    }
+
+    /// Nothing is cached here (see `cacheEnabled`).
+    public class func clearCaches() {}
+}
