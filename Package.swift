@@ -19,7 +19,6 @@ let package = Package(
         .library(name: "FastJSON", targets: ["FastJSON"]),
         .library(name: "MobileSync", targets: ["MobileSync"]),
         .library(name: "SalesforceSDK", targets: ["SalesforceSDK"]),
-        .library(name: "SalesforceSDKCore", targets: ["SalesforceSDKCore"]),
         .library(name: "XcodeProject", targets: ["XcodeProject"]),
         // The app layer: what the app (MobileApp) and its extensions (AppExtensions) do, as their bundles configure them.
         .library(name: "MobileApp", targets: ["MobileApp"]),
@@ -28,6 +27,9 @@ let package = Package(
         .library(name: "Combine", targets: ["Combine"]),
         // The SDK's own module names and Swift API over the engine (issue 26), starting with SalesforceSDKCommon.
         .library(name: "SalesforceSDKCommon", targets: ["SalesforceSDKCommon"]),
+        .library(name: "SalesforceSDKCore", targets: ["SalesforceSDKCore"]),
+        // `import CryptoKit` on Linux: swift-crypto's Crypto under CryptoKit's name (SymmetricKey, AES.GCM).
+        .library(name: "CryptoKit", targets: ["CryptoKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -66,6 +68,10 @@ let package = Package(
         // The SDK's SalesforceSDKCommon, as Swift sees it (DataSharingHelper, UserDefaults.msdk(), the app-group
         // container), for developer code running as a bundle on a simulated device (SDKProcess).
         .target(name: "SalesforceSDKCommon", dependencies: ["AppGroup", "Keychain"]),
+        // The SDK's SalesforceSDKCore, as Swift sees it: KeyGenerator and Encryptor so far; re-exports
+        // SalesforceSDKCommon as the SDK's umbrella header does.
+        .target(name: "SalesforceSDKCore", dependencies: ["SalesforceSDKCommon", "CryptoKit"]),
+        .target(name: "CryptoKit", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
 
         // Base (DESIGN.md §1): one JSON value with a fast reader and writer, shared by the data layer.
         .target(name: "FastJSON"),
@@ -86,12 +92,12 @@ let package = Package(
             "FastJSON", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
         // PushNotifications: the push key's keychain item is read here, as the SDK's core reads it for its
-        // notification service extension (SFSDKPushNotificationDecryption is in SalesforceSDKCore).
-        .target(name: "SalesforceSDKCore", dependencies: [
+        // notification service extension (SFSDKPushNotificationDecryption is in SDKCoreEngine).
+        .target(name: "SDKCoreEngine", dependencies: [
             "AppGroup", "Keychain", "SmartStore", "PushNotifications",
             .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
-        .target(name: "SalesforceSDK", dependencies: ["SalesforceSDKCore", "AppGroup", "Keychain", "RestClient", "SmartStore", "MobileSync", "PushNotifications",
+        .target(name: "SalesforceSDK", dependencies: ["SDKCoreEngine", "AppGroup", "Keychain", "RestClient", "SmartStore", "MobileSync", "PushNotifications",
             .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "OrgSimulator", dependencies: [
@@ -109,7 +115,7 @@ let package = Package(
         // sample and any imported app differ only in their bundles' files.
         // What an extension runs: the widget's launch checks, evaluation, cards and the newest-records query.
         // And the notification service extension's: the next delivered payload, decrypted with the app's push key.
-        .target(name: "AppExtensions", dependencies: ["AppGroup", "Keychain", "SmartStore", "SalesforceSDKCore", "PushNotifications", "FastJSON",
+        .target(name: "AppExtensions", dependencies: ["AppGroup", "Keychain", "SmartStore", "SDKCoreEngine", "PushNotifications", "FastJSON",
             // SHA-256 of a delivered payload: shown once however often APNs delivers it.
             .product(name: "Crypto", package: "swift-crypto")]),
         // What the app runs: launch with the userLoggedIn writer, sessions, syncs, records, status, the shell's scenes.
@@ -121,11 +127,11 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "extension-widget", dependencies: [
-            "AppExtensions", "SalesforceSDKCore",
+            "AppExtensions", "SDKCoreEngine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "extension-notification", dependencies: [
-            "AppExtensions", "SalesforceSDKCore",
+            "AppExtensions", "SDKCoreEngine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sf-simulator", dependencies: [
@@ -157,7 +163,7 @@ let package = Package(
             "SmartStore", "RestClient", "Keychain", "MobileSync", .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ], path: "Benchmarks/bench"),
 
-        .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "RestClient", "Keychain", "SalesforceSDKCore"], path: "Tests/Support"),
+        .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "RestClient", "Keychain", "SDKCoreEngine"], path: "Tests/Support"),
         .testTarget(name: "XcodeProjectTests", dependencies: ["XcodeProject", "AppGroupSimTestSupport"]),
         .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),
@@ -169,6 +175,7 @@ let package = Package(
         .testTarget(name: "AppExtensionsTests", dependencies: ["AppExtensions", "SalesforceSDK", "PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStore", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "MobileAppTests", dependencies: ["MobileApp", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "OrgSimulator", "AppGroupSimTestSupport"]),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
+        .testTarget(name: "SalesforceSDKCoreTests", dependencies: ["SalesforceSDKCore", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKCommonTests", dependencies: ["SalesforceSDKCommon", "AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKTests", dependencies: ["SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ]

@@ -1,7 +1,7 @@
 import AppGroup
 import Foundation
 import Keychain
-import SalesforceSDKCore
+import SDKCoreEngine
 import SmartStore
 
 /// An app's widget (the sample's Recent Contacts unless its bundle says otherwise): it never logs in.

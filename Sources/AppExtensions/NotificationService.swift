@@ -4,7 +4,7 @@ import FastJSON
 import Foundation
 import Keychain
 import PushNotifications
-import SalesforceSDKCore
+import SDKCoreEngine
 @preconcurrency import _CryptoExtras
 
 /// The app's notification service extension (the fixture's `NotificationService.appex`): iOS hands it

@@ -2,7 +2,7 @@ import AppGroup
 import Foundation
 import Keychain
 import SalesforceSDK
-import SalesforceSDKCore
+import SDKCoreEngine
 import SmartStore
 
 /// `msdk-sim inspect`: a device at a glance, read from the outside (as Xcode's container view

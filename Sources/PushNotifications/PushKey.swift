@@ -5,7 +5,7 @@ import _CryptoExtras
 /// made once, the private key kept in the keychain (PKCS#1 DER, service
 /// `com.salesforce.mobilesdk.notificationKey`) in the app's keychain group, so that the notification
 /// service extension, entitled to the same group, can read it. The public key goes to the org.
-/// The keychain side is `PushKeyStore` (SalesforceSDKCore); this module is crypto only, so the org links it too.
+/// The keychain side is `PushKeyStore` (SDKCoreEngine); this module is crypto only, so the org links it too.
 public enum PushKey {
     public static let service = "com.salesforce.mobilesdk.notificationKey"
     public static let bits = 2048

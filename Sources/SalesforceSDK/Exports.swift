@@ -1,4 +1,4 @@
 // The networking-free part of the SDK facade (accounts read side, launch, stores, notifications) is
-// SalesforceSDKCore, which an app extension links alone. Re-exported so that `import SalesforceSDK`
+// SDKCoreEngine, which an app extension links alone. Re-exported so that `import SalesforceSDK`
 // still gives the whole facade, as the SDK's single module does.
-@_exported import SalesforceSDKCore
+@_exported import SDKCoreEngine

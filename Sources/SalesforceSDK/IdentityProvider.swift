@@ -2,7 +2,7 @@ import AppGroup
 import Foundation
 import Keychain
 import RestClient
-import SalesforceSDKCore
+import SDKCoreEngine
 
 /// The IDP settings of an app's boot config: `isIdentityProvider` for an IDP app, `idpAppURIScheme`
 /// (the SDK's `identityProviderURLScheme`) for an SP app.

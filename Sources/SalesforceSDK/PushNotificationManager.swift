@@ -3,7 +3,7 @@ import FastJSON
 import Foundation
 import Keychain
 import PushNotifications
-import SalesforceSDKCore
+import SDKCoreEngine
 import RestClient
 
 /// The SDK's `PushNotificationManager`: registers the device for the current user's Salesforce

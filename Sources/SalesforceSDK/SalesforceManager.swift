@@ -2,7 +2,7 @@ import AppGroup
 import Foundation
 import MobileSync
 import RestClient
-import SalesforceSDKCore
+import SDKCoreEngine
 import SmartStore
 
 open class MobileSyncSDKManager: SmartStoreSDKManager, @unchecked Sendable {

@@ -2,7 +2,7 @@ import AppGroup
 import Foundation
 import Keychain
 import RestClient
-import SalesforceSDKCore
+import SDKCoreEngine
 import PushNotifications
 import SmartStore
 #if canImport(FoundationNetworking)

@@ -31,7 +31,7 @@ public final class SDKProcess: @unchecked Sendable {
     nonisolated(unsafe) private static var generationCounter = 0
 
     /// Changes whenever the identity changes, so the SDK's singletons are made again for the new one.
-    static var generation: Int { lock.withLock { generationCounter } }
+    package static var generation: Int { lock.withLock { generationCounter } }
 
     /// The current process identity. Without both variables (and outside `run(as:)`), the process stops
     /// with one line naming both: the SDK's API has no error to give back here, as on iOS a process always

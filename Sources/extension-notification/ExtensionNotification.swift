@@ -1,7 +1,7 @@
 import AppExtensions
 import ArgumentParser
 import Foundation
-import SalesforceSDKCore
+import SDKCoreEngine
 
 @main
 struct ExtensionNotification: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import AppExtensions
-import SalesforceSDKCore
+import SDKCoreEngine
 
 @main
 struct ExtensionWidget: AsyncParsableCommand {

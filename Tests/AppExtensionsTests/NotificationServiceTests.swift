@@ -8,7 +8,7 @@ import XCTest
 @preconcurrency import _CryptoExtras
 
 @testable import AppExtensions
-import SalesforceSDKCore
+import SDKCoreEngine
 
 /// The notification service extension: the next delivered payload, decrypted with the push key the app
 /// keeps in the shared keychain group; the fallback alert, one reason and the SDK's error whenever it

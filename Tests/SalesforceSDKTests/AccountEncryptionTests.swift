@@ -5,7 +5,7 @@ import Keychain
 import XCTest
 
 @testable import SalesforceSDK
-@testable import SalesforceSDKCore
+@testable import SDKCoreEngine
 
 /// UserAccount.plist as the SDK keeps it: the SDK's keys, sealed with AES-256-GCM under a key kept in
 /// the app's keychain group; LastUserIdentity as a keyed archive; older files read and sealed; damaged
