@@ -53,7 +53,14 @@ public struct Device: Sendable, Equatable {
         let new = Manifest(id: UUID(), teamId: teamID ?? defaultTeamID, created: Date())
         let tmp = root.appendingPathComponent(".device.json.tmp-\(getpid())-\(UInt32.random(in: 0 ... .max))")
         let data = try encoder.encode(new)
-        guard FileManager.default.createFile(atPath: tmp.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+        // Written with open(2), not FileManager.createFile, whose own temp file (.dat.nosync…) a racing
+        // creator would see in the directory and take for someone else's.
+        let fd = Glibc.open(tmp.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw DeviceError.unwritable(path: tmp.path) }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == data.count else {
+            unlink(tmp.path)
             throw DeviceError.unwritable(path: tmp.path)
         }
         defer { unlink(tmp.path) }
