@@ -114,7 +114,10 @@ public struct AppSandbox: Sendable {
     /// For anything else iOS quietly gives a suite private to the process, and so do we
     /// (`Library/Preferences/<name>.plist` in the private container): writes succeed and nobody else sees them.
     public func suite(named name: String) -> SharedDefaults {
-        if isEntitled(toAppGroup: name), (try? claim(name)) != nil {
+        if isEntitled(toAppGroup: name) {
+            // Entitled: the group's suite, even if the owner could not be recorded (an unreadable owners file is
+            // reported where it is read); a private suite here would hide the app's writes from its extension.
+            try? claim(name)
             return SharedDefaults(url: device.layout.groupSuite(groupID: name))
         }
         if name.hasPrefix("group.") {
