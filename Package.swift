@@ -23,8 +23,9 @@ let package = Package(
         // The app layer: what the app (MobileApp) and its extensions (AppExtensions) do, as their bundles configure them.
         .library(name: "MobileApp", targets: ["MobileApp"]),
         .library(name: "AppExtensions", targets: ["AppExtensions"]),
-        // `import Combine` on Linux: OpenCombine under Combine's name (Sources/Combine).
-        .library(name: "Combine", targets: ["Combine"]),
+        // `import Combine` on Linux: OpenCombine re-exported by AppGroupSimCombine, which developer targets import
+        // under Combine's name with `-module-alias Combine=AppGroupSimCombine` (see Sources/AppGroupSimCombine).
+        .library(name: "Combine", targets: ["AppGroupSimCombine"]),
         // The SDK's own module names and Swift API over the engine (issue 26), starting with SalesforceSDKCommon.
         .library(name: "SalesforceSDKCommon", targets: ["SalesforceSDKCommon"]),
         .library(name: "SalesforceSDKCore", targets: ["SalesforceSDKCore"]),
@@ -60,7 +61,9 @@ let package = Package(
         .target(name: "XcodeProject"),
 
         // The SDK face's Apple pieces (DESIGN.md §12): Combine for developer code, re-exporting OpenCombine.
-        .target(name: "Combine", dependencies: [
+        // Never a module named Combine in the build: GRDB (and any package) compiles its `#if canImport(Combine)`
+        // code when such a module exists by then, and fails without OpenCombine's C module (a race by build order).
+        .target(name: "AppGroupSimCombine", dependencies: [
             .product(name: "OpenCombine", package: "OpenCombine"), .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             .product(name: "OpenCombineFoundation", package: "OpenCombine"),
         ]),

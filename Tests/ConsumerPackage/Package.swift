@@ -18,6 +18,10 @@ let package = Package(
             .product(name: "MobileApp", package: "AppGroupSim"),
             .product(name: "Combine", package: "AppGroupSim"),
             .product(name: "SalesforceSDKCommon", package: "AppGroupSim"),
+        ], swiftSettings: [
+            // `import Combine` reads AppGroupSim's OpenCombine re-export (Sources/AppGroupSimCombine), for this
+            // target only: other packages' `#if canImport(Combine)` stay false.
+            .unsafeFlags(["-module-alias", "Combine=AppGroupSimCombine"]),
         ]),
     ]
 )

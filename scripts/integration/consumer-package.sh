@@ -29,4 +29,7 @@ expect_status 78 env -u APPGROUPSIM_BUNDLE -u APPGROUPSIM_DEVICE "$SCRATCH/debug
 [ "$(printf '%s\n' "$ERR" | grep -c .)" = 1 ] || fail "not one line: $ERR"
 contains "$ERR" "set APPGROUPSIM_BUNDLE to the .app or .appex it runs as, and APPGROUPSIM_DEVICE to the device directory"
 ok "SalesforceSDKCommon (DataSharingHelper.shared, UserDefaults.msdk(), containerURL) as the widget on main-app's device: userLoggedIn only once the group is set; without the two variables, one line naming both (exit 78)"
-ok "import Combine compiles unchanged there (OpenCombine under Combine's name): ObservableObject, @Published, Future, PassthroughSubject, AnyCancellable"
+# The rule behind the alias: no module named Combine in the build, so GRDB's (and any package's)
+# `#if canImport(Combine)` stays false whatever the build order (CI once built GRDB after it, and failed).
+[ ! -e "$SCRATCH/debug/Modules/Combine.swiftmodule" ] || fail "a module named Combine is in the build's module directory"
+ok "import Combine compiles unchanged there (OpenCombine under Combine's name, by -module-alias for that target only): ObservableObject, @Published, Future, PassthroughSubject, AnyCancellable"

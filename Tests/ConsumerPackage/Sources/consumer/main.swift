@@ -50,7 +50,8 @@ print("RestClient: API \(RestClient.apiVersion)")
 final class WorkOrders: ObservableObject {
     @Published var names: [String] = []
     let changes = PassthroughSubject<Void, Never>()
-    private var cancellables = Set<AnyCancellable>()
+    // Qualified by module as some code does: the alias answers to Combine. too.
+    private var cancellables = Set<Combine.AnyCancellable>()
 
     init(store: SmartStore) {
         changes.prepend(())
