@@ -15,7 +15,7 @@ let package = Package(
         .library(name: "AppGroup", targets: ["AppGroup"]),
         .library(name: "Keychain", targets: ["Keychain"]),
         .library(name: "SmartStore", targets: ["SmartStore"]),
-        .library(name: "RestClient", targets: ["RestClient"]),
+        .library(name: "RestClient", targets: ["RestClientEngine"]),
         .library(name: "FastJSON", targets: ["FastJSON"]),
         .library(name: "MobileSync", targets: ["MobileSync"]),
         .library(name: "SalesforceSDK", targets: ["SalesforceSDK"]),
@@ -73,20 +73,29 @@ let package = Package(
         .target(name: "SalesforceSDKCommon", dependencies: ["AppGroup", "Keychain"]),
         // The SDK's SalesforceSDKCore, as Swift sees it: KeyGenerator and Encryptor so far; re-exports
         // SalesforceSDKCommon as the SDK's umbrella header does.
-        .target(name: "SalesforceSDKCore", dependencies: ["SalesforceSDKCommon", "CryptoKit"]),
+        .target(name: "SalesforceSDKCore", dependencies: ["SalesforceSDKCommon", "CryptoKit", "SDKCoreEngine", "AppGroup", "Keychain", "SmartStoreEngine", "RestClientEngine"]),
         .target(name: "CryptoKit", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // The SDK's SmartStore, as Swift sees it (SmartStore.shared(withName:forUserAccount:), QuerySpec, SoupIndex,
+        // SmartStoreSDKManager), on the engine's store; re-exports SalesforceSDKCore.
+        .target(name: "SmartStore", dependencies: ["SalesforceSDKCore", "SmartStoreEngine", "SDKCoreEngine", "AppGroup", "FastJSON", "AppGroupSimCombine"]),
+        // The SDK's MobileSync, as Swift sees it (SyncManager.sharedInstance(forUserAccount:), SyncState, the targets,
+        // MobileSyncSDKManager), on the engine's sync manager; re-exports SmartStore.
+        .target(name: "MobileSync", dependencies: [
+            "SmartStore", "SalesforceSDKCore", "MobileSyncEngine", "RestClientEngine", "SmartStoreEngine", "SDKCoreEngine", "Keychain", "FastJSON",
+            "AppGroupSimCombine",
+        ]),
 
         // Base (DESIGN.md §1): one JSON value with a fast reader and writer, shared by the data layer.
         .target(name: "FastJSON"),
 
         // Data layer and facade.
-        .target(name: "RestClient", dependencies: ["Keychain", "FastJSON", .product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "SmartStore", dependencies: [
+        .target(name: "RestClientEngine", dependencies: ["Keychain", "FastJSON", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "SmartStoreEngine", dependencies: [
             // Store paths come from the device layout (DeviceLayout.SDKRoot), one rule for every module.
             "AppGroup", "FastJSON",
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
-        .target(name: "MobileSync", dependencies: ["SmartStore", "RestClient"]),
+        .target(name: "MobileSyncEngine", dependencies: ["SmartStoreEngine", "RestClientEngine"]),
         // The facade's networking-free part: launch, accounts read side, stores, notifications. What an app
         // extension links (issue "Speed": no FoundationNetworking or MobileSync in the widget). Crypto is here
         // for AES-GCM only: UserAccount.plist is sealed, and an extension must open it (issue "SDK fidelity").
@@ -97,10 +106,10 @@ let package = Package(
         // PushNotifications: the push key's keychain item is read here, as the SDK's core reads it for its
         // notification service extension (SFSDKPushNotificationDecryption is in SDKCoreEngine).
         .target(name: "SDKCoreEngine", dependencies: [
-            "AppGroup", "Keychain", "SmartStore", "PushNotifications",
+            "AppGroup", "Keychain", "SmartStoreEngine", "PushNotifications",
             .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
-        .target(name: "SalesforceSDK", dependencies: ["SDKCoreEngine", "AppGroup", "Keychain", "RestClient", "SmartStore", "MobileSync", "PushNotifications",
+        .target(name: "SalesforceSDK", dependencies: ["SDKCoreEngine", "AppGroup", "Keychain", "RestClientEngine", "SmartStoreEngine", "MobileSyncEngine", "PushNotifications",
             .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "OrgSimulator", dependencies: [
@@ -118,15 +127,15 @@ let package = Package(
         // sample and any imported app differ only in their bundles' files.
         // What an extension runs: the widget's launch checks, evaluation, cards and the newest-records query.
         // And the notification service extension's: the next delivered payload, decrypted with the app's push key.
-        .target(name: "AppExtensions", dependencies: ["AppGroup", "Keychain", "SmartStore", "SDKCoreEngine", "PushNotifications", "FastJSON",
+        .target(name: "AppExtensions", dependencies: ["AppGroup", "Keychain", "SmartStoreEngine", "SDKCoreEngine", "PushNotifications", "FastJSON",
             // SHA-256 of a delivered payload: shown once however often APNs delivers it.
             .product(name: "Crypto", package: "swift-crypto")]),
         // What the app runs: launch with the userLoggedIn writer, sessions, syncs, records, status, the shell's scenes.
-        .target(name: "MobileApp", dependencies: ["AppGroup", "Keychain", "SmartStore", "MobileSync", "RestClient", "SalesforceSDK", "AppExtensions"]),
+        .target(name: "MobileApp", dependencies: ["AppGroup", "Keychain", "SmartStoreEngine", "MobileSyncEngine", "RestClientEngine", "SalesforceSDK", "AppExtensions"]),
 
         // Executables are thin: argument parsing and output.
         .executableTarget(name: "main-app", dependencies: [
-            "MobileApp", "SalesforceSDK", "MobileSync", "SmartStore",
+            "MobileApp", "SalesforceSDK", "MobileSyncEngine", "SmartStoreEngine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "extension-widget", dependencies: [
@@ -142,14 +151,14 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Diagnosis and field-failure reproductions for msdk-sim: reads bundles and devices through the facade.
-        .target(name: "Diagnostics", dependencies: ["AppGroup", "Keychain", "RestClient", "SmartStore", "SalesforceSDK", "XcodeProject"]),
+        .target(name: "Diagnostics", dependencies: ["AppGroup", "Keychain", "RestClientEngine", "SmartStoreEngine", "SalesforceSDK", "XcodeProject"]),
         .executableTarget(name: "msdk-sim", dependencies: [
             "AppGroup", "Keychain", "SalesforceSDK", "Diagnostics",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Test and benchmark support: drives the platform layer from separate processes.
         .executableTarget(name: "appgroupsim-probe", dependencies: [
-            "AppGroup", "Keychain", "SmartStore", "MobileSync", "RestClient",
+            "AppGroup", "Keychain", "SmartStoreEngine", "MobileSyncEngine", "RestClientEngine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -163,23 +172,23 @@ let package = Package(
         .executableTarget(name: "bench-args-floor", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/argsfloor"),
         .executableTarget(name: "bench", dependencies: [
-            "SmartStore", "RestClient", "Keychain", "MobileSync", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            "SmartStoreEngine", "RestClientEngine", "Keychain", "MobileSyncEngine", .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ], path: "Benchmarks/bench"),
 
-        .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "RestClient", "Keychain", "SDKCoreEngine"], path: "Tests/Support"),
+        .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "RestClientEngine", "Keychain", "SDKCoreEngine"], path: "Tests/Support"),
         .testTarget(name: "XcodeProjectTests", dependencies: ["XcodeProject", "AppGroupSimTestSupport"]),
         .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),
-        .testTarget(name: "MobileSyncTests", dependencies: ["MobileSync", "SmartStore", "RestClient", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
-        .testTarget(name: "OrgSimulatorTests", dependencies: ["OrgSimulator", "RestClient", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "MobileSyncTests", dependencies: ["MobileSyncEngine", "SmartStoreEngine", "RestClientEngine", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
+        .testTarget(name: "OrgSimulatorTests", dependencies: ["OrgSimulator", "RestClientEngine", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "FastJSONTests", dependencies: ["FastJSON"]),
         .testTarget(name: "PushNotificationsTests", dependencies: ["PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto")]),
-        .testTarget(name: "SmartStoreTests", dependencies: ["SmartStore", "AppGroupSimTestSupport"]),
-        .testTarget(name: "AppExtensionsTests", dependencies: ["AppExtensions", "SalesforceSDK", "PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStore", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "MobileAppTests", dependencies: ["MobileApp", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "OrgSimulator", "AppGroupSimTestSupport"]),
+        .testTarget(name: "SmartStoreTests", dependencies: ["SmartStoreEngine", "AppGroupSimTestSupport"]),
+        .testTarget(name: "AppExtensionsTests", dependencies: ["AppExtensions", "SalesforceSDK", "PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "MobileAppTests", dependencies: ["MobileApp", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "SmartStoreEngine", "OrgSimulator", "AppGroupSimTestSupport"]),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKCoreTests", dependencies: ["SalesforceSDKCore", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKCommonTests", dependencies: ["SalesforceSDKCommon", "AppGroup", "AppGroupSimTestSupport"]),
-        .testTarget(name: "SalesforceSDKTests", dependencies: ["SalesforceSDK", "AppGroup", "Keychain", "SmartStore", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "SalesforceSDKTests", dependencies: ["SalesforceSDK", "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

@@ -1,7 +1,7 @@
 import Foundation
-import MobileSync
-import RestClient
-import SmartStore
+import MobileSyncEngine
+import RestClientEngine
+import SmartStoreEngine
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

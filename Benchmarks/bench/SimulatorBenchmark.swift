@@ -1,6 +1,6 @@
 import Foundation
 import Keychain
-import RestClient
+import RestClientEngine
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

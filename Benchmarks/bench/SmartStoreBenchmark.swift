@@ -1,6 +1,6 @@
 import Foundation
 import GRDBSQLite
-import SmartStore
+import SmartStoreEngine
 
 // SmartStore upserts against raw SQLite prepared-statement inserts of the same rows, and the
 // latency of the widget's most-recent query.

@@ -1,7 +1,7 @@
 import Foundation
-import MobileSync
-import RestClient
-import SmartStore
+import MobileSyncEngine
+import RestClientEngine
+import SmartStoreEngine
 
 // Mobile Sync against the release sf-simulator with 10,000 contacts: a sync down against a bare
 // upsert of the same records, and a sync up of 500 locally edited records.

@@ -2,7 +2,7 @@ import AppGroup
 import Foundation
 import Keychain
 import SDKCoreEngine
-import SmartStore
+import SmartStoreEngine
 
 /// An app's widget (the sample's Recent Contacts unless its bundle says otherwise): it never logs in.
 /// It applies its own app-group settings, reads `userLoggedIn` from `msdkUserDefaults`, and only

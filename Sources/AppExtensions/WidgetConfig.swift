@@ -1,6 +1,6 @@
 import AppGroup
 import Foundation
-import SmartStore
+import SmartStoreEngine
 
 /// What a widget lists, from its extension bundle's `WidgetConfig.plist`: the soup, a title, the
 /// fields shown, the order path and direction, an optional smart-SQL filter, and how many. Without the

@@ -1,7 +1,7 @@
 import AppGroup
 import Foundation
 import Keychain
-import RestClient
+import RestClientEngine
 import SalesforceSDK
 
 /// One problem in an app-extension setup: what, how bad, and the exact fix.

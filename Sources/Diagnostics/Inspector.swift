@@ -3,7 +3,7 @@ import Foundation
 import Keychain
 import SalesforceSDK
 import SDKCoreEngine
-import SmartStore
+import SmartStoreEngine
 
 /// `msdk-sim inspect`: a device at a glance, read from the outside (as Xcode's container view
 /// would), so it changes nothing: each process's resolved msdkUserDefaults, the accounts and the

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 import Foundation
 import Keychain
-import RestClient
+import RestClientEngine
 import SalesforceSDK
 
 /// Scripted, deterministic reproductions of failures Mobile SDK users reported. Each one runs the

@@ -1,10 +1,10 @@
 import AppGroup
 import Foundation
 import Keychain
-import MobileSync
-import RestClient
+import MobileSyncEngine
+import RestClientEngine
 import SalesforceSDK
-import SmartStore
+import SmartStoreEngine
 
 /// How the app is launched: what `main-app`'s options say, for a process or an in-process test alike.
 public struct AppLaunchOptions: Sendable {

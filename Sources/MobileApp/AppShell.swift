@@ -2,7 +2,7 @@ import AppExtensions
 import AppGroup
 import Foundation
 import SalesforceSDK
-import SmartStore
+import SmartStoreEngine
 
 /// `main-app shell`: the app as a long-lived process. It holds scenes (windows) with AuthHelper's
 /// scene blocks and says what each scene shows whenever a login, logout or switch in any scene resets

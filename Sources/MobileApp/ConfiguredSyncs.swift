@@ -1,5 +1,5 @@
 import Foundation
-import MobileSync
+import MobileSyncEngine
 import SalesforceSDK
 
 /// What one configured sync did, as `main-app sync` reports it.

@@ -1,7 +1,7 @@
 import Foundation
-import MobileSync
+import MobileSyncEngine
 import SalesforceSDK
-import SmartStore
+import SmartStoreEngine
 
 /// `records list|add|edit|delete --soup S`: local edits of any soup of the bundle's `userstore.json`,
 /// sent at the next sync up, as the current user. `contacts` is the sample's shorthand.

@@ -1,461 +1,355 @@
+import AppGroupSimCombine
 import Foundation
-import RestClient
+import MobileSyncEngine
+import SalesforceSDKCore
 import SmartStore
 
-/// The fields a sync up sends.
-public struct SyncUpTarget: Sendable {
-    public var sobjectType: String
-    public var createFieldlist: [String]?
-    public var updateFieldlist: [String]?
-    /// The SDK's `externalIdFieldName`: a locally created record that has a value for this field is
-    /// upserted by it (`PATCH composite/sobjects/<type>/<field>`) instead of created, so sending it a
-    /// second time, after a sync up was killed between the org's write and the local update, updates
-    /// the record the first attempt created instead of making a duplicate.
-    public var externalIdFieldName: String?
-    /// The SDK class the target names (`SFCollectionSyncUpTarget` unless a config says `SFBatchSyncUpTarget`
-    /// or `SFSyncUpTarget`). All three push the same records here; see README "Mobile Sync".
-    public var iOSImpl = "SFCollectionSyncUpTarget"
+public typealias SyncUpdateBlock = (SyncState) -> Void
+public typealias SyncCompletionBlock = (SyncStatus, UInt) -> Void
 
-    public init(sobjectType: String = "Contact", createFieldlist: [String]? = nil, updateFieldlist: [String]? = nil, externalIdFieldName: String? = nil) {
-        self.sobjectType = sobjectType
-        self.createFieldlist = createFieldlist
-        self.updateFieldlist = updateFieldlist
-        self.externalIdFieldName = externalIdFieldName
-    }
-
-    /// As the SDK serialises its default sync up target (`SFCollectionSyncUpTarget` since Mobile SDK
-    /// 10.1): type `rest`, `iOSImpl`, the field names and `maxBatchSize`. `sobjectType` is ours: the SDK
-    /// takes each record's type from its `attributes`, and so do we when the record has them.
-    public var json: JSON {
-        var o: [String: JSON] = [
-            "sobjectType": .string(sobjectType), "type": "rest", "iOSImpl": .string(iOSImpl),
-            "idFieldName": "Id", "modificationDateFieldName": "LastModifiedDate",
-        ]
-        if iOSImpl != "SFSyncUpTarget" { o["maxBatchSize"] = .int(Int64(SyncManager.collectionLimit)) }
-        if let createFieldlist { o["createFieldlist"] = .array(createFieldlist.map(JSON.string)) }
-        if let updateFieldlist { o["updateFieldlist"] = .array(updateFieldlist.map(JSON.string)) }
-        if let externalIdFieldName { o["externalIdFieldName"] = .string(externalIdFieldName) }
-        return .object(o)
-    }
-
-    init(json: JSON) {
-        sobjectType = json["sobjectType"]?.stringValue ?? "Contact"
-        createFieldlist = json["createFieldlist"]?.arrayValue?.compactMap(\.stringValue)
-        updateFieldlist = json["updateFieldlist"]?.arrayValue?.compactMap(\.stringValue)
-        externalIdFieldName = json["externalIdFieldName"]?.stringValue
-        if let impl = json["iOSImpl"]?.stringValue, !impl.isEmpty { iOSImpl = impl }
-    }
+/// The SDK's blocks are Objective-C blocks, not `@Sendable`; as the SDK does, they are called on a
+/// background thread, so they travel to it in this box.
+private struct Unchecked<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }
 
-/// The SDK's `SyncManager`: one per store, runs sync downs and sync ups against the org and keeps
-/// every sync's state in the store's `syncs_soup`, so a sync can be resumed after a stop or a crash.
-public final class SyncManager: @unchecked Sendable {
-    public enum State: String, Sendable { case acceptingSyncs = "accepting_syncs", stopRequested = "stop_requested", stopped }
-    public typealias Progress = @Sendable (SyncState) -> Void
-    public typealias CustomTargetFactory = @Sendable (JSON) throws -> any SyncDownTarget
+/// `SFSyncManagerState`.
+@objc public enum SyncManagerState: Int, Sendable {
+    case acceptingSyncs = 0, stopRequested, stopped
+}
 
+/// The SDK's `SFMobileSyncSyncManager` (`NS_SWIFT_NAME(SyncManager)`): one per store, on the engine's sync
+/// manager (the same `syncs_soup`, the same REST calls, the same records `main-app` syncs). Syncs run in
+/// the background; the update block gets each state, the last one DONE, FAILED or STOPPED, as the SDK's.
+public final class SyncManager: NSObject, @unchecked Sendable {
+    package let engine: MobileSyncEngine.SyncManager
     public let store: SmartStore
-    public let client: RestClient
-    private let lock = NSLock()
-    private var managerState: State = .acceptingSyncs
-    private var running: Set<Int64> = []
 
-    private static let registryLock = NSLock()
-    nonisolated(unsafe) private static var instances: [String: SyncManager] = [:]
-    nonisolated(unsafe) private static var customTargets: [String: CustomTargetFactory] = [:]
-
-    /// The manager of this store (created on first use); `client` talks to the store's user's org.
-    public static func sharedInstance(for store: SmartStore, client: RestClient) throws -> SyncManager {
-        try registryLock.withLock {
-            if let existing = instances[store.url.path] { return existing }
-            let manager = try SyncManager(store: store, client: client)
-            instances[store.url.path] = manager
-            return manager
-        }
-    }
-
-    public static func removeSharedInstance(for store: SmartStore) {
-        _ = registryLock.withLock { instances.removeValue(forKey: store.url.path) }
-    }
-
-    /// The manager of a user's store (the default store unless named); refused for a user who is not logged in.
-    public static func sharedInstance(
-        forUser user: StoreUser, storeName: String = StoreManager.defaultStoreName, stores: StoreManager, client: RestClient
-    ) throws -> SyncManager {
-        try sharedInstance(for: try stores.store(named: storeName, for: user), client: client)
-    }
-
-    public static func removeSharedInstance(forUser user: StoreUser, storeName: String = StoreManager.defaultStoreName, stores: StoreManager) {
-        let path = stores.storeFile(named: storeName, for: user).path
-        _ = registryLock.withLock { instances.removeValue(forKey: path) }
-    }
-
-    /// Custom sync down targets: their state JSON carries `"type": "custom", "customType": name`.
-    public static func register(customTarget name: String, factory: @escaping CustomTargetFactory) {
-        registryLock.withLock { customTargets[name] = factory }
-    }
-
-    /// Opens the syncs soup; a sync left RUNNING by a process that died is marked STOPPED.
-    init(store: SmartStore, client: RestClient) throws {
+    init(engine: MobileSyncEngine.SyncManager, store: SmartStore) {
+        self.engine = engine
         self.store = store
-        self.client = client
-        try Self.setupSyncsSoup(store)
-        for var sync in try allSyncs() where sync.status == .running {
-            sync.status = .stopped
-            try save(sync)
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var managers: (generation: Int, byPath: [String: SyncManager]) = (-1, [:])
+
+    /// The sync manager of the user's default store; nil when the store cannot be opened.
+    public class func sharedInstance(forUserAccount user: UserAccount) -> SyncManager? {
+        sharedInstance(named: nil, forUserAccount: user)
+    }
+
+    public class func sharedInstance(named storeName: String?, forUserAccount userAccount: UserAccount) -> SyncManager? {
+        guard let store = SmartStore.shared(withName: storeName ?? SmartStore.defaultStoreName, forUserAccount: userAccount) else { return nil }
+        return sharedInstance(store: store)
+    }
+
+    /// The sync manager of a user store (a global store has no user, so no org to sync with: nil).
+    public class func sharedInstance(store: SmartStore) -> SyncManager? {
+        let generation = SDKProcess.generation
+        let path = store.engine.url.path
+        if let manager = lock.withLock({ managers.generation == generation ? managers.byPath[path] : nil }) { return manager }
+        guard let user = store.userAccount else {
+            SDKProcess.warn("SyncManager: store \(store.name) is a global store; syncs need a user store")
+            return nil
         }
-    }
-
-    /// `SFSyncState setupSyncsSoupIfNeeded:`: registers `syncs_soup`, or alters one with other indexes
-    /// (the string columns an older AppGroupSim build made) to the SDK's json1 indexes, keeping every
-    /// sync's id and state. A read-only store is left as it is.
-    static func setupSyncsSoup(_ store: SmartStore) throws {
-        guard try store.soupExists(SyncState.soupName) else {
-            try store.registerSoup(SyncState.soupName, indexSpecs: SyncState.indexSpecs)
-            return
+        guard let client = SDKEngine.current.restClient(for: user) else {
+            SDKProcess.warn("SyncManager: no account file for \(user.accountIdentity)")
+            return nil
         }
-        if try store.indices(for: SyncState.soupName) != SyncState.indexSpecs, !store.isReadOnly {
-            try store.alterSoup(SyncState.soupName, indexSpecs: SyncState.indexSpecs, reIndexData: true)
-        }
-    }
-
-    public var state: State { lock.withLock { managerState } }
-
-    /// Asks running syncs to stop after their current page; new syncs are refused until `restart`.
-    public func stop() {
-        lock.withLock {
-            managerState = running.isEmpty ? .stopped : .stopRequested
-        }
-    }
-
-    /// Accepts syncs again; with `restartStoppedSyncs`, re-runs every STOPPED sync.
-    public func restart(restartStoppedSyncs: Bool, progress: Progress? = nil) async throws {
-        try lock.withLock {
-            guard managerState != .acceptingSyncs else { throw MobileSyncError.cannotRestart(state: managerState.rawValue) }
-            managerState = .acceptingSyncs
-        }
-        guard restartStoppedSyncs else { return }
-        for sync in try allSyncs() where sync.status == .stopped {
-            _ = try await run(sync, progress: progress)
-        }
-    }
-
-    // MARK: Sync states
-
-    public func createSyncDown(target: any SyncDownTarget, options: SyncOptions = SyncOptions(), soupName: String, name: String? = nil) throws
-        -> SyncState
-    {
-        try create(SyncState(type: .syncDown, name: name, target: target.json, soupName: soupName, options: options))
-    }
-
-    public func createSyncUp(target: SyncUpTarget, options: SyncOptions = SyncOptions(), soupName: String, name: String? = nil) throws
-        -> SyncState
-    {
-        try create(SyncState(type: .syncUp, name: name, target: target.json, soupName: soupName, options: options))
-    }
-
-    public func syncStatus(id: Int64) throws -> SyncState? {
-        try store.retrieve(ids: [id], from: SyncState.soupName).first.map { try parse(.object($0)) }
-    }
-
-    public func syncStatus(name: String) throws -> SyncState? {
-        try store.query(.exact(soup: SyncState.soupName, path: "name", value: .string(name))).first.map(parse)
-    }
-
-    public func deleteSync(id: Int64) throws { try store.remove(ids: [id], from: SyncState.soupName) }
-
-    public func deleteSync(name: String) throws {
-        guard let sync = try syncStatus(name: name) else { throw MobileSyncError.noSuchSync("named \(name)") }
-        try deleteSync(id: sync.id)
-    }
-
-    /// A syncs_soup entry as a sync state; one that is not (damaged by hand or another tool) is an
-    /// error naming the store and the entry, never skipped and never deleted.
-    func parse(_ entry: JSON) throws -> SyncState {
-        if let problem = SyncState.problem(entry) {
-            throw MobileSyncError.corruptSyncState(store: store.url.path, entryId: entry[SoupField.entryId]?.intValue, detail: problem)
-        }
-        guard let object = entry.objectValue, let state = SyncState(entry: object) else {
-            throw MobileSyncError.corruptSyncState(store: store.url.path, entryId: entry[SoupField.entryId]?.intValue, detail: "no _soupEntryId")
-        }
-        return state
-    }
-
-    public func allSyncs() throws -> [SyncState] {
-        try store.query(.all(soup: SyncState.soupName, pageSize: 100_000)).map(parse)
-    }
-
-    /// The syncs a `usersyncs.json` names, in file order.
-    public static func configuredSyncs(_ url: URL) throws -> [(name: String, type: SyncType, soup: String)] {
-        guard let data = FileManager.default.contents(atPath: url.path) else { return [] }
-        guard let text = String(data: data, encoding: .utf8), let syncs = JSON(text: text)?["syncs"]?.arrayValue else {
-            throw MobileSyncError.invalidTarget("\(url.path) is not JSON with a \"syncs\" array")
-        }
-        return try syncs.map { sync in
-            guard let name = sync["syncName"]?.stringValue, let soup = sync["soupName"]?.stringValue,
-                let type = sync["syncType"]?.stringValue.flatMap(SyncType.init(rawValue:))
-            else { throw MobileSyncError.invalidTarget("\(url.path): each sync needs syncName, syncType (syncDown or syncUp) and soupName") }
-            return (name, type, soup)
-        }
-    }
-
-    /// Creates the named syncs of a bundle's `usersyncs.json` that do not exist yet.
-    public func createSyncs(fromConfig url: URL) throws {
-        guard let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8),
-            let syncs = JSON(text: text)?["syncs"]?.arrayValue
-        else { return }
-        for sync in syncs {
-            guard let name = sync["syncName"]?.stringValue, let soup = sync["soupName"]?.stringValue,
-                let type = sync["syncType"]?.stringValue.flatMap(SyncType.init(rawValue:)), let target = sync["target"]
-            else { throw MobileSyncError.invalidTarget("\(url.path): each sync needs syncName, syncType, soupName and target") }
-            if try syncStatus(name: name) != nil { continue }
-            // As the SDK does (`newFromDict:` then `asDict`), a target that is simulated is stored in its
-            // serialised form (iOSImpl, field names, the SOQL query completed). One of the SDK's other
-            // target types (sosl, layout, metadata, parent_children, briefcase) is kept as written: the
-            // sync exists, and running it says the type is not simulated.
-            let stored: JSON
-            switch type {
-            case .syncDown: stored = (try? makeTarget(target)).map { Self.serialised($0.json, from: target) } ?? target
-            case .syncUp:
-                if Self.notSimulated(syncUp: target) == nil {
-                    var normalised = SyncUpTarget(json: target).json.objectValue ?? [:]
-                    // No sObject type written: each record's attributes (or the soup's sync down) say it.
-                    if target["sobjectType"] == nil { normalised["sobjectType"] = nil }
-                    stored = Self.serialised(.object(normalised), from: target)
-                } else {
-                    stored = target
-                }
+        do {
+            let engine = try MobileSyncEngine.SyncManager.sharedInstance(for: store.engine, client: client)
+            return lock.withLock {
+                if managers.generation != generation { managers = (generation, [:]) }
+                if let existing = managers.byPath[path] { return existing }
+                let manager = SyncManager(engine: engine, store: store)
+                managers.byPath[path] = manager
+                return manager
             }
-            _ = try create(SyncState(type: type, name: name, target: stored, soupName: soup, options: SyncOptions(json: sync["options"])))
+        } catch {
+            SDKProcess.warn("SyncManager for \(store.name) cannot start: \(error)")
+            return nil
+        }
+    }
+
+    public class func removeSharedInstance(_ user: UserAccount) { removeSharedInstance(named: nil, forUserAccount: user) }
+
+    public class func removeSharedInstance(named storeName: String?, forUserAccount userAccount: UserAccount) {
+        guard let store = SmartStore.shared(withName: storeName ?? SmartStore.defaultStoreName, forUserAccount: userAccount) else { return }
+        removeSharedInstance(store: store)
+    }
+
+    public class func removeSharedInstance(store: SmartStore) {
+        MobileSyncEngine.SyncManager.removeSharedInstance(for: store.engine)
+        _ = lock.withLock { managers.byPath.removeValue(forKey: store.engine.url.path) }
+    }
+
+    public class func removeSharedInstances() {
+        let all = lock.withLock { () -> [SyncManager] in
+            defer { managers.byPath = [:] }
+            return Array(managers.byPath.values)
+        }
+        for manager in all { MobileSyncEngine.SyncManager.removeSharedInstance(for: manager.store.engine) }
+    }
+
+    // MARK: State
+
+    public var state: SyncManagerState {
+        switch engine.state {
+        case .acceptingSyncs: return .acceptingSyncs
+        case .stopRequested: return .stopRequested
+        case .stopped: return .stopped
+        }
+    }
+
+    public func stop() { engine.stop() }
+    public func isStopping() -> Bool { engine.state == .stopRequested }
+    public func isStopped() -> Bool { engine.state == .stopped }
+
+    public func checkAcceptingSyncs() throws {
+        if engine.state != .acceptingSyncs { throw Self.nsError(MobileSyncEngine.MobileSyncError.managerStopped) }
+    }
+
+    public func restart(restartStoppedSyncs: Bool, onUpdate updateBlock: @escaping SyncUpdateBlock) throws {
+        if engine.state == .acceptingSyncs { throw Self.nsError(MobileSyncEngine.MobileSyncError.cannotRestart(state: "accepting_syncs")) }
+        let engine = self.engine
+        let done = DispatchSemaphore(value: 0)
+        let box = ErrorBox()
+        let block = Unchecked(updateBlock)
+        Task.detached {
+            do { try await engine.restart(restartStoppedSyncs: restartStoppedSyncs) { block.value(SyncState(engine: $0)) } } catch { box.error = error }
+            done.signal()
+        }
+        done.wait()
+        if let error = box.error { throw Self.nsError(error) }
+    }
+
+    // MARK: Syncs in syncs_soup
+
+    public func syncStatus(forId syncId: NSNumber) -> SyncState? {
+        (try? engine.syncStatus(id: syncId.int64Value))?.map(SyncState.init(engine:))
+    }
+
+    public func syncStatus(forName syncName: String) -> SyncState? {
+        (try? engine.syncStatus(name: syncName))?.map(SyncState.init(engine:))
+    }
+
+    public func hasSync(forName syncName: String) -> Bool { syncStatus(forName: syncName) != nil }
+
+    public func deleteSync(forId syncId: NSNumber) { try? engine.deleteSync(id: syncId.int64Value) }
+
+    public func deleteSync(forName syncName: String) { try? engine.deleteSync(name: syncName) }
+
+    public func createSyncDown(_ target: SyncDownTarget, options: SyncOptions, soupName: String, syncName: String?) -> SyncState {
+        guard let engineTarget = target.engineTarget else {
+            SDKProcess.fail("AppGroupSim: \(type(of: target)) is not a simulated sync down target (SOQL, MRU and refresh are)")
+        }
+        do { return SyncState(engine: try engine.createSyncDown(target: engineTarget, options: options.engine, soupName: soupName, name: syncName)) } catch {
+            SDKProcess.fail("AppGroupSim: createSyncDown \(syncName ?? "") failed: \(error)")
+        }
+    }
+
+    public func createSyncUp(_ target: SyncUpTarget, options: SyncOptions, soupName: String, syncName: String?) -> SyncState {
+        do { return SyncState(engine: try engine.createSyncUp(target: target.engine, options: options.engine, soupName: soupName, name: syncName)) } catch {
+            SDKProcess.fail("AppGroupSim: createSyncUp \(syncName ?? "") failed: \(error)")
         }
     }
 
     // MARK: Running syncs
 
-    /// Creates a sync down and runs it.
-    public func syncDown(
-        target: any SyncDownTarget, options: SyncOptions = SyncOptions(), soupName: String, name: String? = nil, progress: Progress? = nil
-    ) async throws -> SyncState {
-        try await run(try createSyncDown(target: target, options: options, soupName: soupName, name: name), progress: progress)
+    public func syncDown(target: SyncDownTarget, soupName: String, onUpdate updateBlock: @escaping SyncUpdateBlock) -> SyncState? {
+        syncDown(target: target, options: .newSyncOptions(forSyncDown: .overwrite), soupName: soupName, onUpdate: updateBlock)
     }
 
-    /// Creates a sync up and runs it.
-    public func syncUp(
-        target: SyncUpTarget = SyncUpTarget(), options: SyncOptions = SyncOptions(), soupName: String, name: String? = nil,
-        progress: Progress? = nil
-    ) async throws -> SyncState {
-        try await run(try createSyncUp(target: target, options: options, soupName: soupName, name: name), progress: progress)
+    public func syncDown(target: SyncDownTarget, options: SyncOptions, soupName: String, onUpdate updateBlock: @escaping SyncUpdateBlock) -> SyncState? {
+        try? syncDown(target: target, options: options, soupName: soupName, syncName: nil, onUpdate: updateBlock)
     }
 
-    /// Runs a sync again: a sync down fetches what changed since its newest record (a STOPPED one
-    /// from 1 ms before, so the boundary record comes again); a sync up pushes the current local edits.
-    public func reSync(id: Int64, progress: Progress? = nil) async throws -> SyncState {
-        guard let sync = try syncStatus(id: id) else { throw MobileSyncError.noSuchSync("with id \(id)") }
-        return try await run(sync, progress: progress)
-    }
-
-    public func reSync(name: String, progress: Progress? = nil) async throws -> SyncState {
-        guard let sync = try syncStatus(name: name) else { throw MobileSyncError.noSuchSync("named \(name)") }
-        return try await run(sync, progress: progress)
-    }
-
-    func run(_ initial: SyncState, progress: Progress?) async throws -> SyncState {
-        try lock.withLock {
-            guard managerState == .acceptingSyncs else { throw MobileSyncError.managerStopped }
-            guard !running.contains(initial.id) else { throw MobileSyncError.alreadyRunning(syncId: initial.id) }
-            running.insert(initial.id)
+    public func syncDown(target: SyncDownTarget, options: SyncOptions, soupName: String, syncName: String?, onUpdate updateBlock: @escaping SyncUpdateBlock) throws -> SyncState {
+        try checkAcceptingSyncs()
+        guard let engineTarget = target.engineTarget else {
+            throw Self.nsError(MobileSyncEngine.MobileSyncError.invalidTarget("\(type(of: target)) is not a simulated sync down target"))
         }
-        defer {
-            lock.withLock {
-                running.remove(initial.id)
-                if managerState == .stopRequested && running.isEmpty { managerState = .stopped }
+        let created: MobileSyncEngine.SyncState
+        do { created = try engine.createSyncDown(target: engineTarget, options: options.engine, soupName: soupName, name: syncName) } catch { throw Self.nsError(error) }
+        return run(created, updateBlock)
+    }
+
+    public func reSync(id syncId: NSNumber, onUpdate updateBlock: @escaping SyncUpdateBlock) throws -> SyncState {
+        try checkAcceptingSyncs()
+        guard let sync = try? engine.syncStatus(id: syncId.int64Value) else {
+            throw Self.nsError(MobileSyncEngine.MobileSyncError.noSuchSync("with id \(syncId)"))
+        }
+        return run(sync, updateBlock)
+    }
+
+    public func reSync(named syncName: String, onUpdate updateBlock: @escaping SyncUpdateBlock) throws -> SyncState {
+        try checkAcceptingSyncs()
+        guard let sync = try? engine.syncStatus(name: syncName) else {
+            throw Self.nsError(MobileSyncEngine.MobileSyncError.noSuchSync("named \(syncName)"))
+        }
+        return run(sync, updateBlock)
+    }
+
+    public func syncUp(options: SyncOptions, soupName: String, onUpdate updateBlock: @escaping SyncUpdateBlock) -> SyncState? {
+        syncUp(target: SyncUpTarget(), options: options, soupName: soupName, onUpdate: updateBlock)
+    }
+
+    public func syncUp(target: SyncUpTarget, options: SyncOptions, soupName: String, onUpdate updateBlock: @escaping SyncUpdateBlock) -> SyncState? {
+        try? syncUp(target: target, options: options, soupName: soupName, syncName: nil, onUpdate: updateBlock)
+    }
+
+    public func syncUp(target: SyncUpTarget, options: SyncOptions, soupName: String, syncName: String?, onUpdate updateBlock: @escaping SyncUpdateBlock) throws -> SyncState {
+        try checkAcceptingSyncs()
+        let created: MobileSyncEngine.SyncState
+        do { created = try engine.createSyncUp(target: target.engine, options: options.engine, soupName: soupName, name: syncName) } catch { throw Self.nsError(error) }
+        return run(created, updateBlock)
+    }
+
+    /// Removes the records of the sync's soup that the server no longer returns.
+    public func cleanResyncGhosts(forId syncId: NSNumber, onComplete completionStatusBlock: @escaping SyncCompletionBlock) throws {
+        try checkAcceptingSyncs()
+        let engine = self.engine
+        let block = Unchecked(completionStatusBlock)
+        Task.detached {
+            do {
+                let removed = try await engine.cleanResyncGhosts(syncId: syncId.int64Value)
+                block.value(.done, UInt(removed))
+            } catch {
+                block.value(.failed, 0)
             }
         }
-        var sync = initial
-        let resumeFrom = sync.status == .stopped && sync.maxTimeStamp > 0 ? sync.maxTimeStamp - 1 : sync.maxTimeStamp
-        sync.status = .running
-        sync.progress = 0
-        sync.startTime = SalesforceTime.now()
-        sync.error = nil
-        try save(sync)
-        progress?(sync)
+    }
+
+    public func cleanResyncGhosts(forName syncName: String, onComplete completionStatusBlock: @escaping SyncCompletionBlock) throws {
+        guard let sync = try? engine.syncStatus(name: syncName) else {
+            throw Self.nsError(MobileSyncEngine.MobileSyncError.noSuchSync("named \(syncName)"))
+        }
+        try cleanResyncGhosts(forId: NSNumber(value: sync.id), onComplete: completionStatusBlock)
+    }
+
+    /// Runs the sync in the background; returns its state as it starts. The block gets the running states
+    /// and then the final one (the SDK calls it on a background queue too).
+    private func run(_ sync: MobileSyncEngine.SyncState, _ updateBlock: @escaping SyncUpdateBlock) -> SyncState {
+        let engine = self.engine
+        var started = sync
+        started.status = .running
+        let running = started
+        let tracker = LastDelivered()
+        let block = Unchecked(updateBlock)
+        Task.detached {
+            let final: MobileSyncEngine.SyncState
+            do {
+                final = try await engine.reSync(id: sync.id) { state in
+                    tracker.deliver(state, block.value)
+                }
+            } catch {
+                var failed = ((try? engine.syncStatus(id: sync.id)) ?? nil) ?? running
+                if failed.status == .running || failed.status == .new { failed.status = .failed }
+                if failed.error == nil { failed.error = "\(error)" }
+                final = failed
+            }
+            tracker.deliver(final, block.value)
+        }
+        return SyncState(engine: running)
+    }
+
+    static func nsError(_ error: any Error) -> NSError {
+        let code = (error as? MobileSyncEngine.MobileSyncError)?.code ?? 999
+        return NSError(domain: "com.salesforce.mobilesync.SyncManagerErrorDomain", code: code, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
+    }
+}
+
+private final class ErrorBox: @unchecked Sendable { var error: (any Error)? }
+
+/// Delivers each state once: the engine's progress reports and the final state may repeat the last one.
+private final class LastDelivered: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last: (status: MobileSyncEngine.SyncStatus, progress: Int)?
+
+    func deliver(_ state: MobileSyncEngine.SyncState, _ block: SyncUpdateBlock) {
+        let fresh = lock.withLock { () -> Bool in
+            if let last, last.status == state.status, last.progress == state.progress { return false }
+            last = (state.status, state.progress)
+            return true
+        }
+        if fresh { block(SyncState(engine: state)) }
+    }
+}
+
+/// The SDK's Swift errors for its Result-returning sync calls (MobileSync.swift in the SDK).
+public enum MobileSyncError: Error {
+    case notStarted(_ error: Error?)
+    case stopped
+    case failed(_ SyncState: SyncState?)
+    case unknown
+}
+
+extension SyncManager {
+    public func reSyncWithoutUpdates(named syncName: String, _ completionBlock: @escaping (Result<SyncState, MobileSyncError>) -> Void) {
         do {
-            switch sync.type {
-            case .syncDown: try await runSyncDown(&sync, from: resumeFrom, progress: progress)
-            case .syncUp: try await runSyncUp(&sync, progress: progress)
-            }
-        } catch {
-            sync.status = .failed
-            sync.error = "\(error)"
-            sync.endTime = SalesforceTime.now()
-            try? save(sync)
-            progress?(sync)
-            throw error
-        }
-        return sync
-    }
-
-    private var stopRequested: Bool { lock.withLock { managerState != .acceptingSyncs } }
-
-    /// DONE at 100%, saved and reported.
-    func finish(_ sync: inout SyncState, _ progress: Progress?) throws {
-        sync.status = .done
-        sync.progress = 100
-        sync.endTime = SalesforceTime.now()
-        try save(sync)
-        progress?(sync)
-    }
-
-    private func runSyncDown(_ sync: inout SyncState, from maxTimeStamp: Int64, progress: Progress?) async throws {
-        let target = try makeTarget(sync.target)
-        var page = try await target.startFetch(client: client, maxTimeStamp: maxTimeStamp, store: store, soupName: sync.soupName)
-        sync.totalSize = page.totalSize
-        var saved = 0
-        while true {
-            try saveFromServer(page.records, sync: sync)
-            saved += page.records.count
-            for record in page.records {
-                if let ms = record[SyncField.lastModifiedDate]?.stringValue.flatMap(SalesforceTime.milliseconds) {
-                    sync.maxTimeStamp = max(sync.maxTimeStamp, ms)
+            _ = try reSync(named: syncName) { state in
+                switch state.status {
+                case .done: completionBlock(.success(state))
+                case .stopped: completionBlock(.failure(.stopped))
+                case .failed: completionBlock(.failure(.failed(state)))
+                default: break
                 }
             }
-            sync.progress = sync.totalSize <= 0 ? 100 : min(100, saved * 100 / sync.totalSize)
-            try save(sync)
-            progress?(sync)
-            if stopRequested {
-                sync.status = .stopped
-                sync.endTime = SalesforceTime.now()
-                try save(sync)
-                progress?(sync)
-                return
+        } catch {
+            completionBlock(.failure(.notStarted(error)))
+        }
+    }
+
+    public func cleanGhosts(named syncName: String, _ completionBlock: @escaping (Result<UInt, MobileSyncError>) -> Void) {
+        do {
+            try cleanResyncGhosts(forName: syncName) { status, count in
+                switch status {
+                case .done: completionBlock(.success(count))
+                case .stopped: completionBlock(.failure(.stopped))
+                case .failed: completionBlock(.failure(.failed(nil)))
+                default: break
+                }
             }
-            guard let next = try await target.continueFetch(client: client, after: page) else { break }
-            page = next
-        }
-        try finish(&sync, progress)
-    }
-
-    /// Saves server records with local flags cleared; LEAVE_IF_CHANGED skips records edited locally.
-    private func saveFromServer(_ records: [SoupEntry], sync: SyncState) throws {
-        guard !records.isEmpty else { return }
-        var skip = Set<String>()
-        if sync.options.mergeMode == .leaveIfChanged {
-            skip = Set(try dirtyRecords(sync.soupName).compactMap { $0[SyncField.id]?.stringValue })
-        }
-        let entries: [SoupEntry] = records.compactMap { record in
-            guard let id = record[SyncField.id]?.stringValue, !skip.contains(id) else { return nil }
-            var entry = record
-            entry[SyncField.local] = .bool(false)
-            entry[SyncField.locallyCreated] = .bool(false)
-            entry[SyncField.locallyUpdated] = .bool(false)
-            entry[SyncField.locallyDeleted] = .bool(false)
-            entry[SyncField.syncId] = .int(sync.id)
-            entry[SyncField.lastError] = nil
-            return entry
-        }
-        try store.upsertReturningIds(entries, into: sync.soupName, externalIdPath: SyncField.id)
-    }
-
-    public func dirtyRecords(_ soupName: String) throws -> [SoupEntry] {
-        let spec = QuerySpec.smart(
-            "SELECT {\(soupName):_soup} FROM {\(soupName)} WHERE {\(soupName):\(SyncField.local)} = '1' ORDER BY {\(soupName):_soupEntryId}",
-            pageSize: 1_000_000)
-        return try store.query(spec).compactMap { $0.arrayValue?.first?.objectValue }
-    }
-
-    /// A target as the config wrote it, with our serialised form laid over it: keys we do not model
-    /// (`androidImpl`, a refresh target's `soupName`) are kept, and so are field names the config sets.
-    static func serialised(_ normalised: JSON, from written: JSON) -> JSON {
-        guard var out = written.objectValue, let ours = normalised.objectValue else { return normalised }
-        for (key, value) in ours where !(["idFieldName", "modificationDateFieldName"].contains(key) && out[key] != nil) {
-            out[key] = value
-        }
-        return .object(out)
-    }
-
-    /// Why a sync up target cannot run here (nil when it can): an implementation we do not simulate, or
-    /// id and modification-date fields other than the SDK's defaults.
-    static func notSimulated(syncUp json: JSON) -> String? {
-        let simulated = ["SFCollectionSyncUpTarget", "SFBatchSyncUpTarget", "SFSyncUpTarget"]
-        if let impl = json["iOSImpl"]?.stringValue, !simulated.contains(impl) {
-            return "sync up target \(impl) is not simulated by AppGroupSim (simulated: \(simulated.joined(separator: ", ")))"
-        }
-        if let type = json["type"]?.stringValue, type != "rest" {
-            return "sync up target type \(type) is not simulated by AppGroupSim (simulated: rest)"
-        }
-        return fieldNamesNotSimulated(json)
-    }
-
-    static func fieldNamesNotSimulated(_ json: JSON) -> String? {
-        for (key, standard) in [("idFieldName", "Id"), ("modificationDateFieldName", "LastModifiedDate")] {
-            if let name = json[key]?.stringValue, name != standard {
-                return "\(key) \(name) is not simulated by AppGroupSim: its syncs use \(standard)"
-            }
-        }
-        return nil
-    }
-
-    func makeTarget(_ json: JSON) throws -> any SyncDownTarget {
-        if json["type"]?.stringValue != "custom", let reason = Self.fieldNamesNotSimulated(json) {
-            throw MobileSyncError.invalidTarget(reason)
-        }
-        switch json["type"]?.stringValue {
-        case "soql":
-            guard let query = json["query"]?.stringValue else { throw MobileSyncError.invalidTarget("a soql target needs a query") }
-            return SoqlSyncDownTarget(query: query, maxBatchSize: Int(json["maxBatchSize"]?.intValue ?? 2000))
-        case "mru":
-            return MruSyncDownTarget(
-                sobjectType: json["sobjectType"]?.stringValue ?? "Contact", fieldlist: json["fieldlist"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-        case "refresh":
-            return RefreshSyncDownTarget(
-                sobjectType: json["sobjectType"]?.stringValue ?? "Contact", fieldlist: json["fieldlist"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                countIdsPerSoql: Int(json[SyncTargetFormat.countIdsPerSoqlKey]?.intValue ?? json["countIdsPerSoql"]?.intValue ?? 500))
-        case "custom":
-            let name = json["customType"]?.stringValue ?? ""
-            guard let factory = Self.registryLock.withLock({ Self.customTargets[name] }) else {
-                throw MobileSyncError.invalidTarget("no custom target registered as \(name)")
-            }
-            return try factory(json)
-        case let type?:
-            throw MobileSyncError.invalidTarget(
-                "sync down target type \(type) is not simulated by AppGroupSim (simulated: soql, mru, refresh, and custom targets registered with SyncManager.register(customTarget:))")
-        case nil:
-            throw MobileSyncError.invalidTarget("a sync down target needs a type")
+        } catch {
+            completionBlock(.failure(.notStarted(error)))
         }
     }
 
-    // MARK: Ghosts
-
-    /// Removes this sync's local records (not dirty) that the server no longer returns; returns how many.
-    @discardableResult
-    public func cleanResyncGhosts(syncId: Int64) async throws -> Int {
-        guard let sync = try syncStatus(id: syncId) else { throw MobileSyncError.noSuchSync("with id \(syncId)") }
-        guard sync.type == .syncDown else { throw MobileSyncError.ghostsOnlyOnSyncDown(syncId: syncId) }
-        let remote = try await makeTarget(sync.target).remoteIds(client: client, store: store, soupName: sync.soupName)
-        let soup = sync.soupName
-        let spec = QuerySpec.smart(
-            "SELECT {\(soup):_soupEntryId}, {\(soup):Id} FROM {\(soup)} WHERE {\(soup):\(SyncField.syncId)} = ? AND ({\(soup):\(SyncField.local)} IS NULL OR {\(soup):\(SyncField.local)} != '1')",
-            pageSize: 1_000_000, whereArgs: [.int(syncId)])
-        let ghosts = try store.query(spec).compactMap { row -> Int64? in
-            guard let cols = row.arrayValue, cols.count == 2, let entryId = cols[0].intValue, let id = cols[1].stringValue else { return nil }
-            return remote.contains(id) ? nil : entryId
+    public func publisher(for syncName: String) -> Future<SyncState, MobileSyncError> {
+        Future { promise in
+            let promise = Unchecked(promise)
+            self.reSyncWithoutUpdates(named: syncName) { promise.value($0) }
         }
-        try store.remove(ids: ghosts, from: soup)
-        return ghosts.count
     }
 
-    // MARK: Internals
+    public func cleanGhostsPublisher(for syncName: String) -> Future<UInt, MobileSyncError> {
+        Future { promise in
+            let promise = Unchecked(promise)
+            self.cleanGhosts(named: syncName) { promise.value($0) }
+        }
+    }
+}
 
-    private func create(_ state: SyncState) throws -> SyncState {
-        if let name = state.name, try syncStatus(name: name) != nil { throw MobileSyncError.duplicateName(name) }
-        var entry = state.entry
-        entry[SoupField.entryId] = nil
-        let saved = try store.upsert([entry], into: SyncState.soupName)
-        guard let created = saved.first.flatMap(SyncState.init(entry:)) else { throw MobileSyncError.syncFailed("cannot save the sync state") }
-        return created
+/// The SDK's `MobileSyncSDKManager`: `initializeSDK()` on it makes the app a Mobile Sync app; it also sets
+/// up the syncs of the bundle's `usersyncs.json` and `globalsyncs.json`.
+open class MobileSyncSDKManager: SmartStoreSDKManager, @unchecked Sendable {
+    open override class var shared: MobileSyncSDKManager {
+        if let manager = SalesforceManager.shared as? MobileSyncSDKManager { return manager }
+        SalesforceManager.setInstanceClass(self)
+        return SalesforceManager.shared as! MobileSyncSDKManager
     }
 
-    func save(_ sync: SyncState) throws {
-        try store.upsert([sync.entry], into: SyncState.soupName)
+    /// Creates the syncs of the bundle's `usersyncs.json` in the current user's default store (once each).
+    public func setupUserSyncsFromDefaultConfig() {
+        guard let user = UserAccountManager.shared.currentUserAccount, let manager = SyncManager.sharedInstance(forUserAccount: user) else { return }
+        do {
+            try manager.engine.createSyncs(fromConfig: SDKEngine.current.launch.sandbox.bundle.resourceURL("usersyncs.json"))
+        } catch {
+            SDKProcess.warn("MobileSyncSDKManager could not set up the syncs of usersyncs.json: \(error)")
+        }
     }
+
+    /// Global stores have no user, so no org to sync with: their syncs are not simulated.
+    public func setupGlobalSyncsFromDefaultConfig() {}
 }

@@ -1,200 +1,158 @@
+import FastJSON
 import Foundation
+import MobileSyncEngine
 import SmartStore
+import SmartStoreEngine
 
-public enum SyncType: String, Sendable, Codable { case syncDown, syncUp }
+public let kSFSyncStateSyncsSoupName = "syncs_soup"
+public let kSFSyncStateSyncsSoupSyncType = "type"
+public let kSFSyncStateId = "_soupEntryId"
+public let kSFSyncStateName = "name"
+public let kSFSyncStateType = "type"
+public let kSFSyncStateTarget = "target"
+public let kSFSyncStateSoupName = "soupName"
+public let kSFSyncStateOptions = "options"
+public let kSFSyncStateStatus = "status"
+public let kSFSyncStateProgress = "progress"
+public let kSFSyncStateTotalSize = "totalSize"
+public let kSFSyncStateMaxTimeStamp = "maxTimeStamp"
+public let kSFSyncStateStartTime = "startTime"
+public let kSFSyncStateEndTime = "endTime"
+public let kSFSyncStateError = "error"
+public let kSFSyncStateTypeDown = "syncDown"
+public let kSFSyncStateTypeUp = "syncUp"
+public let kSFSyncStateStatusNew = "NEW"
+public let kSFSyncStateStatusStopped = "STOPPED"
+public let kSFSyncStateStatusRunning = "RUNNING"
+public let kSFSyncStateStatusDone = "DONE"
+public let kSFSyncStateStatusFailed = "FAILED"
+public let kSFSyncStateMergeModeOverwrite = "OVERWRITE"
+public let kSFSyncStateMergeModeLeaveIfChanged = "LEAVE_IF_CHANGED"
+public let kSFSyncOptionsFieldlist = "fieldlist"
+public let kSFSyncOptionsMergeMode = "mergeMode"
 
-public enum SyncStatus: String, Sendable, Codable { case new = "NEW", running = "RUNNING", done = "DONE", failed = "FAILED", stopped = "STOPPED" }
-
-public enum MergeMode: String, Sendable, Codable {
-    /// Server values replace local ones, even for records edited locally.
-    case overwrite = "OVERWRITE"
-    /// Records edited locally are left alone (sync down), or not pushed when newer on the server (sync up).
-    case leaveIfChanged = "LEAVE_IF_CHANGED"
+/// `SFSyncStateSyncType`.
+@objc public enum SyncType: Int, Sendable {
+    case down = 0, up
 }
 
-public struct SyncOptions: Sendable, Equatable {
-    public var fieldlist: [String]?
-    public var mergeMode: MergeMode
+/// `SFSyncStateStatus`.
+@objc public enum SyncStatus: Int, Sendable {
+    case new = 0, stopped, running, done, failed
+}
 
-    public init(fieldlist: [String]? = nil, mergeMode: MergeMode = .overwrite) {
-        self.fieldlist = fieldlist
-        self.mergeMode = mergeMode
+/// `SFSyncStateMergeMode`.
+@objc public enum SyncMergeMode: Int, Sendable {
+    case overwrite = 0, leaveIfChanged
+}
+
+/// The SDK's `SFSyncOptions` (`NS_SWIFT_NAME(SyncOptions)`).
+public final class SyncOptions: NSObject, @unchecked Sendable {
+    package let engine: MobileSyncEngine.SyncOptions
+
+    package init(engine: MobileSyncEngine.SyncOptions) { self.engine = engine }
+
+    public var fieldlist: [Any] { engine.fieldlist ?? [] }
+    public var mergeMode: SyncMergeMode { engine.mergeMode == .leaveIfChanged ? .leaveIfChanged : .overwrite }
+
+    public class func newSyncOptions(forSyncDown mergeMode: SyncMergeMode) -> SyncOptions {
+        SyncOptions(engine: .init(fieldlist: nil, mergeMode: mergeMode.engine))
     }
 
-    var json: JSON {
-        var o: [String: JSON] = ["mergeMode": .string(mergeMode.rawValue)]
-        if let fieldlist { o["fieldlist"] = .array(fieldlist.map(JSON.string)) }
-        return .object(o)
+    public class func newSyncOptions(forSyncUp fieldlist: [Any]) -> SyncOptions {
+        newSyncOptions(forSyncUp: fieldlist, mergeMode: .overwrite)
     }
 
-    init(json: JSON?) {
-        fieldlist = json?["fieldlist"]?.arrayValue?.compactMap(\.stringValue)
-        mergeMode = json?["mergeMode"]?.stringValue.flatMap(MergeMode.init(rawValue:)) ?? .overwrite
+    public class func newSyncOptions(forSyncUp fieldlist: [Any], mergeMode: SyncMergeMode) -> SyncOptions {
+        SyncOptions(engine: .init(fieldlist: fieldlist.compactMap { $0 as? String }, mergeMode: mergeMode.engine))
+    }
+
+    public class func newFromDict(_ dict: [AnyHashable: Any]) -> SyncOptions? {
+        let mode = (dict[kSFSyncOptionsMergeMode] as? String) == kSFSyncStateMergeModeLeaveIfChanged ? SyncMergeMode.leaveIfChanged : .overwrite
+        return SyncOptions(engine: .init(fieldlist: (dict[kSFSyncOptionsFieldlist] as? [Any])?.compactMap { $0 as? String }, mergeMode: mode.engine))
+    }
+
+    public func asDict() -> [AnyHashable: Any] {
+        var dict: [AnyHashable: Any] = [kSFSyncOptionsMergeMode: mergeMode == .leaveIfChanged ? kSFSyncStateMergeModeLeaveIfChanged : kSFSyncStateMergeModeOverwrite]
+        if let fieldlist = engine.fieldlist { dict[kSFSyncOptionsFieldlist] = fieldlist }
+        return dict
     }
 }
 
-/// A sync as recorded in `syncs_soup`, with the SDK's fields.
-public struct SyncState: Sendable, Equatable {
-    public var id: Int64
-    public var type: SyncType
-    public var name: String?
-    /// The target's JSON (`{"type": "soql", "query": …}` for a sync down, field lists for a sync up).
-    public var target: JSON
-    public var soupName: String
-    public var options: SyncOptions
-    public var status: SyncStatus
-    /// 0…100.
-    public var progress: Int
-    /// Records the server said it would return (-1 before the first page).
-    public var totalSize: Int
-    /// Newest `LastModifiedDate` saved, epoch ms (-1 before any).
-    public var maxTimeStamp: Int64
-    public var startTime: Int64
-    public var endTime: Int64
-    public var error: String?
+extension SyncMergeMode {
+    var engine: MergeMode { self == .leaveIfChanged ? .leaveIfChanged : .overwrite }
+}
 
-    static let soupName = "syncs_soup"
-    /// As the SDK's `setupSyncsSoupIfNeeded:` registers them: json1 indexes (no columns) on type, name, status.
-    static let indexSpecs = [
-        IndexSpec(path: "type", type: .json1), IndexSpec(path: "name", type: .json1), IndexSpec(path: "status", type: .json1),
-    ]
+/// The SDK's `SFSyncState` (`NS_SWIFT_NAME(SyncState)`): one sync as recorded in `syncs_soup`, at the
+/// moment it was read.
+public final class SyncState: NSObject, @unchecked Sendable {
+    package let engine: MobileSyncEngine.SyncState
 
-    var entry: SoupEntry {
-        var e: SoupEntry = [
-            SoupField.entryId: .int(id), "type": .string(type.rawValue), "target": target, "soupName": .string(soupName),
-            "options": options.json, "status": .string(status.rawValue), "progress": .int(Int64(progress)),
-            "totalSize": .int(Int64(totalSize)), "maxTimeStamp": .int(maxTimeStamp), "startTime": .int(startTime),
-            "endTime": .int(endTime),
+    package init(engine: MobileSyncEngine.SyncState) { self.engine = engine }
+
+    public var syncId: Int { Int(engine.id) }
+    public var name: String { engine.name ?? "" }
+    public var type: SyncType { engine.type == .syncUp ? .up : .down }
+    public var soupName: String { engine.soupName }
+    /// The target's dictionary, as the SDK stores it.
+    public var target: [AnyHashable: Any] { engine.target.objectValue?.foundationEntry ?? [:] }
+    public var options: SyncOptions { SyncOptions(engine: engine.options) }
+    public var mergeMode: SyncMergeMode { options.mergeMode }
+    public var status: SyncStatus {
+        switch engine.status {
+        case .new: return .new
+        case .running: return .running
+        case .done: return .done
+        case .failed: return .failed
+        case .stopped: return .stopped
+        }
+    }
+    public var progress: Int { engine.progress }
+    public var totalSize: Int { engine.totalSize }
+    public var maxTimeStamp: Int64 { engine.maxTimeStamp }
+    public var startTime: Int { Int(engine.startTime) }
+    public var endTime: Int { Int(engine.endTime) }
+    public var error: String { engine.error ?? "" }
+
+    public func isDone() -> Bool { status == .done }
+    public func hasFailed() -> Bool { status == .failed }
+    public func isRunning() -> Bool { status == .running }
+    public func isStopped() -> Bool { status == .stopped }
+
+    public func asDict() -> [AnyHashable: Any] {
+        [
+            kSFSyncStateId: syncId, kSFSyncStateType: engine.type.rawValue, kSFSyncStateName: engine.name.map { $0 as Any } ?? NSNull(),
+            kSFSyncStateTarget: target, kSFSyncStateSoupName: soupName, kSFSyncStateOptions: options.asDict(),
+            kSFSyncStateStatus: engine.status.rawValue, kSFSyncStateProgress: progress, kSFSyncStateTotalSize: totalSize,
+            kSFSyncStateMaxTimeStamp: maxTimeStamp, kSFSyncStateStartTime: startTime, kSFSyncStateEndTime: endTime, kSFSyncStateError: error,
         ]
-        e["name"] = name.map(JSON.string) ?? .null
-        // The SDK writes "" when there is no error (and reads either).
-        e["error"] = .string(error ?? "")
-        return e
     }
 
-    /// Why a syncs_soup entry is not a sync state, or nil when it is one.
-    static func problem(_ entry: JSON) -> String? {
-        guard let object = entry.objectValue else { return "not a JSON object" }
-        if object["type"]?.stringValue.flatMap(SyncType.init(rawValue:)) == nil { return "type is \(object["type"].map { "\($0)" } ?? "missing"), not syncDown or syncUp" }
-        if object["soupName"]?.stringValue == nil { return "no soupName" }
-        if let status = object["status"], status.stringValue.flatMap(SyncStatus.init(rawValue:)) == nil { return "status \(status) is not one of NEW, RUNNING, DONE, FAILED, STOPPED" }
-        return nil
-    }
+    public class func syncTypeFromString(_ syncType: String) -> SyncType { syncType == kSFSyncStateTypeUp ? .up : .down }
+    public class func syncTypeToString(_ syncType: SyncType) -> String { syncType == .up ? kSFSyncStateTypeUp : kSFSyncStateTypeDown }
 
-    init?(entry: SoupEntry) {
-        guard let id = entry[SoupField.entryId]?.intValue, let type = entry["type"]?.stringValue.flatMap(SyncType.init(rawValue:)),
-            let soupName = entry["soupName"]?.stringValue
-        else { return nil }
-        self.id = id
-        self.type = type
-        name = entry["name"]?.stringValue
-        target = entry["target"] ?? .object([:])
-        self.soupName = soupName
-        options = SyncOptions(json: entry["options"])
-        status = entry["status"]?.stringValue.flatMap(SyncStatus.init(rawValue:)) ?? .new
-        progress = Int(entry["progress"]?.intValue ?? 0)
-        totalSize = Int(entry["totalSize"]?.intValue ?? -1)
-        maxTimeStamp = entry["maxTimeStamp"]?.intValue ?? -1
-        startTime = entry["startTime"]?.intValue ?? 0
-        endTime = entry["endTime"]?.intValue ?? 0
-        error = entry["error"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    init(type: SyncType, name: String?, target: JSON, soupName: String, options: SyncOptions) {
-        id = 0
-        self.type = type
-        self.name = name
-        self.target = target
-        self.soupName = soupName
-        self.options = options
-        status = .new
-        progress = 0
-        totalSize = -1
-        maxTimeStamp = -1
-        startTime = 0
-        endTime = 0
-        error = nil
-    }
-
-    public var isDone: Bool { status == .done }
-}
-
-/// Mobile Sync's errors, with the SDK's codes.
-public enum MobileSyncError: Error, Equatable, Sendable, CustomStringConvertible {
-    case managerStopped
-    case cannotRestart(state: String)
-    case alreadyRunning(syncId: Int64)
-    case noSuchSync(String)
-    case ghostsOnlyOnSyncDown(syncId: Int64)
-    case duplicateName(String)
-    case invalidTarget(String)
-    case syncFailed(String)
-    /// An entry of `syncs_soup` that is not a sync state (missing type or soup, not an object): the
-    /// store's file, the entry and what is wrong. Nothing is changed or deleted.
-    case corruptSyncState(store: String, entryId: Int64?, detail: String)
-
-    /// 900 stopped, 901 cannot restart, 902 already running, 903 no such sync, 904 ghost cleaning only on sync down.
-    public var code: Int? {
-        switch self {
-        case .managerStopped: return 900
-        case .cannotRestart: return 901
-        case .alreadyRunning: return 902
-        case .noSuchSync: return 903
-        case .ghostsOnlyOnSyncDown: return 904
-        default: return nil
+    public class func syncStatusFromString(_ syncStatus: String) -> SyncStatus {
+        switch syncStatus {
+        case kSFSyncStateStatusRunning: return .running
+        case kSFSyncStateStatusDone: return .done
+        case kSFSyncStateStatusFailed: return .failed
+        case kSFSyncStateStatusStopped: return .stopped
+        default: return .new
         }
     }
 
-    public var description: String {
-        switch self {
-        case .managerStopped: return "sync manager has stopped; call restart() first"
-        case .cannotRestart(let state): return "sync manager can only be restarted when stopping or stopped (it is \(state))"
-        case .alreadyRunning(let id): return "sync \(id) is already running"
-        case .noSuchSync(let what): return "no sync \(what)"
-        case .ghostsOnlyOnSyncDown(let id): return "sync \(id) is a sync up; ghost cleaning is for sync downs only"
-        case .duplicateName(let name): return "a sync named \(name) already exists"
-        case .invalidTarget(let detail): return "invalid sync target: \(detail)"
-        case .syncFailed(let detail): return "sync failed: \(detail)"
-        case .corruptSyncState(let store, let id, let detail):
-            return "\(store): syncs_soup entry \(id.map(String.init) ?? "(no id)") is not a sync state (\(detail)); it was left as it is: fix or delete that entry (it is JSON in the soup column of the syncs_soup table)"
+    public class func syncStatusToString(_ syncStatus: SyncStatus) -> String {
+        switch syncStatus {
+        case .new: return kSFSyncStateStatusNew
+        case .stopped: return kSFSyncStateStatusStopped
+        case .running: return kSFSyncStateStatusRunning
+        case .done: return kSFSyncStateStatusDone
+        case .failed: return kSFSyncStateStatusFailed
         }
     }
-}
 
-/// The REST API's datetimes (`2026-11-01T09:30:00.000+0000`) as epoch milliseconds, and back as SOQL literals.
-enum SalesforceTime {
-    static func milliseconds(_ text: String) -> Int64? {
-        let s = Array(text.utf8)
-        func n(_ at: Int, _ len: Int) -> Int? {
-            guard at + len <= s.count else { return nil }
-            var v = 0
-            for b in s[at..<at + len] {
-                guard (0x30...0x39).contains(b) else { return nil }
-                v = v * 10 + Int(b - 0x30)
-            }
-            return v
-        }
-        guard let y = n(0, 4), let mo = n(5, 2), let d = n(8, 2), let h = n(11, 2), let mi = n(14, 2), let se = n(17, 2) else { return nil }
-        var parts = tm()
-        parts.tm_year = Int32(y - 1900)
-        parts.tm_mon = Int32(mo - 1)
-        parts.tm_mday = Int32(d)
-        parts.tm_hour = Int32(h)
-        parts.tm_min = Int32(mi)
-        parts.tm_sec = Int32(se)
-        let ms = s.count > 19 && s[19] == 0x2E ? (n(20, 3) ?? 0) : 0
-        return Int64(timegm(&parts)) * 1000 + Int64(ms)
-    }
+    public class func mergeModeFromString(_ mergeMode: String) -> SyncMergeMode { mergeMode == kSFSyncStateMergeModeLeaveIfChanged ? .leaveIfChanged : .overwrite }
+    public class func mergeModeToString(_ mergeMode: SyncMergeMode) -> String { mergeMode == .leaveIfChanged ? kSFSyncStateMergeModeLeaveIfChanged : kSFSyncStateMergeModeOverwrite }
 
-    /// An unquoted SOQL datetime literal.
-    static func soqlLiteral(_ ms: Int64) -> String {
-        var t = time_t(ms / 1000)
-        var parts = tm()
-        gmtime_r(&t, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour,
-            parts.tm_min, parts.tm_sec, Int32(ms % 1000))
-    }
-
-    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    public override var description: String { "SyncState(\(syncId), \(name), \(engine.status.rawValue), \(progress)%)" }
 }

@@ -1,288 +1,235 @@
+import FastJSON
 import Foundation
-import RestClient
+import MobileSyncEngine
 import SmartStore
 
-/// The fields Mobile Sync keeps on every record it manages.
-public enum SyncField {
-    public static let local = "__local__"
-    public static let locallyCreated = "__locally_created__"
-    public static let locallyUpdated = "__locally_updated__"
-    public static let locallyDeleted = "__locally_deleted__"
-    public static let syncId = "__sync_id__"
-    public static let lastError = "__last_error__"
-    public static let id = "Id"
-    public static let lastModifiedDate = "LastModifiedDate"
-    static let all = [local, locallyCreated, locallyUpdated, locallyDeleted, syncId, lastError]
+public let kSFSyncTargetTypeKey = "type"
+public let kSFSyncTargetiOSImplKey = "iOSImpl"
+public let kSFSyncTargetIdFieldNameKey = "idFieldName"
+public let kSFSyncTargetModificationDateFieldNameKey = "modificationDateFieldName"
+
+// SFMobileSyncConstants' names.
+public let kId = "Id"
+public let kCreatedId = "id"
+public let kName = "Name"
+public let kType = "type"
+public let kAttributes = "attributes"
+public let kRecentlyViewed = "RecentlyViewed"
+public let kRawData = "rawData"
+public let kObjectTypeField = "attributes.type"
+public let kLastModifiedDate = "LastModifiedDate"
+public let kResponseRecords = "records"
+public let kResponseSearchRecords = "searchRecords"
+public let kResponseTotalSize = "totalSize"
+public let kResponseNextRecordsUrl = "nextRecordsUrl"
+public let kRecentItems = "recentItems"
+public let kAccount = "Account"
+public let kTask = "Task"
+public let kContact = "Contact"
+public let kUser = "User"
+public let kGroup = "CollaborationGroup"
+public let kContent = "ContentDocument"
+
+/// The SDK's `SFSyncTarget` (`NS_SWIFT_NAME(SyncTarget)`): the fields every target names.
+open class SyncTarget: NSObject, @unchecked Sendable {
+    public var idFieldName = kId
+    public var modificationDateFieldName = kLastModifiedDate
+
+    public override init() { super.init() }
+
+    public init(dict: [AnyHashable: Any]) {
+        idFieldName = dict[kSFSyncTargetIdFieldNameKey] as? String ?? kId
+        modificationDateFieldName = dict[kSFSyncTargetModificationDateFieldNameKey] as? String ?? kLastModifiedDate
+    }
+
+    open func asDict() -> [AnyHashable: Any] {
+        [kSFSyncTargetIdFieldNameKey: idFieldName, kSFSyncTargetModificationDateFieldNameKey: modificationDateFieldName]
+    }
+
+    /// The SDK's local ids: `local_` and a number, for records created on the device.
+    public class func createLocalId() -> String { "local_\(Int64(Date().timeIntervalSince1970 * 1_000_000))" }
+
+    public class func isLocalId(_ recordId: String) -> Bool { recordId.hasPrefix("local_") }
+
+    public func isLocallyCreated(_ record: [AnyHashable: Any]) -> Bool { record["__locally_created__"] as? Bool ?? false }
+    public func isLocallyUpdated(_ record: [AnyHashable: Any]) -> Bool { record["__locally_updated__"] as? Bool ?? false }
+    public func isLocallyDeleted(_ record: [AnyHashable: Any]) -> Bool { record["__locally_deleted__"] as? Bool ?? false }
+    public func isDirty(_ record: [AnyHashable: Any]) -> Bool { record["__local__"] as? Bool ?? false }
 }
 
-/// One page of server records and how to get the next.
-public struct SyncPage: Sendable {
-    public var records: [SoupEntry]
-    public var totalSize: Int
-    public var nextRecordsUrl: String?
-
-    public init(records: [SoupEntry], totalSize: Int, nextRecordsUrl: String?) {
-        self.records = records
-        self.totalSize = totalSize
-        self.nextRecordsUrl = nextRecordsUrl
+/// The SDK's `SFSyncDownTarget` (`NS_SWIFT_NAME(SyncDownTarget)`); the engine's target runs it.
+open class SyncDownTarget: SyncTarget, @unchecked Sendable {
+    /// `SFSyncDownTargetQueryType`.
+    @objc public enum QueryType: Int, Sendable {
+        case mru = 0, sosl, soql, refresh, parentChildren, custom, metadata, layout, briefcase
     }
-}
 
-/// Where a sync down gets its records. SOQL, MRU and refresh targets ship; others plug in through
-/// `SyncManager.register(customTarget:)`.
-public protocol SyncDownTarget: Sendable {
-    /// What is stored in the sync's state, and given back to the factory on a later run.
-    var json: JSON { get }
-    /// The first page, of records changed after `maxTimeStamp` (epoch ms; -1 for all).
-    func startFetch(client: RestClient, maxTimeStamp: Int64, store: SmartStore, soupName: String) async throws -> SyncPage
-    /// The page after `page`, or nil when there is none.
-    func continueFetch(client: RestClient, after page: SyncPage) async throws -> SyncPage?
-    /// Every id the server would return now, for `cleanResyncGhosts`.
-    func remoteIds(client: RestClient, store: SmartStore, soupName: String) async throws -> Set<String>
-}
+    public var queryType: QueryType = .soql
+    public var totalSize: UInt = 0
 
-extension SyncDownTarget {
-    public func continueFetch(client: RestClient, after page: SyncPage) async throws -> SyncPage? {
-        guard let next = page.nextRecordsUrl else { return nil }
-        return try SyncPage(response: await client.send(.queryMore(next)))
-    }
-}
+    /// What the engine runs; a subclass of this class that is not one of the simulated targets has none.
+    package var engineTarget: (any MobileSyncEngine.SyncDownTarget)? { nil }
 
-extension SyncPage {
-    /// Parsed with SmartStore's JSON reader: Foundation's JSONSerialization on Linux took about a
-    /// third of a 10,000-record sync down.
-    init(response: RestResponse) throws {
-        guard let body = JSON(text: String(decoding: response.body, as: UTF8.self)), let records = body["records"]?.arrayValue else {
-            throw RestError.malformedResponse("a query answer without records")
+    public class func newFromDict(_ dict: [AnyHashable: Any]) -> SyncDownTarget? {
+        switch dict[kSFSyncTargetTypeKey] as? String {
+        case "soql": return (dict["query"] as? String).map { SoqlSyncDownTarget.newSyncTarget($0, maxBatchSize: dict["maxBatchSize"] as? Int ?? 2000) }
+        case "mru":
+            guard let type = dict["sobjectType"] as? String else { return nil }
+            return MruSyncDownTarget.newSyncTarget(type, fieldlist: dict["fieldlist"] as? [Any] ?? [])
+        case "refresh":
+            guard let type = dict["sobjectType"] as? String, let soup = dict["soupName"] as? String else { return nil }
+            return RefreshSyncDownTarget.newSyncTarget(soup, objectType: type, fieldlist: dict["fieldlist"] as? [Any] ?? [])
+        default: return nil
         }
-        self.init(
-            records: records.compactMap(\.objectValue), totalSize: Int(body["totalSize"]?.intValue ?? Int64(records.count)),
-            nextRecordsUrl: body["nextRecordsUrl"]?.stringValue)
-    }
-}
-
-/// A SOQL query. As the SDK does, it adds `Id` and `LastModifiedDate` to the select list and
-/// `ORDER BY LastModifiedDate` when missing, and on a re-sync `LastModifiedDate > <maxTimeStamp>`.
-public struct SoqlSyncDownTarget: SyncDownTarget {
-    public var query: String
-    public var maxBatchSize: Int
-
-    /// As the SDK does at creation (`modifyQueryIfNeeded`), the query kept (and stored in syncs_soup)
-    /// selects `LastModifiedDate` and `Id` and is ordered by `LastModifiedDate`: missing fields are added
-    /// in front and a missing `order by` is added, and then the query is rebuilt in the SDK builder's
-    /// form (`select … from … order by LastModifiedDate limit …`). A query that needs none of this is
-    /// kept as written.
-    public init(query: String, maxBatchSize: Int = 2000) {
-        self.query = Self.modifiedAtCreation(query)
-        self.maxBatchSize = maxBatchSize
     }
 
-    static func modifiedAtCreation(_ query: String) -> String {
-        var mutator = SoqlMutator(query)
-        var mutated = false
-        for field in ["LastModifiedDate", "Id"] where !mutator.isSelecting(field) {
-            mutator.addSelectFields(field)
-            mutated = true
+    public class func queryTypeFromString(_ queryType: String) -> QueryType {
+        switch queryType {
+        case "mru": return .mru
+        case "sosl": return .sosl
+        case "refresh": return .refresh
+        case "parent_children": return .parentChildren
+        case "custom": return .custom
+        case "metadata": return .metadata
+        case "layout": return .layout
+        case "briefcase": return .briefcase
+        default: return .soql
         }
-        if !mutator.hasOrderBy {
-            mutator.replaceOrderBy("LastModifiedDate")
-            mutated = true
+    }
+
+    public class func queryTypeToString(_ queryType: QueryType) -> String {
+        switch queryType {
+        case .mru: return "mru"
+        case .sosl: return "sosl"
+        case .soql: return "soql"
+        case .refresh: return "refresh"
+        case .parentChildren: return "parent_children"
+        case .custom: return "custom"
+        case .metadata: return "metadata"
+        case .layout: return "layout"
+        case .briefcase: return "briefcase"
         }
-        return mutated ? mutator.build() : query
     }
 
-    public var json: JSON {
-        SyncTargetFormat.downTarget("soql", impl: "SFSoqlSyncDownTarget", ["query": .string(query), "maxBatchSize": .int(Int64(maxBatchSize))])
-    }
-
-    public func startFetch(client: RestClient, maxTimeStamp: Int64, store: SmartStore, soupName: String) async throws -> SyncPage {
-        try SyncPage(response: await client.send(.query(Self.prepare(query, maxTimeStamp: maxTimeStamp), batchSize: maxBatchSize)))
-    }
-
-    public func remoteIds(client: RestClient, store: SmartStore, soupName: String) async throws -> Set<String> {
-        let idQuery = Self.withSelectList(Self.withoutOrderBy(query), "Id")
-        var page = try SyncPage(response: await client.send(.query(idQuery, batchSize: 2000)))
-        var ids = Set(page.records.compactMap { $0[SyncField.id]?.stringValue })
-        while let next = try await continueFetch(client: client, after: page) {
-            ids.formUnion(next.records.compactMap { $0[SyncField.id]?.stringValue })
-            page = next
-        }
-        return ids
-    }
-
-    /// The query as sent: select list completed, ordered by LastModifiedDate, filtered after maxTimeStamp.
-    static func prepare(_ query: String, maxTimeStamp: Int64) -> String {
-        var q = withRequiredFields(query.trimmingCharacters(in: .whitespacesAndNewlines))
-        if keyword(q, "order by") == nil {
-            let insertAt = [keyword(q, "limit"), keyword(q, "offset")].compactMap { $0 }.min() ?? q.endIndex
-            q = String(q[..<insertAt]).trimmingCharacters(in: .whitespaces) + " order by LastModifiedDate" + (insertAt == q.endIndex ? "" : " " + q[insertAt...])
-        }
-        if maxTimeStamp > 0 {
-            let filter = "LastModifiedDate > \(SalesforceTime.soqlLiteral(maxTimeStamp))"
-            let end = [keyword(q, "order by"), keyword(q, "limit"), keyword(q, "offset")].compactMap { $0 }.min() ?? q.endIndex
-            if let whereStart = keyword(q, "where") {
-                let conditionStart = q.index(whereStart, offsetBy: 5)
-                let condition = q[conditionStart..<end].trimmingCharacters(in: .whitespaces)
-                q = String(q[..<whereStart]) + "where \(filter) and (\(condition)) " + q[end...]
-            } else {
-                q = String(q[..<end]).trimmingCharacters(in: .whitespaces) + " where \(filter) " + q[end...]
-            }
-        }
-        return q.trimmingCharacters(in: .whitespaces)
-    }
-
-    /// The query with `Id` and `LastModifiedDate` in its select list (added in front when missing).
-    static func withRequiredFields(_ query: String) -> String {
-        var q = query
-        let fields = selectList(q).map { $0.lowercased() }
-        var missing: [String] = []
-        if !fields.contains("id") { missing.append("Id") }
-        if !fields.contains("lastmodifieddate") { missing.append("LastModifiedDate") }
-        if !missing.isEmpty, let select = keyword(q, "select") {
-            let start = q.index(select, offsetBy: 7)
-            q = String(q[..<start]) + missing.joined(separator: ",") + "," + String(q[start...]).trimmingCharacters(in: .whitespaces)
-        }
-        return q
-    }
-
-    static func selectList(_ q: String) -> [String] {
-        guard let select = keyword(q, "select"), let from = keyword(q, "from") else { return [] }
-        return q[q.index(select, offsetBy: 6)..<from].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-    }
-
-    static func withSelectList(_ q: String, _ list: String) -> String {
-        guard let select = keyword(q, "select"), let from = keyword(q, "from") else { return q }
-        return String(q[..<q.index(select, offsetBy: 6)]) + " " + list + " " + q[from...]
-    }
-
-    static func withoutOrderBy(_ q: String) -> String {
-        guard let order = keyword(q, "order by") else { return q }
-        let end = [keyword(q, "limit"), keyword(q, "offset")].compactMap { $0 }.min() ?? q.endIndex
-        return String(q[..<order]) + q[end...]
-    }
-
-    /// Where a keyword starts, outside quoted strings, as a whole word (case-insensitive).
-    static func keyword(_ q: String, _ word: String) -> String.Index? {
-        let lower = q.lowercased()
-        guard lower.count == q.count else { return nil }
-        var inQuote = false
-        var i = lower.startIndex
-        while i < lower.endIndex {
-            let c = lower[i]
-            if c == "'" { inQuote.toggle() }
-            if !inQuote, lower[i...].hasPrefix(word) {
-                let before = i == lower.startIndex ? " " : lower[lower.index(before: i)]
-                let afterIndex = lower.index(i, offsetBy: word.count)
-                let after = afterIndex < lower.endIndex ? lower[afterIndex] : " "
-                if !(before.isLetter || before.isNumber || before == "_"), !(after.isLetter || after.isNumber || after == "_") {
-                    return q.index(q.startIndex, offsetBy: lower.distance(from: lower.startIndex, to: i))
-                }
-            }
-            i = lower.index(after: i)
-        }
-        return nil
+    open override func asDict() -> [AnyHashable: Any] {
+        var dict = super.asDict()
+        dict[kSFSyncTargetTypeKey] = Self.queryTypeToString(queryType)
+        if let json = engineTarget?.json.objectValue { for (key, value) in json.foundationEntry { dict[key] = value } }
+        return dict
     }
 }
 
-/// The user's most recently used records of a type (from `sobjects/<type>`'s `recentItems`).
-public struct MruSyncDownTarget: SyncDownTarget {
-    public var sobjectType: String
-    public var fieldlist: [String]
+/// The SDK's `SFSoqlSyncDownTarget`: a SOQL query, with `LastModifiedDate` and `Id` added as the SDK adds them.
+public final class SoqlSyncDownTarget: SyncDownTarget, @unchecked Sendable {
+    private var target: MobileSyncEngine.SoqlSyncDownTarget
 
-    public init(sobjectType: String, fieldlist: [String]) {
-        self.sobjectType = sobjectType
-        self.fieldlist = fieldlist
+    init(_ target: MobileSyncEngine.SoqlSyncDownTarget) {
+        self.target = target
+        super.init()
+        queryType = .soql
     }
 
-    public var json: JSON {
-        SyncTargetFormat.downTarget("mru", impl: "SFMruSyncDownTarget", ["sobjectType": .string(sobjectType), "fieldlist": .array(fieldlist.map(JSON.string))])
+    public var query: String {
+        get { target.query }
+        set { target = .init(query: newValue, maxBatchSize: target.maxBatchSize) }
+    }
+    public var maxBatchSize: Int {
+        get { target.maxBatchSize }
+        set { target.maxBatchSize = newValue }
     }
 
-    public func startFetch(client: RestClient, maxTimeStamp: Int64, store: SmartStore, soupName: String) async throws -> SyncPage {
-        let ids = try await recentIds(client)
-        guard !ids.isEmpty else { return SyncPage(records: [], totalSize: 0, nextRecordsUrl: nil) }
-        var soql = "SELECT \(Self.fields(fieldlist)) FROM \(sobjectType) WHERE Id IN (\(ids.map { "'\($0)'" }.joined(separator: ",")))"
-        if maxTimeStamp > 0 { soql += " AND LastModifiedDate > \(SalesforceTime.soqlLiteral(maxTimeStamp))" }
-        return try SyncPage(response: await client.send(.query(soql)))
+    public class func newSyncTarget(_ query: String) -> SoqlSyncDownTarget { SoqlSyncDownTarget(.init(query: query)) }
+
+    public class func newSyncTarget(_ query: String, maxBatchSize: Int) -> SoqlSyncDownTarget {
+        SoqlSyncDownTarget(.init(query: query, maxBatchSize: maxBatchSize))
     }
 
-    public func remoteIds(client: RestClient, store: SmartStore, soupName: String) async throws -> Set<String> {
-        Set(try await recentIds(client))
-    }
+    public func getQueryToRun() -> String { target.query }
 
-    private func recentIds(_ client: RestClient) async throws -> [String] {
-        let body = try await client.send(RestRequest(path: "/services/data/\(RestClient.apiVersion)/sobjects/\(sobjectType)")).value()
-        return (body["recentItems"]?.arrayValue ?? []).compactMap { $0["Id"]?.stringValue }
-    }
-
-    static func fields(_ list: [String]) -> String {
-        var fields = list
-        for required in ["LastModifiedDate", "Id"] where !fields.contains(where: { $0.lowercased() == required.lowercased() }) {
-            fields.insert(required, at: 0)
-        }
-        return fields.joined(separator: ", ")
-    }
+    package override var engineTarget: (any MobileSyncEngine.SyncDownTarget)? { target }
 }
 
-/// Re-fetches the records already in the soup, in chunks of ids.
-public struct RefreshSyncDownTarget: SyncDownTarget {
-    public var sobjectType: String
-    public var fieldlist: [String]
-    public var countIdsPerSoql: Int
+/// The SDK's `SFMruSyncDownTarget`: the user's most recently used records of a type.
+public final class MruSyncDownTarget: SyncDownTarget, @unchecked Sendable {
+    private let target: MobileSyncEngine.MruSyncDownTarget
 
-    public init(sobjectType: String, fieldlist: [String], countIdsPerSoql: Int = 500) {
-        self.sobjectType = sobjectType
-        self.fieldlist = fieldlist
-        self.countIdsPerSoql = countIdsPerSoql
+    init(_ target: MobileSyncEngine.MruSyncDownTarget) {
+        self.target = target
+        super.init()
+        queryType = .mru
     }
 
-    public var json: JSON {
-        // iOS spells the key coundIdsPerSoql (sic); Android countIdsPerSoql. Written as iOS does, read either way.
-        SyncTargetFormat.downTarget("refresh", impl: "SFRefreshSyncDownTarget", [
-            "sobjectType": .string(sobjectType), "fieldlist": .array(fieldlist.map(JSON.string)),
-            SyncTargetFormat.countIdsPerSoqlKey: .int(Int64(countIdsPerSoql)),
-        ])
+    public var objectType: String { target.sobjectType }
+    public var fieldlist: [Any] { target.fieldlist }
+
+    public class func newSyncTarget(_ objectType: String, fieldlist: [Any]) -> MruSyncDownTarget {
+        MruSyncDownTarget(.init(sobjectType: objectType, fieldlist: fieldlist.compactMap { $0 as? String }))
     }
 
-    public func startFetch(client: RestClient, maxTimeStamp: Int64, store: SmartStore, soupName: String) async throws -> SyncPage {
-        let ids = try Self.localIds(store, soupName)
-        var records: [SoupEntry] = []
-        var start = 0
-        while start < ids.count {
-            let chunk = ids[start..<min(start + countIdsPerSoql, ids.count)]
-            let soql = "SELECT \(MruSyncDownTarget.fields(fieldlist)) FROM \(sobjectType) WHERE Id IN (\(chunk.map { "'\($0)'" }.joined(separator: ",")))"
-            var page = try SyncPage(response: await client.send(.query(soql)))
-            records += page.records
-            while let next = try await continueFetch(client: client, after: page) {
-                records += next.records
-                page = next
-            }
-            start += countIdsPerSoql
-        }
-        return SyncPage(records: records, totalSize: records.count, nextRecordsUrl: nil)
-    }
-
-    public func remoteIds(client: RestClient, store: SmartStore, soupName: String) async throws -> Set<String> {
-        Set(try await startFetch(client: client, maxTimeStamp: -1, store: store, soupName: soupName).records.compactMap { $0[SyncField.id]?.stringValue })
-    }
-
-    static func localIds(_ store: SmartStore, _ soupName: String) throws -> [String] {
-        let spec = QuerySpec.smart("SELECT {\(soupName):Id} FROM {\(soupName)} WHERE {\(soupName):Id} NOT LIKE 'local_%'", pageSize: Int.max / 2)
-        return try store.query(spec).compactMap { $0.arrayValue?.first?.stringValue }
-    }
+    package override var engineTarget: (any MobileSyncEngine.SyncDownTarget)? { target }
 }
 
-/// How the SDK serialises a target: its type, the iOS class that implements it (`iOSImpl`), and the
-/// id and modification-date field names (the SDK's defaults, `Id` and `LastModifiedDate`).
-enum SyncTargetFormat {
-    static let countIdsPerSoqlKey = "coundIdsPerSoql"
+/// The SDK's `SFRefreshSyncDownTarget`: fetches again the records already in a soup.
+public final class RefreshSyncDownTarget: SyncDownTarget, @unchecked Sendable {
+    private let target: MobileSyncEngine.RefreshSyncDownTarget
+    public let soupName: String
 
-    static func downTarget(_ type: String, impl: String, _ fields: [String: JSON]) -> JSON {
-        var out = fields
-        out["type"] = .string(type)
-        out["iOSImpl"] = .string(impl)
-        out["idFieldName"] = "Id"
-        out["modificationDateFieldName"] = "LastModifiedDate"
-        return .object(out)
+    init(_ target: MobileSyncEngine.RefreshSyncDownTarget, soupName: String) {
+        self.target = target
+        self.soupName = soupName
+        super.init()
+        queryType = .refresh
     }
+
+    public var objectType: String { target.sobjectType }
+    public var fieldlist: [Any] { target.fieldlist }
+    public var countIdsPerSoql: UInt { UInt(target.countIdsPerSoql) }
+
+    public class func newSyncTarget(_ soupName: String, objectType: String, fieldlist: [Any]) -> RefreshSyncDownTarget {
+        RefreshSyncDownTarget(.init(sobjectType: objectType, fieldlist: fieldlist.compactMap { $0 as? String }), soupName: soupName)
+    }
+
+    package override var engineTarget: (any MobileSyncEngine.SyncDownTarget)? { target }
+}
+
+/// The SDK's `SFSyncUpTarget` (`NS_SWIFT_NAME(SyncUpTarget)`): the fields a sync up sends (the engine pushes
+/// with the collection target, the SDK's default since 10.1).
+public final class SyncUpTarget: SyncTarget, @unchecked Sendable {
+    /// `SFSyncUpTargetType`.
+    @objc public enum TargetType: Int, Sendable { case standard = 0, custom }
+
+    package var engine: MobileSyncEngine.SyncUpTarget
+    public var targetType: TargetType = .standard
+
+    package init(engine: MobileSyncEngine.SyncUpTarget) {
+        self.engine = engine
+        super.init()
+    }
+
+    public convenience override init() { self.init(engine: .init()) }
+
+    public convenience init(createFieldlist: [String]?, updateFieldlist: [String]?) {
+        self.init(engine: .init(createFieldlist: createFieldlist, updateFieldlist: updateFieldlist))
+    }
+
+    public var createFieldlist: [String] { engine.createFieldlist ?? [] }
+    public var updateFieldlist: [String] { engine.updateFieldlist ?? [] }
+    public var externalIdFieldName: String {
+        get { engine.externalIdFieldName ?? "" }
+        set { engine.externalIdFieldName = newValue.isEmpty ? nil : newValue }
+    }
+
+    public class func build(dict: [AnyHashable: Any]?) -> SyncUpTarget? {
+        guard let dict, let json = JSON(sdkValue: dict) else { return SyncUpTarget() }
+        return SyncUpTarget(engine: .init(
+            sobjectType: json["sobjectType"]?.stringValue ?? "Contact",
+            createFieldlist: json["createFieldlist"]?.arrayValue?.compactMap(\.stringValue),
+            updateFieldlist: json["updateFieldlist"]?.arrayValue?.compactMap(\.stringValue),
+            externalIdFieldName: json["externalIdFieldName"]?.stringValue))
+    }
+
+    public class func targetTypeFromString(_ targetType: String) -> TargetType { targetType == "custom" ? .custom : .standard }
+    public class func targetTypeToString(_ targetType: TargetType) -> String { targetType == .custom ? "custom" : "rest" }
+
+    public override func asDict() -> [AnyHashable: Any] { engine.json.objectValue?.foundationEntry ?? [:] }
 }

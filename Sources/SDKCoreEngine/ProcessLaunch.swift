@@ -36,6 +36,16 @@ public struct ProcessLaunch: Sendable {
         }
     }
 
+    /// A launch for a process that already has its sandbox, helper and keychain (the SDK-named API's
+    /// `SDKProcess`): nothing from `AppGroupConfig.plist` is applied, because the developer's code sets the
+    /// group itself, as on iOS.
+    package init(sandbox: AppSandbox, dataSharing: DataSharingHelper, keychain: KeychainHelper) throws {
+        self.sandbox = sandbox
+        self.dataSharing = dataSharing
+        self.keychain = keychain
+        config = try AppGroupConfig.load(from: sandbox.bundle)
+    }
+
     /// The key the app writes its login state under (`userLoggedIn` unless the bundle says otherwise).
     public var userLogInStatusKey: String { config?.userLogInStatusKey ?? "userLoggedIn" }
 }

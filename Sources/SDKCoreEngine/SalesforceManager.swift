@@ -1,7 +1,7 @@
 import AppGroup
 import Foundation
 import Keychain
-import SmartStore
+import SmartStoreEngine
 
 /// The SDK's manager hierarchy: `SalesforceManager` (accounts) → `SmartStoreSDKManager` (stores)
 /// → `MobileSyncSDKManager` (syncs), with the hybrid and React Native flavours on top.

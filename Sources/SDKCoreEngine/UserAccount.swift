@@ -1,7 +1,7 @@
 import AppGroup
 import Foundation
 import Keychain
-import SmartStore
+import SmartStoreEngine
 
 /// A logged-in (or once logged-in) user, as the SDK keeps it in `UserAccount.plist`. No token is in
 /// here: tokens live in the keychain under `credentials.keychainAccount`.

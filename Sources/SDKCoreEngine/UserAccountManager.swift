@@ -1,7 +1,7 @@
 import AppGroup
 import Foundation
 import Keychain
-import SmartStore
+import SmartStoreEngine
 
 /// The bundle's `bootconfig.plist`: the connected app.
 public struct BootConfig: Sendable, Equatable {

@@ -1,7 +1,7 @@
 import AppGroup
 import Foundation
 import Keychain
-import RestClient
+import RestClientEngine
 import SDKCoreEngine
 
 /// The IDP settings of an app's boot config: `isIdentityProvider` for an IDP app, `idpAppURIScheme`

@@ -4,7 +4,7 @@ import Foundation
 import Keychain
 import PushNotifications
 import SDKCoreEngine
-import RestClient
+import RestClientEngine
 
 /// The SDK's `PushNotificationManager`: registers the device for the current user's Salesforce
 /// notifications after a login (and at a later launch when the device token changed or an earlier

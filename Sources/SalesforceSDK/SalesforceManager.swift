@@ -1,9 +1,9 @@
 import AppGroup
 import Foundation
-import MobileSync
-import RestClient
+import MobileSyncEngine
+import RestClientEngine
 import SDKCoreEngine
-import SmartStore
+import SmartStoreEngine
 
 open class MobileSyncSDKManager: SmartStoreSDKManager, @unchecked Sendable {
     open override var features: [String] { super.features + ["mobilesync"] }

@@ -1,10 +1,10 @@
 import AppGroup
 import Foundation
 import Keychain
-import RestClient
+import RestClientEngine
 import SDKCoreEngine
 import PushNotifications
-import SmartStore
+import SmartStoreEngine
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

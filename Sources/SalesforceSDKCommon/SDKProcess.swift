@@ -14,9 +14,9 @@ public final class SDKProcess: @unchecked Sendable {
     /// The simulated process: its sandbox on the device.
     public let sandbox: AppSandbox
     /// The engine's data sharing helper for this process.
-    let dataSharing: AppGroup.DataSharingHelper
+    package let dataSharing: AppGroup.DataSharingHelper
     /// The engine's keychain, limited to this bundle's keychain groups (of its own team).
-    let keychain: Keychain.KeychainHelper
+    package let keychain: Keychain.KeychainHelper
 
     init(bundle: URL, device: URL, secretStore: (any SecretStore)? = nil) throws {
         sandbox = AppSandbox(device: try Device.open(at: device.standardizedFileURL), bundle: try AppBundle(at: bundle))
@@ -64,16 +64,36 @@ public final class SDKProcess: @unchecked Sendable {
         return try body()
     }
 
-    static func fail(_ line: String) -> Never {
+    package static func fail(_ line: String) -> Never {
         FileHandle.standardError.write(Data((line + "\n").utf8))
         exit(78)
     }
 
     /// One line on stderr for what the SDK's API cannot throw (a corrupt defaults file, a group the bundle is
     /// not entitled to), once per message.
-    static func warn(_ line: String) {
+    package static func warn(_ line: String) {
         let first = lock.withLock { warned.insert(line).inserted }
         if first { FileHandle.standardError.write(Data("warning: \(line)\n".utf8)) }
     }
     nonisolated(unsafe) private static var warned = Set<String>()
+}
+
+extension SDKProcess {
+    /// Runs one of the engine's `async` operations for the SDK's synchronous API, waiting on a semaphore. The
+    /// engine's keychain works on its own dispatch queue, never on Swift's concurrency pool, so this does not
+    /// wait on a thread it blocks (call it from the main thread or a plain thread, as SDK code does).
+    package static func blocking<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = BlockingBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do { box.result = .success(try await operation()) } catch { box.result = .failure(error) }
+            done.signal()
+        }
+        done.wait()
+        return try box.result!.get()
+    }
+}
+
+private final class BlockingBox<T>: @unchecked Sendable {
+    var result: Result<T, any Error>?
 }

@@ -1,511 +1,275 @@
+import AppGroup
+import FastJSON
 import Foundation
-import GRDB
+import SalesforceSDKCore
+import SmartStoreEngine
 
-/// A SmartStore: JSON "soups" in one SQLite file, shaped like the Mobile SDK's.
-///
-/// The file is opened as a GRDB `DatabasePool` in WAL mode with a busy timeout, so another process
-/// (the widget) can read while this one (the app) writes: every batch is one transaction, a reader
-/// sees all of it or none of it, and a normal write never makes a reader fail with "database is locked".
-///
-/// Tables follow the SDK's layout (`StoreSchema`): `soup_attrs`, `soup_index_map` and
-/// `long_operations_status`, one `TABLE_<n>` per soup with `id`, `soup` (the entry's JSON), `created`,
-/// `lastModified` and a column per index, and `TABLE_<n>_fts` (FTS5) for `full_text` indexes.
-///
-/// ```swift
-/// let store = try SmartStore(path: url, name: "defaultStore")
-/// try store.registerSoup("contacts", indexSpecs: [IndexSpec(path: "LastName", type: .string)])
-/// let saved = try store.upsert([["FirstName": "Ada", "LastName": "Lovelace"]], into: "contacts")
-/// let page = try store.query(.exact(soup: "contacts", path: "LastName", value: "Lovelace"))
-/// ```
-public final class SmartStore: Sendable {
+/// The SDK's `SFSmartStore` (`NS_SWIFT_NAME(SmartStore)`), on the engine's store: the same SQLite file, in
+/// the same place, that `main-app`, the widget, `inspect` and `doctor` read. A user store lives in this
+/// process's SDK root: the group's when the group is set and enabled (an extension that set it opens the
+/// app's store), the process's own container otherwise.
+public final class SmartStore: NSObject, @unchecked Sendable {
+    public static let defaultStoreName = "defaultStore"
+    public static let errorDomain = "com.salesforce.smartstore.error"
+    public static let JSONParseErrorNotification = "SFSmartStoreJSONParseErrorNotification"
+    public static let externalSoupLoadingExceptionName = "com.salesforce.smartstore.LoadExternalSoupError"
+    public static let encryptionKeyLabel = "com.salesforce.smartstore.encryption.keyLabel"
+    public static let encryptionSaltLabel = "com.salesforce.smartstore.encryption.saltLabel"
+    public static let idColumn = "id"
+    public static let createdColumn = "created"
+    public static let lastModifiedColumn = "lastModified"
+    public static let soupColumn = "soup"
+    public static let soupEntryId = "_soupEntryId"
+    public static let lastModifiedDate = "_soupLastModifiedDate"
+
+    package let engine: SmartStoreEngine.SmartStore
+    /// The store's name.
     public let name: String
-    public let url: URL
-    /// A WAL `DatabasePool` for the app; for a read-only store (an extension), one read-only connection
-    /// (`DatabaseQueue`): a pool would open a writer connection and then a reader, parsing the schema twice
-    /// on the widget's launch (about 2 ms of its 3.7 ms to open the store here).
-    let pool: any DatabaseWriter
-    private let cache = MetadataCache()
+    /// The user this store belongs to; nil for a global store.
+    public var userAccount: UserAccount?
+    public var capturesExplainQueryPlan = false
+    public var lastExplainQueryPlan: [AnyHashable: Any] = [:]
 
-    /// True when opened with `readOnly`: the store is never created, altered or written.
-    public let isReadOnly: Bool
+    /// The store file's path.
+    public var path: String? { engine.url.path }
 
-    /// What this open changed to bring a store written by an older AppGroupSim build to the SDK's
-    /// schema (empty when the store already had it, or was opened read-only).
-    public let migrated: [String]
-
-    /// Opens (creating if needed) the store at `url`. Directories are created 0700, the file 0600.
-    ///
-    /// With `readOnly` (what an extension does), an existing store is opened for reading only: no
-    /// schema statement, no write transaction, no fsync, so a reader never holds the writer's lock
-    /// and never makes the app's write fail. A missing file is an error then, not a new store.
-    public init(url: URL, name: String, readOnly: Bool = false) throws {
+    init(engine: SmartStoreEngine.SmartStore, name: String, user: UserAccount?) {
+        self.engine = engine
         self.name = name
-        self.url = url
-        isReadOnly = readOnly
-        if readOnly {
-            migrated = []
-            do {
-                guard FileManager.default.fileExists(atPath: url.path) else {
-                    throw SmartStoreError.database(path: url.path, message: "no store file; the app has not created it yet")
-                }
-                var config = Configuration()
-                config.readonly = true
-                config.busyMode = .timeout(10)
-                config.acceptsDoubleQuotedStringLiterals = true
-                pool = try DatabaseQueue(path: url.path, configuration: config)
-                // Fail now, with the file's name, if this is not a SmartStore (garbage, or another tool's file);
-                // an empty database is one the app is still creating.
-                let created = try pool.read { db in try db.tableExists("soup_attrs") }
-                guard created else { throw SmartStoreError.storeNotCreatedYet(path: url.path) }
-            } catch let error as DatabaseError {
-                throw SmartStoreError.database(path: url.path, message: Self.message(error))
-            }
-            OpenStores.shared.add(self)
-            return
-        }
-        do {
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            var config = Configuration()
-            config.busyMode = .timeout(10)
-            // SQLite's default, and the SDK's: "" is a string literal where no column has that name.
-            config.acceptsDoubleQuotedStringLiterals = true
-            config.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            }
-            pool = try DatabasePool(path: url.path, configuration: config)
-            migrated = try pool.write { db in try StoreSchema.prepare(db, path: url.path) }
-            for file in [url.path, url.path + "-wal", url.path + "-shm"] where FileManager.default.fileExists(atPath: file) {
-                try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
-            }
-        } catch let error as DatabaseError {
-            throw SmartStoreError.database(path: url.path, message: Self.message(error))
-        }
-        OpenStores.shared.add(self)
+        userAccount = user
     }
 
-    /// Copies the `-wal` file's committed pages into the database file and truncates it
-    /// (`PRAGMA wal_checkpoint(TRUNCATE)`). A clean exit of the app does this for every open store, so
-    /// that the data is not left in a file that a crash or stray write could spoil.
-    public func checkpoint() throws {
-        guard !isReadOnly else { return }
-        do {
-            try pool.writeWithoutTransaction { db in _ = try Row.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
-        } catch let error as DatabaseError {
-            throw SmartStoreError.database(path: url.path, message: Self.message(error))
+    // MARK: Shared stores
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var stores: (generation: Int, byPath: [String: SmartStore]) = (-1, [:])
+
+    /// The current user's store with this name, created if missing; nil with no current user, as the SDK.
+    public class func shared(withName storeName: String) -> SmartStore? {
+        guard let user = UserAccountManager.shared.currentUserAccount else { return nil }
+        return shared(withName: storeName, forUserAccount: user)
+    }
+
+    /// The user's store with this name, created if missing; nil when the name is not a valid store name or
+    /// the file cannot be opened (one line on stderr says why).
+    public class func shared(withName storeName: String, forUserAccount user: UserAccount) -> SmartStore? {
+        open(storeName, user: user) { manager in
+            try manager.store(named: storeName, for: StoreUser(orgId: user.accountIdentity.orgId, userId: user.accountIdentity.userId))
         }
     }
 
-    /// `checkpoint()` on every writable store this process has open; failures are left for the next open.
-    public static func checkpointOpenStores() {
-        for store in OpenStores.shared.all() { try? store.checkpoint() }
+    /// A store for no user in particular, created if missing.
+    public class func sharedGlobal(withName storeName: String) -> SmartStore {
+        guard let store = open(storeName, user: nil, { try $0.globalStore(named: storeName) }) else {
+            SDKProcess.fail("AppGroupSim: the global store \(storeName) cannot be opened (the SDK's sharedGlobal never returns nil); see the line above")
+        }
+        return store
+    }
+
+    private class func open(_ name: String, user: UserAccount?, _ body: (StoreManager) throws -> SmartStoreEngine.SmartStore) -> SmartStore? {
+        let generation = SDKProcess.generation
+        do {
+            let engineStore = try body(try storeManager())
+            return lock.withLock {
+                if stores.generation != generation { stores = (generation, [:]) }
+                if let store = stores.byPath[engineStore.url.path] { return store }
+                let store = SmartStore(engine: engineStore, name: name, user: user)
+                stores.byPath[engineStore.url.path] = store
+                return store
+            }
+        } catch {
+            SDKProcess.warn("SmartStore \(name) cannot be opened: \(error)")
+            return nil
+        }
+    }
+
+    /// The engine's store manager for this process's SDK root; a user store opens for a user whose account
+    /// file is there.
+    package class func storeManager() throws -> StoreManager {
+        let engine = SDKEngine.current
+        let accounts = Set(try engine.accountIdentities())
+        return StoreManager(sdkRoot: try engine.launch.dataSharing.sdkRootDirectory()) { user in
+            accounts.contains(user.orgId + "/" + user.userId)
+        }
+    }
+
+    private class func forget(where matches: (String) -> Bool) {
+        lock.withLock { stores.byPath = stores.byPath.filter { !matches($0.key) } }
+    }
+
+    public class func removeShared(withName storeName: String) {
+        guard let user = UserAccountManager.shared.currentUserAccount else { return }
+        removeShared(withName: storeName, forUserAccount: user)
+    }
+
+    public class func removeShared(withName storeName: String, forUserAccount user: UserAccount) {
+        attempt("remove store \(storeName)") {
+            let manager = try storeManager()
+            let storeUser = StoreUser(orgId: user.accountIdentity.orgId, userId: user.accountIdentity.userId)
+            let file = manager.storeFile(named: storeName, for: storeUser).path
+            forget { $0 == file }
+            try manager.removeSharedStore(named: storeName, for: storeUser)
+        }
+    }
+
+    public class func removeSharedGlobal(withName storeName: String) {
+        attempt("remove global store \(storeName)") {
+            let manager = try storeManager()
+            let file = DeviceLayout.SDKRoot.storeFile(in: manager.sdkRoot.globalStores, named: storeName).path
+            forget { $0 == file }
+            try manager.removeGlobalStore(named: storeName)
+        }
+    }
+
+    public class func removeAllForCurrentUser() {
+        guard let user = UserAccountManager.shared.currentUserAccount else { return }
+        removeAll(forUserAccount: user)
+    }
+
+    public class func removeAll(forUserAccount user: UserAccount) {
+        for name in storeNames(for: user) { removeShared(withName: name, forUserAccount: user) }
+    }
+
+    public class func removeAllGlobal() {
+        for name in allGlobalStoreNames { removeSharedGlobal(withName: name) }
+    }
+
+    /// The current user's store names.
+    public class var allStoreNames: [String] {
+        guard let user = UserAccountManager.shared.currentUserAccount else { return [] }
+        return storeNames(for: user)
+    }
+
+    public class var allGlobalStoreNames: [String] { (try? storeManager().allGlobalStoreNames()) ?? [] }
+
+    private class func storeNames(for user: UserAccount) -> [String] {
+        (try? storeManager().allStoreNames(for: StoreUser(orgId: user.accountIdentity.orgId, userId: user.accountIdentity.userId))) ?? []
+    }
+
+    private class func attempt(_ what: String, _ body: () throws -> Void) {
+        do { try body() } catch { SDKProcess.warn("SmartStore could not \(what): \(error)") }
     }
 
     // MARK: Soups
 
-    /// Creates the soup with its indexes; registering an existing soup again does nothing.
-    public func registerSoup(_ soup: String, indexSpecs: [IndexSpec]) throws {
-        guard !soup.isEmpty else { throw SmartStoreError.invalidSoupName }
-        guard !indexSpecs.isEmpty else { throw SmartStoreError.noIndexSpecs(soup: soup) }
-        try write { db in
-            if try self.soupInfo(db, soup) != nil { return }
-            try db.execute(sql: "INSERT INTO soup_attrs (soupName) VALUES (?)", arguments: [soup])
-            let table = "TABLE_\(db.lastInsertedRowID)"
-            try self.createSoupTable(db, soup: soup, table: table, specs: indexSpecs)
+    public func indices(forSoupNamed soupName: String) -> [SoupIndex] {
+        ((try? engine.indices(for: soupName)) ?? []).map { SoupIndex(engine: $0) }
+    }
+
+    public func soupExists(forName soupName: String) -> Bool { (try? engine.soupExists(soupName)) ?? false }
+
+    public func registerSoup(withName soupName: String, withIndices indexSpecs: [SoupIndex]) throws {
+        let specs = try indexSpecs.map { index -> IndexSpec in
+            guard let spec = index.engine else { throw SmartStoreEngine.SmartStoreError.invalidQuery("unknown index type \(index.indexType)") }
+            return spec
         }
+        try sdkCall { try engine.registerSoup(soupName, indexSpecs: specs) }
     }
 
-    public func soupExists(_ soup: String) throws -> Bool {
-        try read { db in try self.soupInfo(db, soup) != nil }
+    public func allSoupNames() -> [String] { (try? engine.allSoupNames()) ?? [] }
+
+    public func clearSoup(_ soupName: String) { sdkLog { try engine.clearSoup(soupName) } }
+
+    public func removeSoup(_ soupName: String) { sdkLog { try engine.removeSoup(soupName) } }
+
+    public func removeAllSoups() { for soup in allSoupNames() { removeSoup(soup) } }
+
+    public func alterSoup(_ soupName: String, withIndexSpecs indexSpecs: [SoupIndex], reIndexData: Bool) -> Bool {
+        let specs = indexSpecs.compactMap(\.engine)
+        guard specs.count == indexSpecs.count else { return false }
+        return (try? engine.alterSoup(soupName, indexSpecs: specs, reIndexData: reIndexData)) != nil
     }
 
-    public func allSoupNames() throws -> [String] {
-        try read { db in try String.fetchAll(db, sql: "SELECT soupName FROM soup_attrs ORDER BY soupName") }
-    }
-
-    public func indices(for soup: String) throws -> [IndexSpec] {
-        try read { db in try self.requireSoup(db, soup).indexes.map(\.spec) }
-    }
-
-    /// Deletes every entry; the soup and its indexes stay.
-    public func clearSoup(_ soup: String) throws {
-        try write { db in
-            let info = try self.requireSoup(db, soup)
-            try db.execute(sql: "DELETE FROM \(info.table)")
-            if !info.fullTextColumns.isEmpty { try db.execute(sql: "DELETE FROM \(info.ftsTable)") }
-        }
-    }
-
-    public func removeSoup(_ soup: String) throws {
-        try write { db in
-            guard let info = try self.soupInfo(db, soup) else { return }
-            try db.execute(sql: "DROP TABLE IF EXISTS \(info.table)")
-            try db.execute(sql: "DROP TABLE IF EXISTS \(info.ftsTable)")
-            try db.execute(sql: "DELETE FROM soup_index_map WHERE soupName = ?", arguments: [soup])
-            try db.execute(sql: "DELETE FROM soup_attrs WHERE soupName = ?", arguments: [soup])
-        }
-    }
-
-    /// Changes the soup's indexes. Entry ids, data and dates are kept. With `reIndexData`, new and changed
-    /// index columns are filled from the entries; without it they stay empty until `reIndexSoup`.
-    public func alterSoup(_ soup: String, indexSpecs: [IndexSpec], reIndexData: Bool) throws {
-        guard !indexSpecs.isEmpty else { throw SmartStoreError.noIndexSpecs(soup: soup) }
-        try write { db in
-            let old = try self.requireSoup(db, soup)
-            try db.execute(sql: "DELETE FROM soup_index_map WHERE soupName = ?", arguments: [soup])
-            try db.execute(sql: "DROP TABLE IF EXISTS \(old.ftsTable)")
-            try db.execute(sql: "ALTER TABLE \(old.table) RENAME TO \(old.table)_old")
-            // A renamed table keeps its indexes' names; free them for the new table.
-            for index in try String.fetchAll(
-                db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
-                arguments: ["\(old.table)_old"])
-            {
-                try db.execute(sql: "DROP INDEX \(index)")
-            }
-            try self.createSoupTable(db, soup: soup, table: old.table, specs: indexSpecs)
-            guard let new = try self.soupInfo(db, soup) else { throw SmartStoreError.soupNotFound(soup) }
-            // Carry over the columns of indexes that kept their path and type.
-            var targets = ["id", "soup", "created", "lastModified"]
-            var sources = targets
-            for index in new.indexes {
-                if let column = index.column, let previous = old.index(for: index.spec.path), previous.spec == index.spec,
-                    let oldColumn = previous.column
-                {
-                    targets.append(column)
-                    sources.append(oldColumn)
-                }
-            }
-            try db.execute(
-                sql: "INSERT INTO \(new.table) (\(targets.joined(separator: ","))) SELECT \(sources.joined(separator: ",")) FROM \(old.table)_old")
-            try db.execute(sql: "DROP TABLE \(old.table)_old")
-            if reIndexData {
-                try self.reIndex(db, new, paths: new.indexes.map(\.spec.path))
-            } else if !new.fullTextColumns.isEmpty {
-                try self.reIndex(db, new, paths: new.indexes.filter { $0.spec.type == .fullText }.map(\.spec.path))
-            }
-        }
-    }
-
-    /// Recomputes the index columns of `paths` from the stored entries.
-    public func reIndexSoup(_ soup: String, paths: [String]) throws {
-        try write { db in
-            let info = try self.requireSoup(db, soup)
-            for path in paths where info.index(for: path) == nil {
-                throw SmartStoreError.pathNotIndexed(soup: soup, path: path)
-            }
-            try self.reIndex(db, info, paths: paths)
-        }
+    public func reIndexSoup(_ soupName: String, withIndexPaths indexPaths: [String]) -> Bool {
+        (try? engine.reIndexSoup(soupName, paths: indexPaths)) != nil
     }
 
     // MARK: Entries
 
-    /// Inserts or updates entries in one transaction and returns them as stored (with `_soupEntryId` and
-    /// `_soupLastModifiedDate`). An entry with `_soupEntryId` updates that entry; otherwise, with an
-    /// `externalIdPath` other than `_soupEntryId`, the entry whose value at that indexed path matches is
-    /// updated, or a new one inserted. On any error nothing is written.
+    public func count(using querySpec: QuerySpec) throws -> NSNumber {
+        try sdkCall { NSNumber(value: try engine.count(try querySpec.engineSpec())) }
+    }
+
+    public func query(using querySpec: QuerySpec, startingFromPageIndex pageIndex: UInt) throws -> [Any] {
+        try query(using: querySpec, startingFromPageIndex: pageIndex, whereArgs: nil)
+    }
+
+    public func query(using querySpec: QuerySpec, startingFromPageIndex pageIndex: UInt, whereArgs: [Any]?) throws -> [Any] {
+        try sdkCall {
+            try engine.query(try querySpec.engineSpec(whereArgs: whereArgs), pageIndex: Int(clamping: pageIndex)).map(\.foundationValue)
+        }
+    }
+
+    public func retrieve(usingSoupEntryIds soupEntryIds: [NSNumber], fromSoupNamed soupName: String) -> [[AnyHashable: Any]] {
+        sdkLog { try engine.retrieve(ids: soupEntryIds.map(\.int64Value), from: soupName).map(\.foundationEntry) } ?? []
+    }
+
+    /// Inserts or updates by `_soupEntryId`; errors are logged and give an empty array, as the SDK's
+    /// error-less variant.
     @discardableResult
-    public func upsert(_ entries: [SoupEntry], into soup: String, externalIdPath: String = SoupField.entryId) throws
-        -> [SoupEntry]
-    {
-        var saved: [SoupEntry] = []
-        saved.reserveCapacity(entries.count)
-        try upsert(entries, into: soup, externalIdPath: externalIdPath) { saved.append($0) }
-        return saved
+    public func upsert(entries: [[AnyHashable: Any]], forSoupNamed soupName: String) -> [[AnyHashable: Any]] {
+        sdkLog { try upsertEngine(entries, soupName, SoupField.entryId) } ?? []
     }
 
-    /// `upsert` for bulk loads that do not read the entries back (a sync down): the same transaction and
-    /// rules, returning only the entry ids. Building 100,000 result entries costs a tenth of the upsert.
     @discardableResult
-    public func upsertReturningIds(_ entries: [SoupEntry], into soup: String, externalIdPath: String = SoupField.entryId)
-        throws -> [Int64]
-    {
-        var ids: [Int64] = []
-        ids.reserveCapacity(entries.count)
-        try upsert(entries, into: soup, externalIdPath: externalIdPath) { ids.append($0[SoupField.entryId]?.intValue ?? 0) }
-        return ids
+    public func upsert(entries: [Any], forSoupNamed soupName: String, withExternalIdPath externalIdPath: String) throws -> [Any] {
+        try sdkCall { try upsertEngine(entries, soupName, externalIdPath) }
     }
 
-    private func upsert(
-        _ entries: [SoupEntry], into soup: String, externalIdPath: String, each: (SoupEntry) -> Void
-    ) throws {
-        try write { db in
-            let info = try self.requireSoup(db, soup)
-            var writer = try EntryWriter(db: db, info: info)
-            let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
-            for entry in entries {
-                each(try writer.upsert(entry, externalIdPath: externalIdPath, now: now))
+    private func upsertEngine(_ entries: [Any], _ soupName: String, _ externalIdPath: String) throws -> [[AnyHashable: Any]] {
+        let converted = try entries.map { entry -> SoupEntry in
+            guard let object = JSON(sdkValue: entry)?.objectValue else {
+                throw SmartStoreEngine.SmartStoreError.invalidEntry("an entry is not a JSON object")
             }
+            return object
+        }
+        return try engine.upsert(converted, into: soupName, externalIdPath: externalIdPath).map(\.foundationEntry)
+    }
+
+    public func lookupSoupEntryId(soupNamed soupName: String, fieldPath: String, fieldValue: String) throws -> NSNumber {
+        try sdkCall {
+            let spec = SmartStoreEngine.QuerySpec.exact(soup: soupName, path: fieldPath, value: .string(fieldValue), pageSize: 2, selectPaths: [SoupField.entryId])
+            let rows = try engine.query(spec)
+            if rows.count > 1 { throw SmartStoreEngine.SmartStoreError.externalIdNotUnique(soup: soupName, path: fieldPath, value: fieldValue) }
+            return NSNumber(value: rows.first?.arrayValue?.first?.intValue ?? -1)
         }
     }
 
-    /// The entries with these ids, in the order given; missing ids are skipped.
-    public func retrieve(ids: [Int64], from soup: String) throws -> [SoupEntry] {
-        try read { db in
-            let info = try self.requireSoup(db, soup)
-            let statement = try db.cachedStatement(sql: "SELECT soup FROM \(info.table) WHERE id = ?")
-            return try ids.compactMap { id in
-                try String.fetchOne(statement, arguments: [id]).flatMap { JSON(text: $0)?.objectValue }
-            }
+    public func remove(entryIds: [NSNumber], forSoupNamed soupName: String) throws {
+        try sdkCall { try engine.remove(ids: entryIds.map(\.int64Value), from: soupName) }
+    }
+
+    public func removeEntries(usingQuerySpec querySpec: QuerySpec, forSoupNamed soupName: String) throws {
+        try sdkCall {
+            var spec = try querySpec.engineSpec()
+            if spec.soupName == nil { spec.soupName = soupName }
+            try engine.remove(matching: spec)
         }
     }
 
-    public func remove(ids: [Int64], from soup: String) throws {
-        try write { db in
-            let info = try self.requireSoup(db, soup)
-            let delete = try db.cachedStatement(sql: "DELETE FROM \(info.table) WHERE id = ?")
-            let deleteFTS = info.fullTextColumns.isEmpty ? nil : try db.cachedStatement(sql: "DELETE FROM \(info.ftsTable) WHERE rowid = ?")
-            for id in ids {
-                try delete.execute(arguments: [id])
-                try deleteFTS?.execute(arguments: [id])
-            }
+    /// The store file's size in bytes.
+    public func getDatabaseSize() -> UInt {
+        UInt((try? FileManager.default.attributesOfItem(atPath: engine.url.path)[.size] as? NSNumber)??.uint64Value ?? 0)
+    }
+
+    // MARK: Errors, as the SDK gives them
+
+    /// Runs an engine call; its error becomes the SDK's `NSError` in `SmartStore.errorDomain`, with the SDK's
+    /// code where it has one (999 otherwise) and the engine's message.
+    private func sdkCall<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as SmartStoreEngine.SmartStoreError {
+            throw NSError(domain: Self.errorDomain, code: error.code ?? 999, userInfo: [NSLocalizedDescriptionKey: error.description])
+        } catch {
+            throw NSError(domain: Self.errorDomain, code: 999, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
         }
     }
 
-    /// Removes the entries of the query's first page (so `pageSize` bounds how many go), as the SDK does.
-    public func remove(matching spec: QuerySpec) throws {
-        let soup = try spec.soupName ?? { throw SmartStoreError.invalidQuery("remove by query needs a soup") }()
-        try write { db in
-            let info = try self.requireSoup(db, soup)
-            var idSpec = spec
-            idSpec.selectPaths = [SoupField.entryId]
-            let (sql, arguments) = try self.sql(for: idSpec, db)
-            let ids = try Int64.fetchAll(db, sql: "SELECT * FROM (\(sql)) LIMIT ?", arguments: arguments + [spec.pageSize])
-            let delete = try db.cachedStatement(sql: "DELETE FROM \(info.table) WHERE id = ?")
-            let deleteFTS = info.fullTextColumns.isEmpty ? nil : try db.cachedStatement(sql: "DELETE FROM \(info.ftsTable) WHERE rowid = ?")
-            for id in ids {
-                try delete.execute(arguments: [id])
-                try deleteFTS?.execute(arguments: [id])
-            }
+    /// For the SDK's methods without an error: the SDK logs and returns nothing.
+    @discardableResult
+    private func sdkLog<T>(_ body: () throws -> T) -> T? {
+        do { return try body() } catch {
+            SDKProcess.warn("SmartStore \(name): \(error)")
+            return nil
         }
     }
-
-    // MARK: Queries
-
-    /// One page of results: whole entries as `.object`, or with `selectPaths` / smart SQL one `.array` per row.
-    public func query(_ spec: QuerySpec, pageIndex: Int = 0) throws -> [JSON] {
-        guard spec.pageSize > 0, pageIndex >= 0 else {
-            throw SmartStoreError.invalidQuery("page size must be positive and page index not negative")
-        }
-        return try read { db in
-            let (sql, arguments) = try self.sql(for: spec, db)
-            let statement = try db.cachedStatement(sql: "SELECT * FROM (\(sql)) LIMIT ?, ?")
-            let rows = try Row.fetchAll(statement, arguments: arguments + [spec.pageSize * pageIndex, spec.pageSize])
-            let wholeEntries: Bool
-            if case .smart = spec.kind { wholeEntries = false } else { wholeEntries = spec.selectPaths == nil }
-            return rows.map { row in
-                if wholeEntries, let text = row[0] as String? { return JSON(text: text) ?? .null }
-                return .array(Self.values(of: row))
-            }
-        }
-    }
-
-    /// How many results the query has in all pages.
-    public func count(_ spec: QuerySpec) throws -> Int {
-        try read { db in
-            let (sql, arguments) = try self.sql(for: spec, db)
-            return try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(sql))", arguments: arguments) ?? 0
-        }
-    }
-
-    /// A cursor over the query's pages, starting on the first.
-    public func cursor(_ spec: QuerySpec) throws -> QueryCursor {
-        let total = try count(spec)
-        return QueryCursor(store: self, spec: spec, totalEntries: total, currentPageIndex: 0, entries: try query(spec))
-    }
-
-    // MARK: Internals
-
-    func read<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try pool.read(body) } catch let error as DatabaseError {
-            throw SmartStoreError.database(path: url.path, message: Self.message(error))
-        }
-    }
-
-    func write<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try pool.write(body) } catch let error as DatabaseError {
-            throw SmartStoreError.database(path: url.path, message: Self.message(error))
-        }
-    }
-
-    static func message(_ error: DatabaseError) -> String {
-        let text = error.message ?? "\(error.resultCode)"
-        if error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
-            return "not a SmartStore database (\(text)); the file was left as it is: move it aside to start a new store"
-        }
-        return text
-    }
-
-    func soupInfo(_ db: Database, _ soup: String) throws -> SoupInfo? {
-        try cache.soupInfo(db, soup)
-    }
-
-    func requireSoup(_ db: Database, _ soup: String) throws -> SoupInfo {
-        guard let info = try soupInfo(db, soup) else { throw SmartStoreError.soupNotFound(soup) }
-        return info
-    }
-
-    private func createSoupTable(_ db: Database, soup: String, table: String, specs: [IndexSpec]) throws {
-        var columns = ["id INTEGER PRIMARY KEY AUTOINCREMENT", "soup TEXT", "created INTEGER", "lastModified INTEGER"]
-        var seen = Set<String>()
-        for (position, spec) in specs.enumerated() {
-            guard seen.insert(spec.path).inserted else {
-                throw SmartStoreError.invalidQuery("index path \(spec.path) is listed twice for soup \(soup)")
-            }
-            let column = spec.hasColumn ? "\(table)_\(position)" : StoreSchema.json1Column(path: spec.path)
-            if spec.hasColumn { columns.append("\(column) \(spec.columnType)") }
-            try db.execute(
-                sql: "INSERT INTO soup_index_map (soupName, path, columnName, columnType) VALUES (?, ?, ?, ?)",
-                arguments: [soup, spec.path, column, spec.type.rawValue])
-        }
-        try db.execute(sql: "CREATE TABLE \(table) (\(columns.joined(separator: ", ")))")
-        // The SDK's indexes; the one on lastModified also orders by id (the rowid ends every index).
-        try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(table)_created_idx ON \(table) ( created )")
-        try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(table)_lastModified_idx ON \(table) ( lastModified )")
-        for (position, spec) in specs.enumerated() {
-            let expression = spec.hasColumn ? "\(table)_\(position)" : StoreSchema.json1Column(path: spec.path)
-            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(table)_\(position)_idx ON \(table) ( \(expression) )")
-        }
-        let fullText = specs.enumerated().filter { $0.element.type == .fullText }.map { "\(table)_\($0.offset)" }
-        if !fullText.isEmpty {
-            try db.execute(sql: "CREATE VIRTUAL TABLE \(table)_fts USING fts5(\(fullText.joined(separator: ", ")))")
-        }
-        cache.invalidate()
-    }
-
-    private func reIndex(_ db: Database, _ info: SoupInfo, paths: [String]) throws {
-        let indexes = info.indexes.filter { paths.contains($0.spec.path) && $0.column != nil }
-        let ftsColumns = info.fullTextColumns
-        if !indexes.isEmpty {
-            let sets = indexes.map { "\($0.column!) = ?" }.joined(separator: ", ")
-            let update = try db.cachedStatement(sql: "UPDATE \(info.table) SET \(sets) WHERE id = ?")
-            let rows = try Row.fetchAll(db, sql: "SELECT id, soup FROM \(info.table)")
-            for row in rows {
-                let id: Int64 = row[0]
-                let entry = JSON(text: row[1] as String? ?? "") ?? .null
-                var arguments = indexes.map { EntryWriter.databaseValue(entry.project($0.spec.path), for: $0.spec) }
-                arguments.append(id.databaseValue)
-                update.setUncheckedArguments(StatementArguments(arguments))
-                try update.execute()
-            }
-        }
-        if !ftsColumns.isEmpty {
-            try db.execute(sql: "DELETE FROM \(info.ftsTable)")
-            try db.execute(
-                sql: "INSERT INTO \(info.ftsTable) (rowid, \(ftsColumns.joined(separator: ", "))) SELECT id, \(ftsColumns.joined(separator: ", ")) FROM \(info.table)")
-        }
-    }
-
-    /// The SQL (without paging) and arguments of a query spec.
-    func sql(for spec: QuerySpec, _ db: Database) throws -> (String, StatementArguments) {
-        if case .smart(let smartSQL) = spec.kind {
-            let converted = try cache.smartSQL(smartSQL, db) { name in try self.soupInfo(db, name) }
-            return (converted, StatementArguments((spec.whereArgs ?? []).map(EntryWriter.databaseValue)))
-        }
-        if spec.whereArgs != nil { throw SmartStoreError.whereArgsOnNonSmartQuery }
-        guard let soup = spec.soupName else { throw SmartStoreError.invalidQuery("the query names no soup") }
-        let info = try requireSoup(db, soup)
-        func column(_ path: String) throws -> String {
-            guard let expression = info.expression(for: path, allowUnindexed: false) else {
-                throw SmartStoreError.pathNotIndexed(soup: soup, path: path)
-            }
-            return expression
-        }
-        let select = try spec.selectPaths.map { try $0.map(column).joined(separator: ", ") } ?? "\(info.table).soup"
-        var whereClause = ""
-        var arguments: [DatabaseValue] = []
-        switch spec.kind {
-        case .all, .smart:
-            break
-        case .exact(let value):
-            whereClause = "WHERE \(try column(try requirePath(spec))) = ?"
-            arguments = [EntryWriter.databaseValue(value)]
-        case .range(let begin, let end):
-            let col = try column(try requirePath(spec))
-            var conditions: [String] = []
-            if let begin {
-                conditions.append("\(col) >= ?")
-                arguments.append(EntryWriter.databaseValue(begin))
-            }
-            if let end {
-                conditions.append("\(col) <= ?")
-                arguments.append(EntryWriter.databaseValue(end))
-            }
-            if !conditions.isEmpty { whereClause = "WHERE " + conditions.joined(separator: " AND ") }
-        case .like(let pattern):
-            whereClause = "WHERE \(try column(try requirePath(spec))) LIKE ?"
-            arguments = [pattern.databaseValue]
-        case .match(let matchKey):
-            guard !info.fullTextColumns.isEmpty else {
-                throw SmartStoreError.invalidQuery("soup \(soup) has no full_text index to match")
-            }
-            if let path = spec.path {
-                guard let index = info.index(for: path), index.spec.type == .fullText, index.column != nil else {
-                    throw SmartStoreError.invalidQuery("\(path) is not a full_text index of soup \(soup)")
-                }
-            }
-            // As the SDK does: the path qualifies every term of the key that is not already qualified
-            // (`Haas OR {soup:firstName}:Kwan` on lastName is lastName:Haas OR firstName:Kwan).
-            let key = try SmartSQL.convertMatchKey(SmartSQL.qualifyMatchKey(matchKey, field: spec.path.map { "{\(soup):\($0)}" }), info: info)
-            whereClause = "WHERE \(info.table).id IN (SELECT rowid FROM \(info.ftsTable) WHERE \(info.ftsTable) MATCH ?)"
-            arguments = [key.databaseValue]
-        }
-        let orderPath = spec.orderPath ?? spec.path ?? SoupField.entryId
-        let direction = spec.order == .ascending ? "ASC" : "DESC"
-        // The entry id breaks ties, so equal values come in a stable, write order.
-        let order = "ORDER BY \(try column(orderPath)) \(direction), \(info.table).id \(direction)"
-        return ("SELECT \(select) FROM \(info.table) \(whereClause) \(order)", StatementArguments(arguments))
-    }
-
-    private func requirePath(_ spec: QuerySpec) throws -> String {
-        guard let path = spec.path else { throw SmartStoreError.invalidQuery("this query needs a path") }
-        return path
-    }
-
-    static func values(of row: Row) -> [JSON] {
-        var out: [JSON] = []
-        for (column, value) in row {
-            switch value.storage {
-            case .null: out.append(.null)
-            case .int64(let i): out.append(.int(i))
-            case .double(let d): out.append(.double(d))
-            case .string(let s):
-                // The soup column holds the entry's JSON: return it as an object, as the SDK does. A second
-                // soup column in the same row (two soups joined) is named `soup:1` by SQLite.
-                if column == "soup" || column.hasPrefix("soup:"), let json = JSON(text: s) { out.append(json) } else { out.append(.string(s)) }
-            case .blob(let data): out.append(.string(data.base64EncodedString()))
-            }
-        }
-        return out
-    }
-}
-
-extension SmartSQL {
-    /// `{soup:path}` inside a match key names a full_text column.
-    static func convertMatchKey(_ key: String, info: SoupInfo) throws -> String {
-        var out = key
-        for index in info.indexes where index.spec.type == .fullText {
-            if let column = index.column {
-                out = out.replacingOccurrences(of: "{\(info.name):\(index.spec.path)}", with: column)
-            }
-        }
-        if out.contains("{") { throw SmartStoreError.invalidQuery("match key names a path that is not a full_text index: \(key)") }
-        return out
-    }
-}
-
-/// The stores this process has open, weakly held: what a clean exit checkpoints.
-final class OpenStores: @unchecked Sendable {
-    static let shared = OpenStores()
-    private struct Weak { weak var store: SmartStore? }
-    private let lock = NSLock()
-    private var stores: [Weak] = []
-
-    func add(_ store: SmartStore) {
-        lock.withLock {
-            stores.removeAll { $0.store == nil }
-            stores.append(Weak(store: store))
-        }
-    }
-
-    func all() -> [SmartStore] { lock.withLock { stores.compactMap(\.store) } }
 }

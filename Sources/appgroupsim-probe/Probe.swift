@@ -2,9 +2,9 @@ import AppGroup
 import ArgumentParser
 import Foundation
 import Keychain
-import SmartStore
-import MobileSync
-import RestClient
+import SmartStoreEngine
+import MobileSyncEngine
+import RestClientEngine
 
 #if canImport(Glibc)
 import Glibc

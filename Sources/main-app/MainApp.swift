@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import MobileApp
-import MobileSync
+import MobileSyncEngine
 import SalesforceSDK
-import SmartStore
+import SmartStoreEngine
 
 /// The MobileSyncExplorer app. Every launch applies the bundle's app-group settings before
 /// `initializeSDK`, as the sample's AppDelegate does, and keeps `userLoggedIn` equal to

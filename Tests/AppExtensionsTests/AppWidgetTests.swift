@@ -7,7 +7,7 @@ import XCTest
 
 @testable import AppExtensions
 import SalesforceSDK
-import SmartStore
+import SmartStoreEngine
 import GRDB
 
 /// The widget's launch checks, in the sample's order, with the keychain double.

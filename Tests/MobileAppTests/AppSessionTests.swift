@@ -4,7 +4,7 @@ import AppGroupSimTestSupport
 import Foundation
 import Keychain
 import SalesforceSDK
-import SmartStore
+import SmartStoreEngine
 import XCTest
 
 @testable import MobileApp

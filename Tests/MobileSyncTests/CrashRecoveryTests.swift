@@ -1,7 +1,7 @@
 import AppGroupSimTestSupport
 import Foundation
 import OrgSimulator
-import SmartStore
+import SmartStoreEngine
 import XCTest
 
 /// A sync down in another process, killed with SIGKILL halfway, then resumed by a new process.

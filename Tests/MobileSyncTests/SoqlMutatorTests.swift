@@ -1,6 +1,6 @@
 import XCTest
 
-@testable import MobileSync
+@testable import MobileSyncEngine
 
 /// The SDK's SOQL mutator cases (SFSDKSoqlMutatorTests, SyncManagerTests), rewritten: how a SOQL sync
 /// down target's query is read and rebuilt.

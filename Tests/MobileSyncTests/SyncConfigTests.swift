@@ -1,10 +1,10 @@
 import AppGroupSimTestSupport
 import Foundation
-import RestClient
-import SmartStore
+import RestClientEngine
+import SmartStoreEngine
 import XCTest
 
-@testable import MobileSync
+@testable import MobileSyncEngine
 
 /// `usersyncs.json` files from the SDK's own repository, loaded unchanged; `syncs_soup` as the SDK sets it up.
 final class SyncConfigTests: SyncTestCase {

@@ -1,10 +1,10 @@
 import AppGroupSimTestSupport
 import Foundation
-import RestClient
-import SmartStore
+import RestClientEngine
+import SmartStoreEngine
 import XCTest
 
-@testable import MobileSync
+@testable import MobileSyncEngine
 
 /// A real org on an ephemeral port, a store with the app's contacts soup, and a sync manager.
 class SyncTestCase: XCTestCase {

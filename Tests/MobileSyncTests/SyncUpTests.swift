@@ -1,10 +1,10 @@
 import AppGroupSimTestSupport
 import Foundation
-import RestClient
-import SmartStore
+import RestClientEngine
+import SmartStoreEngine
 import XCTest
 
-@testable import MobileSync
+@testable import MobileSyncEngine
 
 final class SyncUpTests: SyncTestCase {
     override var username: String { "carol@globex.test" }

@@ -4,7 +4,7 @@ import Keychain
 import OrgSimulator
 import XCTest
 
-@testable import RestClient
+@testable import RestClientEngine
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -4,7 +4,7 @@ import Keychain
 import OrgSimulator
 import XCTest
 
-@testable import RestClient
+@testable import RestClientEngine
 
 final class FaultAndStateTests: XCTestCase {
     func testA5xxRateAnswers503AndTheSameSeedReplaysTheSameSequence() async throws {

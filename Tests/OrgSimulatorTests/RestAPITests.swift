@@ -3,7 +3,7 @@ import Foundation
 import OrgSimulator
 import XCTest
 
-@testable import RestClient
+@testable import RestClientEngine
 
 final class RestAPITests: XCTestCase {
     var org: OrgHarness!

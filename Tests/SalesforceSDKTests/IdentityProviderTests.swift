@@ -2,7 +2,7 @@ import AppGroup
 import AppGroupSimTestSupport
 import Foundation
 import Keychain
-import RestClient
+import RestClientEngine
 import XCTest
 
 @testable import SalesforceSDK

@@ -4,7 +4,7 @@ import FastJSON
 import Foundation
 import Keychain
 import PushNotifications
-import RestClient
+import RestClientEngine
 import XCTest
 @preconcurrency import _CryptoExtras
 #if canImport(FoundationNetworking)

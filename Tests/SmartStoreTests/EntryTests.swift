@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 import XCTest
 
-@testable import SmartStore
+@testable import SmartStoreEngine
 
 final class EntryTests: XCTestCase {
     func testUpsertAddsEntryIdAndLastModifiedAndKeepsTheRest() throws {

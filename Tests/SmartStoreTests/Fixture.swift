@@ -2,7 +2,7 @@ import AppGroupSimTestSupport
 import Foundation
 import XCTest
 
-@testable import SmartStore
+@testable import SmartStoreEngine
 
 /// A soup of ten employees, registered in a fresh store for each test.
 enum Fixture {

@@ -2,7 +2,7 @@ import AppGroupSimTestSupport
 import Foundation
 import XCTest
 
-@testable import SmartStore
+@testable import SmartStoreEngine
 
 /// The SDK's query-spec cases (SFQuerySpecTests), rewritten: the smart SQL each kind of spec stands
 /// for, to the space; then the same specs run both ways, giving the same rows.

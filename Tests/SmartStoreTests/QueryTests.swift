@@ -2,7 +2,7 @@ import AppGroupSimTestSupport
 import Foundation
 import XCTest
 
-@testable import SmartStore
+@testable import SmartStoreEngine
 
 final class QueryTests: XCTestCase {
     var store: SmartStore!

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 import XCTest
 
-@testable import SmartStore
+@testable import SmartStoreEngine
 
 /// The store's tables as the SDK creates them, and stores written before that layout.
 final class SchemaTests: XCTestCase {

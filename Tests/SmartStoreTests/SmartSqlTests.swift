@@ -2,7 +2,7 @@ import AppGroupSimTestSupport
 import Foundation
 import XCTest
 
-@testable import SmartStore
+@testable import SmartStoreEngine
 
 /// Smart SQL as the SDK converts it. Each test is named after the Mobile SDK for iOS case it mirrors
 /// (SFSmartSqlTests); the soups are set up the same way, so the tables and columns are the SDK's:

@@ -2,7 +2,7 @@ import AppGroupSimTestSupport
 import Foundation
 import XCTest
 
-@testable import SmartStore
+@testable import SmartStoreEngine
 
 final class StoreManagerTests: XCTestCase {
     let alice = StoreUser(orgId: "00D000000000001AAA", userId: "005000000000001AAA")

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 import XCTest
 
-@testable import SmartStore
+@testable import SmartStoreEngine
 
 /// The SDK's store cases (SFSmartStoreTests), rewritten; each runs on a user store and on a global
 /// store, as the SDK's do. Not rewritten: the SQLCipher and compile-option cases (no SQLCipher here;

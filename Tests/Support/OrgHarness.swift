@@ -1,7 +1,7 @@
 import Foundation
 import Keychain
 import OrgSimulator
-import RestClient
+import RestClientEngine
 import XCTest
 
 /// A real sf-simulator on an ephemeral port of 127.0.0.1, in this process.

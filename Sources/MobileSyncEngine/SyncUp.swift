@@ -1,6 +1,6 @@
 import Foundation
-import RestClient
-import SmartStore
+import RestClientEngine
+import SmartStoreEngine
 
 extension SyncManager {
     static let collectionLimit = 200

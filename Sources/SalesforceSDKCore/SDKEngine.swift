@@ -1,0 +1,80 @@
+import AppGroup
+import Foundation
+import Keychain
+import RestClientEngine
+import SDKCoreEngine
+import SalesforceSDKCommon
+
+/// The engine objects behind the SDK-named API for the current process identity (`SDKProcess.current`):
+/// one launch, one event stream, one account manager with its key loaded, made again when the identity
+/// changes (`SDKProcess.run(as:)`). Every face type reads through here, so the faces add no state of their
+/// own that the engine's files do not hold.
+package final class SDKEngine: @unchecked Sendable {
+    package let process: SDKProcess
+    package let launch: ProcessLaunch
+    package let events: SDKEvents
+    package let accounts: SDKCoreEngine.UserAccountManager
+
+    /// `APPGROUPSIM_TRACE`: the file the binaries' `--trace` writes, so code run through the API shows up in
+    /// the same JSON lines (launch steps and the SDK's notifications).
+    package static let traceVariable = "APPGROUPSIM_TRACE"
+
+    private init(process: SDKProcess) throws {
+        self.process = process
+        launch = try ProcessLaunch(sandbox: process.sandbox, dataSharing: process.dataSharing, keychain: process.keychain)
+        let trace = ProcessInfo.processInfo.environment[Self.traceVariable].flatMap { $0.isEmpty ? nil : $0 }
+        events = SDKEvents(traceFile: trace, append: true)
+        accounts = SDKCoreEngine.UserAccountManager(launch: launch, events: events)
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var instance: (generation: Int, engine: SDKEngine)?
+
+    package static var current: SDKEngine {
+        let generation = SDKProcess.generation
+        if let engine = lock.withLock({ instance?.generation == generation ? instance?.engine : nil }) { return engine }
+        let process = SDKProcess.current
+        let engine: SDKEngine
+        do { engine = try SDKEngine(process: process) } catch {
+            SDKProcess.fail("AppGroupSim: \(process.sandbox.bundleIdentifier) cannot start the SDK: \(error)")
+        }
+        return lock.withLock {
+            if let instance, instance.generation == generation { return instance.engine }
+            instance = (generation, engine)
+            return engine
+        }
+    }
+
+    /// The account key, read once per identity before any account file (the SDK reads it at its first
+    /// account read). What the key's state is decides what each read says; nothing is created or deleted.
+    package func loadedAccounts() -> SDKCoreEngine.UserAccountManager {
+        if case .notLoaded = accounts.accountKey {
+            let accounts = self.accounts
+            _ = try? SDKProcess.blocking { await accounts.loadAccountKey(recovery: .keepFiles) }
+        }
+        return accounts
+    }
+
+    /// `orgId/userId` of every account file in this process's SDK root.
+    package func accountIdentities() throws -> [String] { try loadedAccounts().allAccounts().map(\.identity.description) }
+
+    /// Whether the account's session has a refresh token (the engine's rule for "logged in").
+    package func isLoggedIn(_ account: SDKCoreEngine.UserAccount) -> Bool {
+        let accounts = self.accounts
+        return (try? SDKProcess.blocking { try await accounts.isLoggedIn(account) }) ?? false
+    }
+
+    /// A REST client for the account's session (its tokens from the keychain), as the SDK's `RestClient` for a user.
+    package func restClient(orgId: String, userId: String) -> RestClientEngine.RestClient? {
+        guard let account = try? loadedAccounts().account(UserIdentity(orgId: orgId, userId: userId)) else { return nil }
+        return RestClientEngine.RestClient(
+            credentials: account.credentials, tokens: TokenStore(keychain: launch.keychain, account: account.credentials.keychainAccount))
+    }
+
+    package func restClient(for user: UserAccount) -> RestClientEngine.RestClient? {
+        restClient(orgId: user.engine.orgId, userId: user.engine.userId)
+    }
+
+    /// One line on stderr, once, for what the SDK's API reports only by a nil or an empty value.
+    package func warn(_ line: String) { SDKProcess.warn(line) }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import SDKCoreEngine
+import SalesforceSDKCommon
+
+/// The SDK's `SalesforceSDKManager` (`NS_SWIFT_NAME(SalesforceManager)`): `initializeSDK()` on the class the
+/// app uses (`SmartStoreSDKManager`, `MobileSyncSDKManager`) makes that class the shared instance's class.
+/// The trace gets the SDK's `initializeSDK` step with the class, so the order against the group's settings
+/// can be checked, as `main-app`'s trace allows.
+open class SalesforceManager: NSObject, @unchecked Sendable {
+    /// `SFAppType`.
+    @objc public enum AppType: Int, Sendable {
+        case native = 0, hybrid, reactNative, nativeSwift
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var instance: (generation: Int, manager: SalesforceManager)?
+    nonisolated(unsafe) private static var instanceClass: SalesforceManager.Type = SalesforceManager.self
+    nonisolated(unsafe) private static var appNameValue: String?
+
+    public required override init() { super.init() }
+
+    /// The shared instance, of the class last given to `initializeSDK`.
+    open class var shared: SalesforceManager {
+        let generation = SDKProcess.generation
+        return lock.withLock {
+            if let instance, instance.generation == generation, type(of: instance.manager) == instanceClass { return instance.manager }
+            let manager = instanceClass.init()
+            instance = (generation, manager)
+            return manager
+        }
+    }
+
+    /// `+initializeSDK` on this class.
+    open class func initializeSDK() { initializeSDK(manager: self) }
+
+    open class func initializeSDK(manager className: SalesforceManager.Type) {
+        lock.withLock { instanceClass = className }
+        SDKEngine.current.events.step("initializeSDK", ["class": String(describing: className)])
+        _ = shared
+    }
+
+    public class func setInstanceClass(_ className: SalesforceManager.Type) { lock.withLock { instanceClass = className } }
+
+    public class var appName: String {
+        get { lock.withLock { appNameValue } ?? SDKEngine.current.launch.sandbox.bundle.displayName ?? SDKEngine.current.launch.sandbox.bundleIdentifier }
+        set { lock.withLock { appNameValue = newValue } }
+    }
+
+    public var appDisplayName: String {
+        get { Self.appName }
+        set { Self.appName = newValue }
+    }
+
+    open var appType: AppType { .nativeSwift }
+
+    public func getAppTypeAsString() -> String {
+        switch appType {
+        case .native: return "Native"
+        case .hybrid: return "Hybrid"
+        case .reactNative: return "ReactNative"
+        case .nativeSwift: return "NativeSwift"
+        }
+    }
+
+    /// The device's id (`device.json`), as the SDK's `deviceId` names this install.
+    public func deviceId() -> String { SDKEngine.current.launch.sandbox.device.id.uuidString }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Keychain
+import SDKCoreEngine
+import SalesforceSDKCommon
+
+/// The SDK's `SFUserAccountIdentity` (`NS_SWIFT_NAME(UserAccountIdentity)`): which user, by org and user id.
+public final class UserAccountIdentity: NSObject, @unchecked Sendable {
+    public let userId: String
+    public let orgId: String
+
+    public init(userId: String, orgId: String) {
+        self.userId = userId
+        self.orgId = orgId
+    }
+
+    public static func identity(withUserId userId: String, orgId: String) -> UserAccountIdentity {
+        UserAccountIdentity(userId: userId, orgId: orgId)
+    }
+
+    public func compare(_ otherIdentity: UserAccountIdentity) -> ComparisonResult {
+        let mine = orgId + ":" + userId, theirs = otherIdentity.orgId + ":" + otherIdentity.userId
+        return mine == theirs ? .orderedSame : (mine < theirs ? .orderedAscending : .orderedDescending)
+    }
+
+    public func matchesCredentials(_ credentials: OAuthCredentials) -> Bool {
+        credentials.userId == userId && credentials.organizationId == orgId
+    }
+
+    public override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? UserAccountIdentity else { return false }
+        return other.userId == userId && other.orgId == orgId
+    }
+
+    public override var hash: Int { (orgId + ":" + userId).hashValue }
+
+    public override var description: String { "\(orgId)/\(userId)" }
+
+    var engine: UserIdentity { UserIdentity(orgId: orgId, userId: userId) }
+}
+
+/// The SDK's `SFOAuthCredentials` (`NS_SWIFT_NAME(OAuthCredentials)`), read from the account file; the two
+/// tokens come from the keychain items the session keeps (`com.salesforce.mobilesdk.oauth.*`, read each time,
+/// never copied into a file or a log).
+public final class OAuthCredentials: NSObject, @unchecked Sendable {
+    let engine: Keychain.OAuthCredentials
+
+    init(_ engine: Keychain.OAuthCredentials) { self.engine = engine }
+
+    /// The keychain account of the session's token items (`<clientId>-<random>`).
+    public var identifier: String { engine.keychainAccount }
+    public var clientId: String? { engine.clientId }
+    public var redirectUri: String? { engine.redirectURI }
+    /// The login host, as the SDK keeps it (`login.salesforce.com`; here the simulated org's host and port).
+    public var domain: String? {
+        guard let host = engine.loginHost.host else { return nil }
+        return engine.loginHost.port.map { "\(host):\($0)" } ?? host
+    }
+    public var `protocol`: String? { engine.loginHost.scheme }
+    public var organizationId: String? { engine.orgId }
+    public var userId: String? { engine.userId }
+    public var instanceUrl: URL? { engine.instanceURL }
+    public var apiInstanceUrl: URL? { engine.instanceURL }
+    public var identityUrl: URL? { engine.identityURL }
+    public var apiUrl: URL? { engine.instanceURL }
+    /// Communities are not simulated: every session is the internal one.
+    public var communityId: String? { nil }
+    public var communityUrl: URL? { nil }
+    /// Credentials are read from an account file the engine seals (AES-GCM).
+    public var isEncrypted: Bool { true }
+
+    public var accessToken: String? { token(SessionTokenItems.accessService) }
+    public var refreshToken: String? { token(SessionTokenItems.refreshService) }
+
+    private func token(_ service: String) -> String? {
+        let keychain = SDKEngine.current.process.keychain
+        let result = keychain.readBlocking(service: service, account: engine.keychainAccount)
+        guard let data = result.data, !data.isEmpty else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The parts of the identity service's answer (`SFIdentityData`) the account keeps.
+public final class IdentityData: NSObject, @unchecked Sendable {
+    public let username: String
+    public let displayName: String
+    public let email: String
+    public let userId: String
+    public let orgId: String
+
+    init(_ account: SDKCoreEngine.UserAccount) {
+        username = account.username
+        displayName = account.displayName
+        email = account.email
+        userId = account.userId
+        orgId = account.orgId
+    }
+}
+
+/// The SDK's `SFUserAccount` (`NS_SWIFT_NAME(UserAccount)`): a user whose account file is on the device, in
+/// this process's SDK root (the group's when the group is set and enabled).
+public final class UserAccount: NSObject, @unchecked Sendable {
+    /// `SFUserAccountLoginState`.
+    @objc public enum LoginState: UInt, Sendable {
+        case notLoggedIn = 0
+        case loggedIn
+        case loggingOut
+    }
+
+    let engine: SDKCoreEngine.UserAccount
+
+    init(_ engine: SDKCoreEngine.UserAccount) { self.engine = engine }
+
+    public var accountIdentity: UserAccountIdentity { UserAccountIdentity(userId: engine.userId, orgId: engine.orgId) }
+    public var credentials: OAuthCredentials { OAuthCredentials(engine.credentials) }
+    public var idData: IdentityData { IdentityData(engine) }
+    public var accessScopes: Set<String>? { engine.accessScopes.isEmpty ? nil : Set(engine.accessScopes) }
+
+    /// Logged in while the session's refresh token is in the keychain (how the engine, and `main-app`, decide).
+    public var loginState: LoginState { SDKEngine.current.isLoggedIn(engine) ? .loggedIn : .notLoggedIn }
+    public var isSessionValid: Bool { loginState == .loggedIn }
+    public var isUserDeleted: Bool { false }
+
+    public override func isEqual(_ object: Any?) -> Bool {
+        (object as? UserAccount)?.accountIdentity == accountIdentity
+    }
+
+    public override var hash: Int { accountIdentity.hash }
+
+    public override var description: String { "UserAccount(\(engine.identity), \(engine.username))" }
+}

@@ -1,0 +1,185 @@
+import AppGroup
+import Foundation
+import SDKCoreEngine
+import SalesforceSDKCommon
+
+/// The SDK's `SFUserAccountManager` (`NS_SWIFT_NAME(UserAccountManager)`), reading side: the accounts whose
+/// files are in this process's SDK root, and the current user (`LastUserIdentity` in `msdkUserDefaults`).
+/// A user logged in with `main-app login` is `currentUserAccount` in a process run as the app or as an
+/// extension that set the group, as on iOS. Logging in needs the SDK's login screen, which is UI: the
+/// simulator's apps do it (`main-app login`, the test helper).
+public final class UserAccountManager: NSObject, @unchecked Sendable {
+    public static let didChangeUser = Notification.Name("SFUserAccountManagerDidChangeUserNotification")
+    public static let didChangeUserData = Notification.Name("SFUserAccountManagerDidChangeUserDataNotification")
+    public static let didFinishUserInit = Notification.Name("SFUserAccountManagerDidFinishUserInitNotification")
+    public static let willLogoutUser = Notification.Name("SFNotificationUserWillLogout")
+    public static let didLogoutUser = Notification.Name("SFNotificationUserDidLogout")
+    public static let willSwitchUser = Notification.Name("SFNotificationUserWillSwitch")
+    public static let didSwitchUser = Notification.Name("SFNotificationUserDidSwitch")
+    public static let didLogoutOrg = Notification.Name("SFNotificationOrgDidLogout")
+    public static let didRefreshToken = Notification.Name("SFNotificationOAuthUserDidRefreshToken")
+    public static let willLogInUser = Notification.Name("SFNotificationUserWillLogIn")
+    public static let didLogInUser = Notification.Name("SFNotificationUserDidLogIn")
+    public static let userInfoAccountKey = "account"
+    public static let changeSetKey = "SFUserAccountManagerUserChangeKey"
+    public static let userInfoUserKey = "SFUserAccountManagerUserChangeUserKey"
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var instance: (generation: Int, manager: UserAccountManager)?
+
+    /// `sharedInstance`: one per process identity.
+    public static var shared: UserAccountManager {
+        let generation = SDKProcess.generation
+        return lock.withLock {
+            if let instance, instance.generation == generation { return instance.manager }
+            let manager = UserAccountManager()
+            instance = (generation, manager)
+            return manager
+        }
+    }
+
+    var engine: SDKEngine { SDKEngine.current }
+
+    /// The user `LastUserIdentity` names, when its account file is in this process's SDK root; nil before a
+    /// login, and in an extension that has not set the group (its own SDK root has no accounts). Setting
+    /// it writes `LastUserIdentity` and posts `didChangeUser`, as the SDK does.
+    public var currentUserAccount: UserAccount? {
+        get {
+            attempt("read the current user", nil) { try engine.loadedAccounts().currentUser().map(UserAccount.init) }
+        }
+        set {
+            attempt("set the current user", ()) {
+                try engine.loadedAccounts().setCurrentUser(newValue?.engine)
+                NotificationCenter.default.post(name: Self.didChangeUser, object: self, userInfo: newValue.map { [Self.userInfoAccountKey: $0] })
+            }
+        }
+    }
+
+    public var currentUserAccountIdentity: UserAccountIdentity? { currentUserAccount?.accountIdentity }
+
+    /// Reads the account files again; the SDK's loading is done at each read here, so this only reports
+    /// whether they can be read.
+    public func loadAllUserAccounts() throws {
+        do { _ = try engine.loadedAccounts().allAccounts() } catch { throw Self.nsError(error) }
+    }
+
+    public func userAccounts() -> [UserAccount]? {
+        attempt("read the accounts", nil) { try engine.loadedAccounts().allAccounts().map(UserAccount.init) }
+    }
+
+    public func userIdentities() -> [UserAccountIdentity]? { userAccounts()?.map(\.accountIdentity) }
+
+    public func userAccount(for userIdentity: UserAccountIdentity) -> UserAccount? {
+        attempt("read an account", nil) { try engine.loadedAccounts().account(userIdentity.engine).map(UserAccount.init) }
+    }
+
+    public func userAccounts(forOrg orgId: String) -> [UserAccount] {
+        (userAccounts() ?? []).filter { $0.engine.orgId == orgId }
+    }
+
+    public func userAccounts(forDomain domain: String) -> [UserAccount] {
+        (userAccounts() ?? []).filter { $0.credentials.domain == domain }
+    }
+
+    public func userAccounts(at instanceURL: URL) -> [UserAccount] {
+        (userAccounts() ?? []).filter { $0.engine.credentials.instanceURL.host == instanceURL.host }
+    }
+
+    /// The app's connected app, from its bundle's `bootconfig.plist`.
+    public var oauthClientID: String { (try? BootConfig.load(from: engine.launch.sandbox.bundle).consumerKey) ?? "" }
+    public var oauthCompletionURL: String { (try? BootConfig.load(from: engine.launch.sandbox.bundle).redirectURI) ?? "" }
+
+    /// The SDK's error for a failed account read, with the engine's message (which names the file).
+    static func nsError(_ error: any Error) -> NSError {
+        NSError(domain: "com.salesforce.UserAccountManager", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
+    }
+
+    private func attempt<T>(_ what: String, _ fallback: T, _ body: () throws -> T) -> T {
+        do { return try body() } catch {
+            engine.warn("UserAccountManager could not \(what): \(error)")
+            return fallback
+        }
+    }
+}
+
+/// The SDK's `SFDirectoryManager`: per-user and global directories in this process's SDK root (the group's
+/// when the group is set and enabled, so an extension that set it finds the app's files).
+///
+/// One difference: the SDK puts a user's `Documents` directly under `<group>/<org>/<user>/…` and the private
+/// ones under `…/Library/<bundle id>/…`; AppGroupSim's device keeps one SDK root per container, with
+/// `Library/` and `Documents/` under it (the layout `inspect`, `doctor` and the binaries read).
+public final class SFDirectoryManager: NSObject, @unchecked Sendable {
+    public static let defaultCommunityName = "internal"
+    private static let sharedInstance = SFDirectoryManager()
+
+    public static func shared() -> SFDirectoryManager { sharedInstance }
+
+    /// Creates the directory if it is missing; an error when a file is in the way.
+    public static func ensureDirectoryExists(_ directory: String?) throws {
+        guard let directory else { throw NSError(domain: "com.salesforce.directorymanager", code: 101, userInfo: [NSLocalizedDescriptionKey: "no directory"]) }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            if !isDirectory.boolValue {
+                throw NSError(domain: "com.salesforce.directorymanager", code: 100, userInfo: [NSLocalizedDescriptionKey: "File exists at path and is not a directory"])
+            }
+            return
+        }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    public static func safeString(forDiskRepresentation candidate: String) -> String {
+        candidate.components(separatedBy: CharacterSet(charactersIn: "/\\?%*|\"<>:@")).joined(separator: "_")
+    }
+
+    public func directory(forOrg orgId: String?, user userId: String?, community communityId: String?, type: FileManager.SearchPathDirectory, components: [Any]?) -> String? {
+        let root: DeviceLayout.SDKRoot
+        do { root = try SDKEngine.current.launch.dataSharing.sdkRoot() } catch {
+            SDKEngine.current.warn("SFDirectoryManager has no directory: \(error)")
+            return nil
+        }
+        var url: URL
+        switch type {
+        case .libraryDirectory: url = root.library
+        case .documentDirectory: url = root.documents
+        case .cachesDirectory: url = root.library.appendingPathComponent("Caches")
+        default: url = root.url.appendingPathComponent("Library").appendingPathComponent("Application Support")
+        }
+        if let orgId {
+            url.appendPathComponent(Self.safeString(forDiskRepresentation: orgId))
+            if let userId {
+                url.appendPathComponent(Self.safeString(forDiskRepresentation: userId))
+                if let communityId { url.appendPathComponent(Self.safeString(forDiskRepresentation: communityId)) }
+            }
+        }
+        for component in components ?? [] { url.appendPathComponent("\(component)") }
+        return url.path
+    }
+
+    public func directory(forUser user: UserAccount?, type: FileManager.SearchPathDirectory, components: [Any]?) -> String? {
+        guard let user else { return globalDirectory(ofType: type, components: components) }
+        return directory(forOrg: user.engine.orgId, user: user.engine.userId, community: Self.defaultCommunityName, type: type, components: components)
+    }
+
+    /// `SFUserAccountScope`.
+    @objc public enum UserAccountScope: Int, Sendable {
+        case global, org, user, community
+    }
+
+    public func directory(forUser user: UserAccount, scope: UserAccountScope, type: FileManager.SearchPathDirectory, components: [Any]?) -> String? {
+        switch scope {
+        case .global: return globalDirectory(ofType: type, components: components)
+        case .org: return directory(forOrg: user.engine.orgId, user: nil, community: nil, type: type, components: components)
+        case .user: return directory(forOrg: user.engine.orgId, user: user.engine.userId, community: nil, type: type, components: components)
+        case .community: return directory(forUser: user, type: type, components: components)
+        }
+    }
+
+    /// The current user's directory; with no current user, the global one (as the SDK).
+    public func directoryOfCurrentUser(forType type: FileManager.SearchPathDirectory, components: [Any]?) -> String? {
+        directory(forUser: UserAccountManager.shared.currentUserAccount, type: type, components: components)
+    }
+
+    public func globalDirectory(ofType type: FileManager.SearchPathDirectory, components: [Any]?) -> String? {
+        directory(forOrg: nil, user: nil, community: nil, type: type, components: components)
+    }
+}

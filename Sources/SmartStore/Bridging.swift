@@ -1,0 +1,67 @@
+import FastJSON
+import Foundation
+import SmartStoreEngine
+
+// The SDK's API speaks Foundation values (`[Any]`, `[AnyHashable: Any]`, `NSNumber`); the engine stores one
+// JSON model. These two conversions are the whole bridge: no second JSON model, no second store.
+
+extension JSON {
+    /// The value as `JSONSerialization` would give it on iOS: String, Int, Double, Bool, NSNull, [Any], [String: Any].
+    package var foundationValue: Any {
+        switch self {
+        case .null: return NSNull()
+        case .bool(let value): return value
+        case .int(let value): return Int(value)
+        case .double(let value): return value
+        case .string(let value): return value
+        case .array(let values): return values.map(\.foundationValue)
+        case .object(let members): return members.mapValues(\.foundationValue)
+        }
+    }
+
+    /// A Foundation value from SDK code; nil when it is not JSON (a `Date`, a custom object), which the SDK
+    /// refuses too (`JSONSerialization` cannot write it).
+    package init?(sdkValue value: Any) {
+        // Swift's own types first, by their exact dynamic type (a boxed Int casts to Bool and 2.0 to Int
+        // through NSNumber's bridging otherwise); then NSNumber, as JSONSerialization's numbers.
+        let kind = type(of: value)
+        if kind == Bool.self { self = .bool(value as! Bool); return }
+        if kind == Int.self { self = .int(Int64(value as! Int)); return }
+        if kind == Int64.self { self = .int(value as! Int64); return }
+        if kind == Int32.self { self = .int(Int64(value as! Int32)); return }
+        if kind == Double.self { self = .double(value as! Double); return }
+        if kind == Float.self { self = .double(Double(value as! Float)); return }
+        if kind == String.self { self = .string(value as! String); return }
+        switch value {
+        case is NSNull: self = .null
+        case let number as NSNumber: self = JSON(foundation: number)
+        case let string as NSString: self = .string(string as String)
+        case let values as [Any]:
+            var array: [JSON] = []
+            array.reserveCapacity(values.count)
+            for element in values {
+                guard let json = JSON(sdkValue: element) else { return nil }
+                array.append(json)
+            }
+            self = .array(array)
+        case let members as [AnyHashable: Any]:
+            var object: [String: JSON] = [:]
+            object.reserveCapacity(members.count)
+            for (key, element) in members {
+                guard let key = key.base as? String, let json = JSON(sdkValue: element) else { return nil }
+                object[key] = json
+            }
+            self = .object(object)
+        default: return nil
+        }
+    }
+}
+
+extension Dictionary where Key == String, Value == JSON {
+    package var foundationEntry: [AnyHashable: Any] {
+        var entry: [AnyHashable: Any] = [:]
+        entry.reserveCapacity(count)
+        for (key, value) in self { entry[key] = value.foundationValue }
+        return entry
+    }
+}
