@@ -31,6 +31,8 @@ let package = Package(
         .library(name: "SalesforceSDKCore", targets: ["SalesforceSDKCore"]),
         // `import CryptoKit` on Linux: swift-crypto's Crypto under CryptoKit's name (SymmetricKey, AES.GCM).
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
+        // For a developer's tests of their own code: a simulated device, an in-process org, a login, run(as:).
+        .library(name: "AppGroupSimTesting", targets: ["AppGroupSimTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -78,6 +80,7 @@ let package = Package(
         // The SDK's SmartStore, as Swift sees it (SmartStore.shared(withName:forUserAccount:), QuerySpec, SoupIndex,
         // SmartStoreSDKManager), on the engine's store; re-exports SalesforceSDKCore.
         .target(name: "SmartStore", dependencies: ["SalesforceSDKCore", "SmartStoreEngine", "SDKCoreEngine", "AppGroup", "FastJSON", "AppGroupSimCombine"]),
+        .target(name: "AppGroupSimTesting", dependencies: ["AppGroup", "Keychain", "MobileApp", "OrgSimulator", "SalesforceSDKCommon"]),
         // The SDK's MobileSync, as Swift sees it (SyncManager.sharedInstance(forUserAccount:), SyncState, the targets,
         // MobileSyncSDKManager), on the engine's sync manager; re-exports SmartStore.
         .target(name: "MobileSync", dependencies: [

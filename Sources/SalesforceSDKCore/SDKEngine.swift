@@ -45,10 +45,12 @@ package final class SDKEngine: @unchecked Sendable {
         }
     }
 
-    /// The account key, read once per identity before any account file (the SDK reads it at its first
-    /// account read). What the key's state is decides what each read says; nothing is created or deleted.
+    /// The account key, read before an account file is (the SDK reads it at its first account read), and
+    /// read again until it is loaded: a process that had no account file in its own container finds the
+    /// app's once it sets the group. What the key's state is decides what each read says; nothing is created
+    /// or deleted.
     package func loadedAccounts() -> SDKCoreEngine.UserAccountManager {
-        if case .notLoaded = accounts.accountKey {
+        if case .loaded = accounts.accountKey {} else {
             let accounts = self.accounts
             _ = try? SDKProcess.blocking { await accounts.loadAccountKey(recovery: .keepFiles) }
         }

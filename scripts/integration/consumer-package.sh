@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
-# A developer's own Swift package (Tests/ConsumerPackage) depends on AppGroupSim by path, builds
-# against its exported libraries (SmartStore, MobileSync, RestClient, SalesforceSDK, AppGroup, and the
-# app layer: MobileApp, AppExtensions) and
-# runs: the products are usable from outside, not only by this package's own targets.
-source "$(dirname "$0")/../lib/integration.sh"
+# A developer's own Swift package (Tests/ConsumerPackage) depends on AppGroupSim by path and uses only the
+# SDK-named products (SalesforceSDKCommon, SalesforceSDKCore, SmartStore, MobileSync, Combine) and, in its
+# tests, AppGroupSimTesting: it builds, its executable runs as the fixture app on a device, and its XCTests
+# (the SDK's own SmartStore tests rewritten, and an app-then-widget test) pass against the real keyring.
+APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 SCRATCH="$ROOT/.build/consumer-package"
 # Without manifest caching: a file added to one of AppGroupSim's targets since the last run must be
 # seen (the cached build manifest of a path dependency keeps the old file list).
-swift build --package-path "$ROOT/Tests/ConsumerPackage" --scratch-path "$SCRATCH" --disable-build-manifest-caching > "$WORK/build.log" 2>&1 \
+# A module named Combine left by an older build would hide the check below; the build makes it again if it still should.
+rm -f "$SCRATCH"/*/debug/Modules/Combine.* "$SCRATCH"/debug/Modules/Combine.* 2>/dev/null
+swift build --package-path "$ROOT/Tests/ConsumerPackage" --scratch-path "$SCRATCH" --disable-build-manifest-caching --build-tests > "$WORK/build.log" 2>&1 \
   || fail "the consumer package did not build: $(grep -m5 'error:' "$WORK/build.log")"
-OUT=$("$SCRATCH/debug/consumer" "$ROOT") || fail "the consumer failed: $OUT"
+OUT=$(APPGROUPSIM_BUNDLE="$APP" APPGROUPSIM_DEVICE="$WORK/consumer-device" "$SCRATCH/debug/consumer") || fail "the consumer failed: $OUT"
 contains "$OUT" "SmartStore: 2 entries, newest WO-2"
-contains "$OUT" "MobileSync: com.salesforce.mobilesdk.MobileSyncExplorer names syncUpContacts, syncDownContacts"
-contains "$OUT" "AppExtensions: the sample widget queries SELECT {contacts:_soup} FROM {contacts}"
-contains "$OUT" 'AppExtensions: first by name ["WO-1"]'
-contains "$OUT" "MobileApp: a record from the command line has Name, Quantity__c"
+contains "$OUT" "SmartStore: the store is \$DEVICE/Containers/Data/com.salesforce.mobilesdk.MobileSyncExplorer/Documents/stores/consumer/store.sqlite"
+[ "$(sqlite3 "$WORK/consumer-device/Containers/Data/com.salesforce.mobilesdk.MobileSyncExplorer/Documents/stores/consumer/store.sqlite" "SELECT count(*) FROM soup_attrs WHERE soupName='workorders'")" = 1 ] \
+  || fail "sqlite3 does not find the soup the SDK's API registered"
+contains "$OUT" "MobileSync: a SOQL target keeps select Id,LastModifiedDate,Name from WorkOrder order by LastModifiedDate"
+contains "$OUT" "SalesforceSDKCore: current user none, app MobileSyncExplorer"
 contains "$OUT" "Combine: @Published went [WO-1,WO-2] -> [WO-0,WO-1,WO-2]"
-ok "a package depending on AppGroupSim by path builds and drives SmartStore, MobileSync, RestClient, the SDK facade and the app layer (MobileApp, AppExtensions) in-process"
+ok "a package depending on AppGroupSim by path builds with the SDK-named products only and runs the SDK's API as the app: a global store on the device (sqlite3 reads it), query specs, a SOQL target, Combine publishing rows"
+# Its tests: the SDK's SmartStoreTests rewritten (run as the app on a device of their own, from the two
+# variables), and the app-then-widget flow on AppGroupSimTesting's simulated device.
+APPGROUPSIM_BUNDLE="$APP" APPGROUPSIM_DEVICE="$WORK/tests-device" swift test --package-path "$ROOT/Tests/ConsumerPackage" --scratch-path "$SCRATCH" --skip-build > "$WORK/test.log" 2>&1 \
+  || fail "the consumer package's tests failed: $(grep -m5 'error' "$WORK/test.log")"
+grep -q "Executed 9 tests, with 0 failures" "$WORK/test.log" || fail "not the 9 tests expected: $(grep Executed "$WORK/test.log" | tail -1)"
+ok "its XCTests pass: SmartStoreTests (the SDK's testRegisterSoup, testBadRegisterSoup, testQuery, and the API's errors), and the app syncing then the widget listing the newest 3 through the group"
 # Code against the SDK's SalesforceSDKCommon, run as the widget of an app that main-app launched and logged
 # in (userLoggedIn written): the process is the bundle APPGROUPSIM_BUNDLE names, on APPGROUPSIM_DEVICE.
 DEV="$WORK/device"

@@ -1,0 +1,101 @@
+import AppGroup
+import Foundation
+import Keychain
+import MobileApp
+import OrgSimulator
+import SalesforceSDKCommon
+
+/// Where a test's keychain items go: the real Secret Service (libsecret, as the binaries; run the tests
+/// under `scripts/with-keyring`), or an in-memory one that lives as long as the device object.
+public enum SimulatedKeychain: Sendable {
+    case secretService
+    case inMemory
+}
+
+/// A simulated device for a test of a developer's own code (issue 26): a device directory, an org in this
+/// process on 127.0.0.1, a user logged in by the app as `main-app login` does, and closures run as one
+/// bundle, then another, against the same files, the same way the binaries and `inspect` see them.
+///
+/// ```swift
+/// let device = try SimulatedDevice()
+/// let org = try await device.startOrg(definition: orgDirectory)
+/// try await device.logIn(app: appURL, org: org, username: "alice@acme.test", password: "alice-pass")
+/// let names = try device.run(as: widgetURL) { /* the extension's code, with the SDK's API */ }
+/// ```
+public final class SimulatedDevice: @unchecked Sendable {
+    /// The device directory (`APPGROUPSIM_DEVICE` for a process run as one of its bundles).
+    public let url: URL
+    let secretStore: (any SecretStore)?
+    private let removeOnDeinit: Bool
+
+    /// - Parameter url: the device directory, made if missing; nil: a new temporary one, removed with this object.
+    public init(at url: URL? = nil, keychain: SimulatedKeychain = .secretService) throws {
+        if let url {
+            self.url = url
+            removeOnDeinit = false
+        } else {
+            self.url = FileManager.default.temporaryDirectory.appendingPathComponent("appgroupsim-device-\(UUID().uuidString)")
+            removeOnDeinit = true
+        }
+        _ = try Device.open(at: self.url, initialize: true)
+        secretStore = keychain == .inMemory ? InMemorySecretStore() : nil
+    }
+
+    deinit {
+        if removeOnDeinit { try? FileManager.default.removeItem(at: url) }
+    }
+
+    /// Starts an org from a definition directory (`org.json`, `records/`, as `sf-simulator --data`) on a free
+    /// port of 127.0.0.1, in this process. Stop it with `SimulatedOrg.stop()`.
+    public func startOrg(definition directory: URL) async throws -> SimulatedOrg {
+        try await SimulatedOrg.start(definition: directory)
+    }
+
+    /// Logs a user in as the app (`.app`), as `main-app login` does: the account file, the tokens in the
+    /// keychain group, `LastUserIdentity` and the app's `userLoggedIn`. The app's bundle settings
+    /// (`AppGroupConfig.plist`) apply, as at the app's launch.
+    public func logIn(app: URL, org: SimulatedOrg, username: String, password: String) async throws {
+        let session = try await AppSession.start(AppLaunchOptions(bundle: app.path, device: url.path, org: org.url.absoluteString, secretStore: secretStore))
+        _ = try await session.login(username: username, password: password)
+    }
+
+    /// Runs `body` as the bundle (`.app` or `.appex`) on this device: the SDK's singletons
+    /// (`UserAccountManager.shared`, `DataSharingHelper.shared`, shared stores and sync managers) are made
+    /// again for it, and again after.
+    public func run<T>(as bundle: URL, _ body: () throws -> T) throws -> T {
+        try SDKProcess.run(as: bundle, device: url, secretStore: secretStore, body)
+    }
+}
+
+/// An org in this process, on a free port of 127.0.0.1 (the same server as `sf-simulator`).
+public final class SimulatedOrg: @unchecked Sendable {
+    public let url: URL
+    private let task: Task<Void, any Error>
+    private let simulator: OrgSimulator
+
+    private init(url: URL, task: Task<Void, any Error>, simulator: OrgSimulator) {
+        self.url = url
+        self.task = task
+        self.simulator = simulator
+    }
+
+    static func start(definition: URL) async throws -> SimulatedOrg {
+        let token = ProcessInfo.processInfo.environment["APPGROUPSIM_ADMIN_TOKEN"] ?? "appgroupsim-testing-\(UUID().uuidString)"
+        let simulator = try OrgSimulator(configuration: .init(port: 0, dataDirectory: definition, adminToken: token))
+        // A device registering for push reads the org's admin token here, as the apps do.
+        setenv("APPGROUPSIM_ADMIN_TOKEN", token, 1)
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let task = Task { try await simulator.run { port in continuation.yield(port) } }
+        var port = 0
+        for await first in ports {
+            port = first
+            break
+        }
+        return SimulatedOrg(url: URL(string: "http://127.0.0.1:\(port)")!, task: task, simulator: simulator)
+    }
+
+    public func stop() async {
+        await simulator.shutdown()
+        _ = try? await task.value
+    }
+}
