@@ -33,6 +33,8 @@ let package = Package(
         .library(name: "CryptoKit", targets: ["CryptoKit"]),
         // For a developer's tests of their own code: a simulated device, an in-process org, a login, run(as:).
         .library(name: "AppGroupSimTesting", targets: ["AppGroupSimTesting"]),
+        // `import WidgetKit` on Linux: WidgetCenter's reloads, recorded on the simulated device (no SwiftUI).
+        .library(name: "WidgetKit", targets: ["WidgetKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -75,11 +77,12 @@ let package = Package(
         .target(name: "SalesforceSDKCommon", dependencies: ["AppGroup", "Keychain"]),
         // The SDK's SalesforceSDKCore, as Swift sees it: KeyGenerator and Encryptor so far; re-exports
         // SalesforceSDKCommon as the SDK's umbrella header does.
-        .target(name: "SalesforceSDKCore", dependencies: ["SalesforceSDKCommon", "CryptoKit", "SDKCoreEngine", "AppGroup", "Keychain", "SmartStoreEngine", "RestClientEngine"]),
+        .target(name: "SalesforceSDKCore", dependencies: ["SalesforceSDKCommon", "CryptoKit", "SDKCoreEngine", "AppGroup", "Keychain", "SmartStoreEngine", "RestClientEngine", "AppGroupSimCombine"]),
         .target(name: "CryptoKit", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // The SDK's SmartStore, as Swift sees it (SmartStore.shared(withName:forUserAccount:), QuerySpec, SoupIndex,
         // SmartStoreSDKManager), on the engine's store; re-exports SalesforceSDKCore.
         .target(name: "SmartStore", dependencies: ["SalesforceSDKCore", "SmartStoreEngine", "SDKCoreEngine", "AppGroup", "FastJSON", "AppGroupSimCombine"]),
+        .target(name: "WidgetKit", dependencies: ["AppGroup", "SalesforceSDKCommon"]),
         .target(name: "AppGroupSimTesting", dependencies: ["AppGroup", "Keychain", "MobileApp", "OrgSimulator", "SalesforceSDKCommon"]),
         // The SDK's MobileSync, as Swift sees it (SyncManager.sharedInstance(forUserAccount:), SyncState, the targets,
         // MobileSyncSDKManager), on the engine's sync manager; re-exports SmartStore.
@@ -98,7 +101,7 @@ let package = Package(
             "AppGroup", "FastJSON",
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
-        .target(name: "MobileSyncEngine", dependencies: ["SmartStoreEngine", "RestClientEngine"]),
+        .target(name: "MobileSyncEngine", dependencies: ["SmartStoreEngine", "RestClientEngine", "AppGroupSimCombine"]),
         // The facade's networking-free part: launch, accounts read side, stores, notifications. What an app
         // extension links (issue "Speed": no FoundationNetworking or MobileSync in the widget). Crypto is here
         // for AES-GCM only: UserAccount.plist is sealed, and an extension must open it (issue "SDK fidelity").

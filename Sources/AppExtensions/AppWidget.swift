@@ -184,17 +184,29 @@ public enum AppWidget {
         var report = await evaluateReporting(launch, count: count, events: events)
         try show(report)
         var signature = try watchSignature(launch)
+        var reloads = timelineReloads(launch)
         while true {
             try await Task.sleep(for: interval)
             let now = try watchSignature(launch)
-            guard now != signature else { continue }
+            let reloadsNow = timelineReloads(launch)
+            guard now != signature || reloadsNow != reloads else { continue }
+            // The app asked WidgetCenter to reload: the widget renders again, even with the same rows.
+            let reloaded = reloadsNow != reloads
             signature = now
+            reloads = reloadsNow
             let next = await evaluateReporting(launch, count: count, events: events)
-            if next != report {
+            if next != report || reloaded {
+                if reloaded { events.step("timelineReloaded", ["reloads": String(reloadsNow)]) }
                 report = next
                 try show(report)
             }
         }
+    }
+
+    /// How many WidgetCenter reloads the widget's app has recorded on the device (`WidgetReloads`).
+    static func timelineReloads(_ launch: ProcessLaunch) -> Int {
+        let app = (try? hostApp(of: launch.sandbox.bundle))??.bundleIdentifier ?? launch.sandbox.bundleIdentifier
+        return WidgetReloads.all(launch.sandbox.device.layout, app: app).count
     }
 
     /// What `extension-widget --watch` compares between two looks: size and modification time of

@@ -74,6 +74,14 @@ public struct InspectReport: Codable, Sendable {
         public var delivered: Int
     }
 
+    /// WidgetCenter reloads recorded on the device, per app (`WidgetKit/<app>.jsonl`).
+    public struct WidgetReloadSummary: Codable, Sendable {
+        public var app: String
+        public var count: Int
+        public var lastKind: String?
+        public var lastFrom: String
+    }
+
     public var device: String
     public var deviceID: String
     public var targets: [Target]
@@ -85,6 +93,7 @@ public struct InspectReport: Codable, Sendable {
     public var stores: [Store]
     public var syncs: [Sync]
     public var push: [Push]
+    public var widgetReloads: [WidgetReloadSummary] = []
     /// Paths others can read (the device keeps 0700/0600), as `path mode`.
     public var looseModes: [String]
     /// Temp files of writers killed before their rename.
@@ -179,9 +188,19 @@ public enum Inspector {
         return InspectReport(
             device: device.root.path, deviceID: device.id.uuidString, targets: targets, accounts: accounts,
             keychainStatus: status, keychain: keychain, stores: stores, syncs: syncs,
-            push: try push(layout: layout, accounts: accounts),
+            push: try push(layout: layout, accounts: accounts), widgetReloads: widgetReloads(layout),
             looseModes: DeviceHygiene.looseModes(under: [device.root]).map { "\($0.path) \(String($0.mode, radix: 8))" }.sorted(),
             leftoverTempFiles: DeviceHygiene.leftoverTempFiles(under: [device.root]).sorted())
+    }
+
+    static func widgetReloads(_ layout: DeviceLayout) -> [InspectReport.WidgetReloadSummary] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: layout.root.appendingPathComponent("WidgetKit").path)) ?? []
+        return names.filter { $0.hasSuffix(".jsonl") }.sorted().compactMap { name in
+            let app = String(name.dropLast(".jsonl".count))
+            let all = WidgetReloads.all(layout, app: app)
+            guard let last = all.last else { return nil }
+            return InspectReport.WidgetReloadSummary(app: app, count: all.count, lastKind: last.kind, lastFrom: last.from)
+        }
     }
 
     /// Every app with a push token or a notification folder on the device, and each user's registration.

@@ -97,3 +97,21 @@ extension SDKProcess {
 private final class BlockingBox<T>: @unchecked Sendable {
     var result: Result<T, any Error>?
 }
+
+extension SDKProcess {
+    /// `APPGROUPSIM_TRACE`: the file the binaries' `--trace` writes; the SDK-named API adds its steps there.
+    public static let traceVariable = "APPGROUPSIM_TRACE"
+
+    /// One trace line, in the binaries' format (`{"info":{…},"step":…,"time":…}`), appended with one write.
+    package static func traceStep(_ name: String, _ info: [String: String] = [:]) {
+        guard let path = ProcessInfo.processInfo.environment[traceVariable], !path.isEmpty else { return }
+        var object: [String: Any] = ["step": name, "time": ISO8601DateFormatter().string(from: Date())]
+        if !info.isEmpty { object["info"] = info }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let line = data + Data("\n".utf8)
+        _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+}

@@ -17,7 +17,7 @@ package final class SDKEngine: @unchecked Sendable {
 
     /// `APPGROUPSIM_TRACE`: the file the binaries' `--trace` writes, so code run through the API shows up in
     /// the same JSON lines (launch steps and the SDK's notifications).
-    package static let traceVariable = "APPGROUPSIM_TRACE"
+    package static let traceVariable = SDKProcess.traceVariable
 
     private init(process: SDKProcess) throws {
         self.process = process

@@ -47,6 +47,11 @@ struct Inspect: AsyncParsableCommand {
             print("  \(p.app): APNs token \(p.deviceToken ?? "(none yet)"), \(p.inbox) waiting, \(p.delivered) delivered")
             for user in p.users.keys.sorted() { print("      \(user): \(p.users[user]!)") }
         }
+        print("\nwidget reloads (WidgetCenter)")
+        if report.widgetReloads.isEmpty { print("  (none)") }
+        for r in report.widgetReloads {
+            print("  \(r.app): \(r.count) reload(s), last \(r.lastKind ?? "all timelines") from \(r.lastFrom)")
+        }
         print("\nfiles")
         print("  modes: \(report.looseModes.isEmpty ? "private (directories 0700, files 0600)" : "\(report.looseModes.count) path(s) others can read, e.g. \(report.looseModes[0])")")
         if !report.leftoverTempFiles.isEmpty { print("  \(report.leftoverTempFiles.count) temp file(s) of killed writers, e.g. \(report.leftoverTempFiles[0])") }

@@ -1,0 +1,422 @@
+import AppGroupSimCombine
+import Foundation
+#if canImport(FoundationNetworking)
+// URLResponse is Foundation's on iOS and FoundationNetworking's here: re-exported so SDK code that names it
+// compiles unchanged.
+@_exported import FoundationNetworking
+#endif
+import RestClientEngine
+import SalesforceSDKCommon
+
+public let SFRestErrorDomain = "com.salesforce.RestAPI.ErrorDomain"
+public let SFRestErrorCode = 999
+public let SFRestDefaultAPIVersion = RestClientEngine.RestClient.apiVersion
+public let SFRestIfUnmodifiedSince = "If-Unmodified-Since"
+public let SFRestSOQLMinBatchSize = 200
+public let SFRestSOQLMaxBatchSize = 2000
+public let SFRestSOQLDefaultBatchSize = 2000
+public let SFRestQueryOptions = "Sforce-Query-Options"
+public let SFRestCollectionRetrieveMaxSize = 2000
+
+public typealias RestRequestFailBlock = (_ response: Any?, _ error: Error?, _ rawResponse: URLResponse?) -> Void
+public typealias RestResponseBlock = (_ response: Any?, _ rawResponse: URLResponse?) -> Void
+public typealias SFRestRequestFailBlock = RestRequestFailBlock
+public typealias SFRestResponseBlock = RestResponseBlock
+
+/// The SDK's `SFRestRequest` (`NS_SWIFT_NAME(RestRequest)`): a REST call relative to the user's instance.
+public final class RestRequest: NSObject, @unchecked Sendable {
+    /// `SFRestMethod`.
+    @objc public enum Method: Int, Sendable {
+        case GET = 0, POST, PUT, DELETE, HEAD, PATCH
+    }
+
+    public var method: Method
+    /// `/services/data` unless the request names another endpoint.
+    public var endpoint = "/services/data"
+    public var path: String
+    public var queryParams: [String: Any]?
+    public var customHeaders: [String: String]?
+    public var requiresAuthentication = true
+    public var parseResponse = true
+    public var timeoutInterval: TimeInterval = 60
+    public var baseURL: String?
+    var body: Data?
+
+    public init(method: Method, path: String, queryParams: [String: Any]?) {
+        self.method = method
+        self.path = path
+        self.queryParams = queryParams
+    }
+
+    public class func request(withMethod method: Method, path: String, queryParams: [String: Any]?) -> RestRequest {
+        RestRequest(method: method, path: path, queryParams: queryParams)
+    }
+
+    public class func request(withMethod method: Method, baseURL: String, path: String, queryParams: [String: Any]?) -> RestRequest {
+        let request = RestRequest(method: method, path: path, queryParams: queryParams)
+        request.baseURL = baseURL
+        request.endpoint = ""
+        return request
+    }
+
+    public func setHeaderValue(_ value: String?, forHeaderName name: String) {
+        var headers = customHeaders ?? [:]
+        headers[name] = value
+        customHeaders = headers
+    }
+
+    public func setCustomRequestBodyString(_ bodyString: String, contentType: String) {
+        body = Data(bodyString.utf8)
+        setHeaderValue(contentType, forHeaderName: "Content-Type")
+    }
+
+    public func setCustomRequestBodyData(_ bodyData: Data, contentType: String) {
+        body = bodyData
+        setHeaderValue(contentType, forHeaderName: "Content-Type")
+    }
+
+    public func setCustomRequestBodyDictionary(_ bodyDictionary: [AnyHashable: Any], contentType: String) {
+        body = try? JSONSerialization.data(withJSONObject: bodyDictionary)
+        setHeaderValue(contentType, forHeaderName: "Content-Type")
+    }
+
+    /// The body as a dictionary, when it is JSON.
+    public var requestBodyAsDictionary: [AnyHashable: Any]? {
+        body.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [AnyHashable: Any] }
+    }
+
+    public var isQueryRequest: Bool { method == .GET && (path.hasSuffix("/query") || path.hasSuffix("/queryAll")) }
+
+    public class func httpMethod(from restMethod: Method) -> String {
+        switch restMethod {
+        case .GET: return "GET"
+        case .POST: return "POST"
+        case .PUT: return "PUT"
+        case .DELETE: return "DELETE"
+        case .HEAD: return "HEAD"
+        case .PATCH: return "PATCH"
+        }
+    }
+
+    public class func sfRestMethod(fromHTTPMethod httpMethod: String) -> Method {
+        switch httpMethod.uppercased() {
+        case "POST": return .POST
+        case "PUT": return .PUT
+        case "DELETE": return .DELETE
+        case "HEAD": return .HEAD
+        case "PATCH": return .PATCH
+        default: return .GET
+        }
+    }
+
+    /// The engine's request: the path under the endpoint, with the query string the SDK builds.
+    var engine: RestClientEngine.RestRequest {
+        let items = (queryParams ?? [:]).sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: "\($0.value)") }
+        let fullPath = (endpoint.isEmpty ? "" : endpoint) + (path.hasPrefix("/") || endpoint.isEmpty ? path : "/" + path)
+        return RestClientEngine.RestRequest(method: Self.httpMethod(from: method), path: fullPath, queryItems: items, body: body, headers: customHeaders ?? [:])
+    }
+
+    public override var description: String { "RestRequest(\(Self.httpMethod(from: method)) \(endpoint)\(path))" }
+}
+
+/// The SDK's Swift `RestClientError`.
+public enum RestClientError: Error {
+    case apiResponseIsEmpty
+    case apiFailed(response: Any?, underlyingError: Error, urlResponse: URLResponse?)
+    case decodingFailed(underlyingError: Error)
+    case jsonSerialization(underlyingError: Error)
+    case invalidRequest(String)
+}
+
+/// The SDK's Swift `RestResponse`: the body and the HTTP response.
+public struct RestResponse {
+    private let data: Data
+    public private(set) var urlResponse: URLResponse
+
+    public init(data: Data, urlResponse: URLResponse) {
+        self.data = data
+        self.urlResponse = urlResponse
+    }
+
+    public func asJson() throws -> Any {
+        do { return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) } catch {
+            throw RestClientError.jsonSerialization(underlyingError: error)
+        }
+    }
+
+    public func asData() -> Data { data }
+
+    public func asString() -> String { String(decoding: data, as: UTF8.self) }
+
+    public func asDecodable<T: Decodable>(type: T.Type, decoder: JSONDecoder = .init()) throws -> T {
+        do { return try decoder.decode(type, from: data) } catch { throw RestClientError.decodingFailed(underlyingError: error) }
+    }
+}
+
+/// The SDK's `SFRestAPI` (`NS_SWIFT_NAME(RestClient)`): requests for the current (or a given) user's org,
+/// sent with the session's tokens (refreshed once on a 401, as the SDK), over real sockets.
+public final class RestClient: NSObject, @unchecked Sendable {
+    public var apiVersion = SFRestDefaultAPIVersion
+    public let userAccount: UserAccount?
+    let engine: RestClientEngine.RestClient?
+
+    init(user: UserAccount?, engine: RestClientEngine.RestClient?) {
+        userAccount = user
+        self.engine = engine
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var clients: (generation: Int, byUser: [String: RestClient]) = (-1, [:])
+
+    /// The current user's client. Without a current user, requests fail with the SDK's error (a client with
+    /// no user cannot authenticate).
+    public static var shared: RestClient {
+        guard let user = UserAccountManager.shared.currentUserAccount, let client = restClient(for: user) else {
+            return RestClient(user: nil, engine: nil)
+        }
+        return client
+    }
+
+    /// A client that sends without authentication.
+    public static var sharedGlobal: RestClient { RestClient(user: nil, engine: nil) }
+
+    public static func restClient(for userAccount: UserAccount) -> RestClient? {
+        let generation = SDKProcess.generation
+        let key = userAccount.accountIdentity.description
+        if let client = lock.withLock({ clients.generation == generation ? clients.byUser[key] : nil }) { return client }
+        guard let engine = SDKEngine.current.restClient(for: userAccount) else { return nil }
+        return lock.withLock {
+            if clients.generation != generation { clients = (generation, [:]) }
+            if let client = clients.byUser[key] { return client }
+            let client = RestClient(user: userAccount, engine: engine)
+            clients.byUser[key] = client
+            return client
+        }
+    }
+
+    public func cleanup() {}
+    public func cancelAllRequests() {}
+
+    // MARK: Requests, with the SDK's paths
+
+    private func versioned(_ apiVersion: String?) -> String { "/\(apiVersion ?? self.apiVersion)" }
+
+    public func requestForVersions() -> RestRequest { RestRequest(method: .GET, path: "/", queryParams: nil) }
+
+    public func requestForUserInfo() -> RestRequest {
+        let request = RestRequest(method: .GET, path: "/services/oauth2/userinfo", queryParams: nil)
+        request.endpoint = ""
+        return request
+    }
+
+    public func request(forLimits apiVersion: String?) -> RestRequest { RestRequest(method: .GET, path: versioned(apiVersion) + "/limits", queryParams: nil) }
+
+    public func cheapRequest(_ apiVersion: String?) -> RestRequest { RestRequest(method: .GET, path: versioned(apiVersion) + "/", queryParams: nil) }
+
+    public func request(forResources apiVersion: String?) -> RestRequest { RestRequest(method: .GET, path: versioned(apiVersion) + "/", queryParams: nil) }
+
+    public func request(forDescribeGlobal apiVersion: String?) -> RestRequest {
+        RestRequest(method: .GET, path: versioned(apiVersion) + "/sobjects/", queryParams: nil)
+    }
+
+    public func requestForMetadata(withObjectType objectType: String, apiVersion: String?) -> RestRequest {
+        RestRequest(method: .GET, path: versioned(apiVersion) + "/sobjects/\(objectType)/", queryParams: nil)
+    }
+
+    public func requestForDescribe(withObjectType objectType: String, apiVersion: String?) -> RestRequest {
+        RestRequest(method: .GET, path: versioned(apiVersion) + "/sobjects/\(objectType)/describe/", queryParams: nil)
+    }
+
+    public func requestForRetrieve(withObjectType objectType: String, objectId: String, fieldList: String?, apiVersion: String?) -> RestRequest {
+        RestRequest(method: .GET, path: versioned(apiVersion) + "/sobjects/\(objectType)/\(objectId)", queryParams: fieldList.map { ["fields": $0] })
+    }
+
+    public func requestForCreate(withObjectType objectType: String, fields: [String: Any]?, apiVersion: String?) -> RestRequest {
+        jsonRequest(.POST, versioned(apiVersion) + "/sobjects/\(objectType)", fields ?? [:])
+    }
+
+    public func requestForUpsert(withObjectType objectType: String, externalIdField: String, externalId: String?, fields: [String: Any], apiVersion: String?) -> RestRequest {
+        let path = versioned(apiVersion) + "/sobjects/\(objectType)/\(externalIdField)" + (externalId.map { "/\($0)" } ?? "")
+        return jsonRequest(externalId == nil ? .POST : .PATCH, path, fields)
+    }
+
+    public func requestForUpdate(withObjectType objectType: String, objectId: String, fields: [String: Any]?, apiVersion: String?) -> RestRequest {
+        jsonRequest(.PATCH, versioned(apiVersion) + "/sobjects/\(objectType)/\(objectId)", fields ?? [:])
+    }
+
+    public func requestForDelete(withObjectType objectType: String, objectId: String, apiVersion: String?) -> RestRequest {
+        RestRequest(method: .DELETE, path: versioned(apiVersion) + "/sobjects/\(objectType)/\(objectId)", queryParams: nil)
+    }
+
+    public func request(forQuery soql: String, apiVersion: String?) -> RestRequest {
+        RestRequest(method: .GET, path: versioned(apiVersion) + "/query", queryParams: ["q": soql])
+    }
+
+    public func request(forQuery soql: String, apiVersion: String?, batchSize: Int) -> RestRequest {
+        let request = self.request(forQuery: soql, apiVersion: apiVersion)
+        request.setHeaderValue("batchSize=\(min(max(batchSize, SFRestSOQLMinBatchSize), SFRestSOQLMaxBatchSize))", forHeaderName: SFRestQueryOptions)
+        return request
+    }
+
+    public func request(forQueryAll soql: String, apiVersion: String?) -> RestRequest {
+        RestRequest(method: .GET, path: versioned(apiVersion) + "/queryAll", queryParams: ["q": soql])
+    }
+
+    public func request(forSearch sosl: String, apiVersion: String?) -> RestRequest {
+        RestRequest(method: .GET, path: versioned(apiVersion) + "/search", queryParams: ["q": sosl])
+    }
+
+    public func request(forCollectionCreate allOrNone: Bool, records: [[String: Any]], apiVersion: String?) -> RestRequest {
+        jsonRequest(.POST, versioned(apiVersion) + "/composite/sobjects", ["allOrNone": allOrNone, "records": records])
+    }
+
+    public func request(forCollectionUpdate allOrNone: Bool, records: [[String: Any]], apiVersion: String?) -> RestRequest {
+        jsonRequest(.PATCH, versioned(apiVersion) + "/composite/sobjects", ["allOrNone": allOrNone, "records": records])
+    }
+
+    public func request(forCollectionUpsert allOrNone: Bool, objectType: String, externalIdField: String, records: [[String: Any]], apiVersion: String?) -> RestRequest {
+        jsonRequest(.PATCH, versioned(apiVersion) + "/composite/sobjects/\(objectType)/\(externalIdField)", ["allOrNone": allOrNone, "records": records])
+    }
+
+    public func request(forCollectionDelete allOrNone: Bool, objectIds: [String], apiVersion: String?) -> RestRequest {
+        RestRequest(method: .DELETE, path: versioned(apiVersion) + "/composite/sobjects", queryParams: ["ids": objectIds.joined(separator: ","), "allOrNone": allOrNone])
+    }
+
+    public func request(forCollectionRetrieve objectType: String, objectIds: [String], fieldList: [String], apiVersion: String?) -> RestRequest {
+        jsonRequest(.POST, versioned(apiVersion) + "/composite/sobjects/\(objectType)", ["ids": objectIds, "fields": fieldList])
+    }
+
+    private func jsonRequest(_ method: RestRequest.Method, _ path: String, _ body: [String: Any]) -> RestRequest {
+        let request = RestRequest(method: method, path: path, queryParams: nil)
+        request.setCustomRequestBodyDictionary(body, contentType: "application/json")
+        return request
+    }
+
+    public class func isStatusCodeSuccess(_ statusCode: UInt) -> Bool { (200..<300).contains(statusCode) }
+    public class func isStatusCodeNotFound(_ statusCode: UInt) -> Bool { statusCode == 404 }
+    public class func userAgentString() -> String { userAgentString("") }
+    public class func userAgentString(_ qualifier: String) -> String { "SalesforceMobileSDK/13.1.0 linux AppGroupSim Native\(qualifier)" }
+
+    // MARK: Sending
+
+    /// Sends on a background task; one of the blocks is called with the parsed JSON (or the data, when the
+    /// request says `parseResponse = false`) and the HTTP response.
+    public func send(_ request: RestRequest, failureBlock: @escaping RestRequestFailBlock, successBlock: @escaping RestResponseBlock) {
+        let blocks = Blocks(failure: failureBlock, success: successBlock)
+        let parse = request.parseResponse
+        let task = perform(request)
+        Task.detached {
+            switch await task.value {
+            case .success(let (data, response)):
+                if parse, !data.isEmpty, let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
+                    blocks.success(json, response)
+                } else {
+                    blocks.success(data, response)
+                }
+            case .failure(let failure):
+                blocks.failure(failure.body, failure.error, failure.response)
+            }
+        }
+    }
+
+    public func sendRequest(_ request: RestRequest, failureBlock: @escaping RestRequestFailBlock, successBlock: @escaping RestResponseBlock) {
+        send(request, failureBlock: failureBlock, successBlock: successBlock)
+    }
+
+    public func send(request: RestRequest) async throws -> RestResponse {
+        switch await perform(request).value {
+        case .success(let (data, response)): return RestResponse(data: data, urlResponse: response)
+        case .failure(let failure):
+            throw RestClientError.apiFailed(response: failure.body, underlyingError: failure.error, urlResponse: failure.response)
+        }
+    }
+
+    public func publisher(for request: RestRequest) -> Future<RestResponse, RestClientError> {
+        Future { promise in
+            let promise = UncheckedBox(promise)
+            Task.detached {
+                do { promise.value(.success(try await self.send(request: request))) } catch let error as RestClientError {
+                    promise.value(.failure(error))
+                } catch {
+                    promise.value(.failure(.apiFailed(response: nil, underlyingError: error, urlResponse: nil)))
+                }
+            }
+        }
+    }
+
+    /// A query's answer decoded as the SDK's generic model.
+    public struct QueryResponse<Record: Decodable>: Decodable {
+        public var totalSize: Int?
+        public var done: Bool?
+        public var records: [Record]?
+    }
+
+    public func fetchRecords<Record: Decodable>(ofModelType modelType: Record.Type, forRequest request: RestRequest, withDecoder decoder: JSONDecoder = .init()) async throws
+        -> QueryResponse<Record>
+    {
+        guard request.isQueryRequest else { throw RestClientError.invalidRequest("Request should be a query request") }
+        return try await send(request: request).asDecodable(type: QueryResponse<Record>.self, decoder: decoder)
+    }
+
+    public func fetchRecords<Record: Decodable>(
+        ofModelType modelType: Record.Type, forQuery query: String, withApiVersion version: String = SFRestDefaultAPIVersion, withDecoder decoder: JSONDecoder = .init()
+    ) async throws -> QueryResponse<Record> {
+        try await fetchRecords(ofModelType: modelType, forRequest: request(forQuery: query, apiVersion: version), withDecoder: decoder)
+    }
+
+    public func records<Record: Decodable>(forRequest request: RestRequest, withDecoder decoder: JSONDecoder = .init()) -> AnyPublisher<QueryResponse<Record>, Never> {
+        guard request.isQueryRequest else { return Empty(completeImmediately: true).eraseToAnyPublisher() }
+        return publisher(for: request)
+            .tryMap { try $0.asDecodable(type: QueryResponse<Record>.self, decoder: decoder) }
+            .catch { _ in Just(QueryResponse<Record>(totalSize: 0, done: true, records: [])) }
+            .eraseToAnyPublisher()
+    }
+
+    public func records<Record: Decodable>(forQuery query: String, withApiVersion version: String = SFRestDefaultAPIVersion, withDecoder decoder: JSONDecoder = .init())
+        -> AnyPublisher<QueryResponse<Record>, Never>
+    {
+        records(forRequest: request(forQuery: query, apiVersion: version), withDecoder: decoder)
+    }
+
+    private struct Failure: Error, @unchecked Sendable {
+        var body: Any?
+        var error: Error
+        var response: URLResponse?
+    }
+
+    private enum Outcome: @unchecked Sendable {
+        case success((Data, URLResponse))
+        case failure(Failure)
+    }
+
+    /// Sends through the engine (tokens from the keychain, one refresh on 401); the SDK's NSError on failure.
+    private func perform(_ request: RestRequest) -> Task<Outcome, Never> {
+        let engine = self.engine
+        let engineRequest = request.engine
+        let instance = userAccount?.credentials.instanceUrl ?? URL(string: "http://127.0.0.1")!
+        return Task.detached {
+            guard let engine else {
+                return .failure(Failure(body: nil, error: NSError(domain: SFRestErrorDomain, code: SFRestErrorCode, userInfo: [NSLocalizedDescriptionKey: "no current user: log in first"]), response: nil))
+            }
+            do {
+                let response = try await engine.send(engineRequest)
+                let url = instance.appendingPathComponent(engineRequest.path)
+                let http = HTTPURLResponse(url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])!
+                return .success((response.body, http))
+            } catch {
+                let detail = "\(error)"
+                return .failure(Failure(body: nil, error: NSError(domain: SFRestErrorDomain, code: SFRestErrorCode, userInfo: [NSLocalizedDescriptionKey: detail]), response: nil))
+            }
+        }
+    }
+}
+
+private struct Blocks: @unchecked Sendable {
+    let failure: RestRequestFailBlock
+    let success: RestResponseBlock
+}
+
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
