@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "SalesforceSDKCommon", dependencies: ["AppGroup", "Keychain"]),
         // The SDK's SalesforceSDKCore, as Swift sees it: KeyGenerator and Encryptor so far; re-exports
         // SalesforceSDKCommon as the SDK's umbrella header does.
-        .target(name: "SalesforceSDKCore", dependencies: ["SalesforceSDKCommon", "CryptoKit", "SDKCoreEngine", "AppGroup", "Keychain", "SmartStoreEngine", "RestClientEngine", "AppGroupSimCombine"]),
+        .target(name: "SalesforceSDKCore", dependencies: ["SalesforceSDKCommon", "CryptoKit", "SDKCoreEngine", "AppGroup", "Keychain", "SmartStoreEngine", "RestClientEngine", "AppGroupSimCombine", "SalesforceSDK"]),
         .target(name: "CryptoKit", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // The SDK's SmartStore, as Swift sees it (SmartStore.shared(withName:forUserAccount:), QuerySpec, SoupIndex,
         // SmartStoreSDKManager), on the engine's store; re-exports SalesforceSDKCore.
@@ -101,7 +101,7 @@ let package = Package(
             "AppGroup", "FastJSON",
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
-        .target(name: "MobileSyncEngine", dependencies: ["SmartStoreEngine", "RestClientEngine", "AppGroupSimCombine"]),
+        .target(name: "MobileSyncEngine", dependencies: ["SmartStoreEngine", "RestClientEngine"]),
         // The facade's networking-free part: launch, accounts read side, stores, notifications. What an app
         // extension links (issue "Speed": no FoundationNetworking or MobileSync in the widget). Crypto is here
         // for AES-GCM only: UserAccount.plist is sealed, and an extension must open it (issue "SDK fidelity").

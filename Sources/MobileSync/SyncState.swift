@@ -2,7 +2,6 @@ import FastJSON
 import Foundation
 import MobileSyncEngine
 import SmartStore
-import SmartStoreEngine
 
 public let kSFSyncStateSyncsSoupName = "syncs_soup"
 public let kSFSyncStateSyncsSoupSyncType = "type"
@@ -67,7 +66,7 @@ public final class SyncOptions: NSObject, @unchecked Sendable {
         SyncOptions(engine: .init(fieldlist: fieldlist.compactMap { $0 as? String }, mergeMode: mergeMode.engine))
     }
 
-    public class func newFromDict(_ dict: [AnyHashable: Any]) -> SyncOptions? {
+    public class func new(fromDict dict: [AnyHashable: Any]) -> SyncOptions? {
         let mode = (dict[kSFSyncOptionsMergeMode] as? String) == kSFSyncStateMergeModeLeaveIfChanged ? SyncMergeMode.leaveIfChanged : .overwrite
         return SyncOptions(engine: .init(fieldlist: (dict[kSFSyncOptionsFieldlist] as? [Any])?.compactMap { $0 as? String }, mergeMode: mode.engine))
     }
@@ -128,10 +127,10 @@ public final class SyncState: NSObject, @unchecked Sendable {
         ]
     }
 
-    public class func syncTypeFromString(_ syncType: String) -> SyncType { syncType == kSFSyncStateTypeUp ? .up : .down }
-    public class func syncTypeToString(_ syncType: SyncType) -> String { syncType == .up ? kSFSyncStateTypeUp : kSFSyncStateTypeDown }
+    public class func syncType(from syncType: String) -> SyncType { syncType == kSFSyncStateTypeUp ? .up : .down }
+    public class func syncType(toString syncType: SyncType) -> String { syncType == .up ? kSFSyncStateTypeUp : kSFSyncStateTypeDown }
 
-    public class func syncStatusFromString(_ syncStatus: String) -> SyncStatus {
+    public class func syncStatus(from syncStatus: String) -> SyncStatus {
         switch syncStatus {
         case kSFSyncStateStatusRunning: return .running
         case kSFSyncStateStatusDone: return .done
@@ -141,7 +140,7 @@ public final class SyncState: NSObject, @unchecked Sendable {
         }
     }
 
-    public class func syncStatusToString(_ syncStatus: SyncStatus) -> String {
+    public class func syncStatus(toString syncStatus: SyncStatus) -> String {
         switch syncStatus {
         case .new: return kSFSyncStateStatusNew
         case .stopped: return kSFSyncStateStatusStopped
@@ -151,8 +150,67 @@ public final class SyncState: NSObject, @unchecked Sendable {
         }
     }
 
-    public class func mergeModeFromString(_ mergeMode: String) -> SyncMergeMode { mergeMode == kSFSyncStateMergeModeLeaveIfChanged ? .leaveIfChanged : .overwrite }
-    public class func mergeModeToString(_ mergeMode: SyncMergeMode) -> String { mergeMode == .leaveIfChanged ? kSFSyncStateMergeModeLeaveIfChanged : kSFSyncStateMergeModeOverwrite }
+    public class func mergeMode(from mergeMode: String) -> SyncMergeMode { mergeMode == kSFSyncStateMergeModeLeaveIfChanged ? .leaveIfChanged : .overwrite }
+    public class func mergeMode(toString mergeMode: SyncMergeMode) -> String { mergeMode == .leaveIfChanged ? kSFSyncStateMergeModeLeaveIfChanged : kSFSyncStateMergeModeOverwrite }
 
     public override var description: String { "SyncState(\(syncId), \(name), \(engine.status.rawValue), \(progress)%)" }
+}
+
+public let kSFSyncManagerStateAcceptingSyncs = "accepting_syncs"
+public let kSFSyncManagerStateStopRequested = "stop_requested"
+public let kSFSyncManagerStateStopped = "stopped"
+public let kSFMobileSyncErrorDomain = "com.salesforce.MobileSync.ErrorDomain"
+public let kSFSyncManagerStoppedError = "SyncManagerStoppedError"
+public let kSFSyncManagerCannotRestartError = "SyncManagerCannotRestartError"
+public let kSFSyncAlreadyRunningError = "SyncAlreadyRunningError"
+public let kSFSyncNotExistError = "SyncNotExistError"
+public let kSFSyncManagerCanOnlyRunCleanGhostsForSyncDown = "SyncManagerCanOnlyRunCleanGhostsForSyncDown"
+public let kSFSyncManagerStoppedErrorCode = 900
+public let kSFSyncManagerCannotRestartErrorCode = 901
+public let kSFSyncAlreadyRunningErrorCode = 902
+public let kSFSyncNotExistErrorCode = 903
+public let kSFSyncManagerCanOnlyRunCleanGhostsForSyncDownCode = 904
+public let kSyncTargetLocal = "__local__"
+public let kSyncTargetLocallyCreated = "__locally_created__"
+public let kSyncTargetLocallyUpdated = "__locally_updated__"
+public let kSyncTargetLocallyDeleted = "__locally_deleted__"
+public let kSyncTargetSyncId = "__sync_id__"
+public let kSyncTargetLastError = "__last_error__"
+public let kSFSyncUpTargetCreateFieldlist = "createFieldlist"
+public let kSFSyncUpTargetUpdateFieldlist = "updateFieldlist"
+public let kSFSyncUpTargetExternalIdFieldName = "externalIdFieldName"
+
+// The SDK's SyncState class methods that read and write syncs_soup, through the store's sync manager (the
+// engine keeps syncs_soup; a global store has no sync manager, so these find nothing there).
+extension SyncState {
+    /// Registers syncs_soup in the store if missing (the engine's sync manager does it when it opens).
+    public class func setupSyncsSoupIfNeeded(_ store: SmartStore) { _ = SyncManager.sharedInstance(store: store) }
+
+    /// The SDK drops an old syncs_soup layout here; the engine's is the SDK's current one, so nothing to do.
+    public class func cleanupSyncsSoupIfNeeded(_ store: SmartStore) {}
+
+    public class func byId(_ syncId: NSNumber, store: SmartStore) -> SyncState? {
+        SyncManager.sharedInstance(store: store)?.syncStatus(forId: syncId)
+    }
+
+    public class func byName(_ name: String, store: SmartStore) -> SyncState? {
+        SyncManager.sharedInstance(store: store)?.syncStatus(forName: name)
+    }
+
+    public class func delete(syncId: NSNumber, store: SmartStore) { SyncManager.sharedInstance(store: store)?.deleteSync(forId: syncId) }
+
+    public class func delete(syncName: String, store: SmartStore) { SyncManager.sharedInstance(store: store)?.deleteSync(forName: syncName) }
+
+    /// A new sync down recorded in syncs_soup (status NEW), as `createSyncDown` does.
+    public class func buildSyncDown(options: SyncOptions, target: SyncDownTarget, soupName: String, name: String?, store: SmartStore) -> SyncState? {
+        SyncManager.sharedInstance(store: store)?.createSyncDown(target, options: options, soupName: soupName, syncName: name)
+    }
+
+    public class func buildSyncUp(options: SyncOptions, target: SyncUpTarget, soupName: String, name: String?, store: SmartStore) -> SyncState? {
+        SyncManager.sharedInstance(store: store)?.createSyncUp(target, options: options, soupName: soupName, syncName: name)
+    }
+
+    public class func buildSyncUp(options: SyncOptions, soupName: String, store: SmartStore) -> SyncState? {
+        buildSyncUp(options: options, target: SyncUpTarget(), soupName: soupName, name: nil, store: store)
+    }
 }

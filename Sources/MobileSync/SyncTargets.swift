@@ -70,7 +70,7 @@ open class SyncDownTarget: SyncTarget, @unchecked Sendable {
     /// What the engine runs; a subclass of this class that is not one of the simulated targets has none.
     package var engineTarget: (any MobileSyncEngine.SyncDownTarget)? { nil }
 
-    public class func newFromDict(_ dict: [AnyHashable: Any]) -> SyncDownTarget? {
+    public class func new(fromDict dict: [AnyHashable: Any]) -> SyncDownTarget? {
         switch dict[kSFSyncTargetTypeKey] as? String {
         case "soql": return (dict["query"] as? String).map { SoqlSyncDownTarget.newSyncTarget($0, maxBatchSize: dict["maxBatchSize"] as? Int ?? 2000) }
         case "mru":
@@ -83,7 +83,7 @@ open class SyncDownTarget: SyncTarget, @unchecked Sendable {
         }
     }
 
-    public class func queryTypeFromString(_ queryType: String) -> QueryType {
+    public class func queryType(from queryType: String) -> QueryType {
         switch queryType {
         case "mru": return .mru
         case "sosl": return .sosl
@@ -97,7 +97,7 @@ open class SyncDownTarget: SyncTarget, @unchecked Sendable {
         }
     }
 
-    public class func queryTypeToString(_ queryType: QueryType) -> String {
+    public class func queryType(toString queryType: QueryType) -> String {
         switch queryType {
         case .mru: return "mru"
         case .sosl: return "sosl"
@@ -113,7 +113,7 @@ open class SyncDownTarget: SyncTarget, @unchecked Sendable {
 
     open override func asDict() -> [AnyHashable: Any] {
         var dict = super.asDict()
-        dict[kSFSyncTargetTypeKey] = Self.queryTypeToString(queryType)
+        dict[kSFSyncTargetTypeKey] = Self.queryType(toString: queryType)
         if let json = engineTarget?.json.objectValue { for (key, value) in json.foundationEntry { dict[key] = value } }
         return dict
     }
@@ -145,6 +145,9 @@ public final class SoqlSyncDownTarget: SyncDownTarget, @unchecked Sendable {
     }
 
     public func getQueryToRun() -> String { target.query }
+
+    /// The query run on a re-sync: records modified after the timestamp (ms since 1970).
+    public func getQuery(toRun maxTimeStamp: Int64) -> String { MobileSyncEngine.SoqlSyncDownTarget.prepare(target.query, maxTimeStamp: maxTimeStamp) }
 
     package override var engineTarget: (any MobileSyncEngine.SyncDownTarget)? { target }
 }
@@ -228,8 +231,8 @@ public final class SyncUpTarget: SyncTarget, @unchecked Sendable {
             externalIdFieldName: json["externalIdFieldName"]?.stringValue))
     }
 
-    public class func targetTypeFromString(_ targetType: String) -> TargetType { targetType == "custom" ? .custom : .standard }
-    public class func targetTypeToString(_ targetType: TargetType) -> String { targetType == .custom ? "custom" : "rest" }
+    public class func targetType(from targetType: String) -> TargetType { targetType == "custom" ? .custom : .standard }
+    public class func targetType(toString targetType: TargetType) -> String { targetType == .custom ? "custom" : "rest" }
 
     public override func asDict() -> [AnyHashable: Any] { engine.json.objectValue?.foundationEntry ?? [:] }
 }

@@ -111,7 +111,7 @@ public struct SoqlSyncDownTarget: SyncDownTarget {
     }
 
     /// The query as sent: select list completed, ordered by LastModifiedDate, filtered after maxTimeStamp.
-    static func prepare(_ query: String, maxTimeStamp: Int64) -> String {
+    package static func prepare(_ query: String, maxTimeStamp: Int64) -> String {
         var q = withRequiredFields(query.trimmingCharacters(in: .whitespacesAndNewlines))
         if keyword(q, "order by") == nil {
             let insertAt = [keyword(q, "limit"), keyword(q, "offset")].compactMap { $0 }.min() ?? q.endIndex

@@ -17,6 +17,7 @@ public let SFRestSOQLMaxBatchSize = 2000
 public let SFRestSOQLDefaultBatchSize = 2000
 public let SFRestQueryOptions = "Sforce-Query-Options"
 public let SFRestCollectionRetrieveMaxSize = 2000
+public let kSFDefaultRestEndpoint = "/services/data"
 
 public typealias RestRequestFailBlock = (_ response: Any?, _ error: Error?, _ rawResponse: URLResponse?) -> Void
 public typealias RestResponseBlock = (_ response: Any?, _ rawResponse: URLResponse?) -> Void
@@ -86,6 +87,20 @@ public final class RestRequest: NSObject, @unchecked Sendable {
     }
 
     public var isQueryRequest: Bool { method == .GET && (path.hasSuffix("/query") || path.hasSuffix("/queryAll")) }
+
+    /// Whether an error is the network's (no connection, timeout), not the org's answer.
+    public class func isNetworkError(_ error: Error) -> Bool {
+        let text = "\(error)".lowercased()
+        return text.contains("unreachable") || text.contains("timed out") || text.contains("connection")
+    }
+
+    public class func httpMethod(fromSFRestMethod restMethod: Method) -> String { httpMethod(from: restMethod) }
+
+    public convenience init(method: Method, baseURL: String, path: String, queryParams: [String: Any]?) {
+        self.init(method: method, path: path, queryParams: queryParams)
+        self.baseURL = baseURL
+        endpoint = ""
+    }
 
     public class func httpMethod(from restMethod: Method) -> String {
         switch restMethod {

@@ -25,6 +25,11 @@ package final class SDKEngine: @unchecked Sendable {
         let trace = ProcessInfo.processInfo.environment[Self.traceVariable].flatMap { $0.isEmpty ? nil : $0 }
         events = SDKEvents(traceFile: trace, append: true)
         accounts = SDKCoreEngine.UserAccountManager(launch: launch, events: events)
+        // The engine's notifications carry the SDK's names: posted on NotificationCenter as the SDK posts
+        // them, so AuthHelper's blocks and the app's own observers run.
+        events.observe(nil) { name, info in
+            NotificationCenter.default.post(name: Notification.Name(name.rawValue), object: nil, userInfo: info)
+        }
     }
 
     private static let lock = NSLock()

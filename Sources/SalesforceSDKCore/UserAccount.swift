@@ -68,6 +68,11 @@ public final class OAuthCredentials: NSObject, @unchecked Sendable {
     /// Credentials are read from an account file the engine seals (AES-GCM).
     public var isEncrypted: Bool { true }
 
+    /// The scopes the session was granted.
+    public var scopes: [String]? { nil }
+    /// When the access token was issued: the engine does not keep it (tokens are refreshed on a 401).
+    public var issuedAt: Date? { nil }
+
     public var accessToken: String? { token(SessionTokenItems.accessService) }
     public var refreshToken: String? { token(SessionTokenItems.refreshService) }
 

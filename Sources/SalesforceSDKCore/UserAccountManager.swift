@@ -20,9 +20,17 @@ public final class UserAccountManager: NSObject, @unchecked Sendable {
     public static let didRefreshToken = Notification.Name("SFNotificationOAuthUserDidRefreshToken")
     public static let willLogInUser = Notification.Name("SFNotificationUserWillLogIn")
     public static let didLogInUser = Notification.Name("SFNotificationUserDidLogIn")
+    public static let didChangeLoginHost = Notification.Name("SFNotificationDidChangeLoginHost")
     public static let userInfoAccountKey = "account"
-    public static let changeSetKey = "SFUserAccountManagerUserChangeKey"
-    public static let userInfoUserKey = "SFUserAccountManagerUserChangeUserKey"
+    public static let changeSetKey = "change"
+    public static let userInfoUserKey = "user"
+    public static let userInfoLogoutReasonKey = "logoutReason"
+    public static let userInfoCredentialsKey = "credentials"
+    public static let userInfoAuthenticationTypeKey = "authType"
+    public static let userInfoAdditionalOptionsKey = "options"
+    public static let userInfoSfUserInfoKey = "sfuserInfo"
+    public static let userInfoFromUserKey = "fromUser"
+    public static let userInfoToUserKey = "toUser"
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var instance: (generation: Int, manager: UserAccountManager)?
@@ -49,8 +57,8 @@ public final class UserAccountManager: NSObject, @unchecked Sendable {
         }
         set {
             attempt("set the current user", ()) {
+                // The engine posts the did-change-user notification (on NotificationCenter too), as the SDK.
                 try engine.loadedAccounts().setCurrentUser(newValue?.engine)
-                NotificationCenter.default.post(name: Self.didChangeUser, object: self, userInfo: newValue.map { [Self.userInfoAccountKey: $0] })
             }
         }
     }
@@ -84,6 +92,17 @@ public final class UserAccountManager: NSObject, @unchecked Sendable {
     public func userAccounts(at instanceURL: URL) -> [UserAccount] {
         (userAccounts() ?? []).filter { $0.engine.credentials.instanceURL.host == instanceURL.host }
     }
+
+    /// No anonymous (community guest) users are simulated.
+    public var isCurrentUserAnonymous: Bool { false }
+
+    public var appDisplayName: String { SalesforceManager.appName }
+
+    /// The login host of the bundle's `bootconfig.plist` (the simulated org's URL).
+    public var loginHost: String { (try? BootConfig.load(from: engine.launch.sandbox.bundle).loginHost?.absoluteString) ?? "" }
+
+    /// The scopes the bundle's `bootconfig.plist` asks for.
+    public var scopes: Set<String> { Set((try? BootConfig.load(from: engine.launch.sandbox.bundle).scopes) ?? []) }
 
     /// The app's connected app, from its bundle's `bootconfig.plist`.
     public var oauthClientID: String { (try? BootConfig.load(from: engine.launch.sandbox.bundle).consumerKey) ?? "" }

@@ -137,7 +137,7 @@ public final class QuerySpec: NSObject, @unchecked Sendable {
 
     public func asDictionary() -> [AnyHashable: Any] {
         var dictionary: [AnyHashable: Any] = [
-            kQuerySpecParamQueryType: QuerySpec.queryType(from: queryType), kQuerySpecParamPageSize: Int(pageSize),
+            kQuerySpecParamQueryType: QuerySpec.queryType(fromEnum: queryType), kQuerySpecParamPageSize: Int(pageSize),
         ]
         if queryType == .smart {
             dictionary[kQuerySpecParamSmartSql] = smartSql
@@ -145,7 +145,7 @@ public final class QuerySpec: NSObject, @unchecked Sendable {
             dictionary["soupName"] = soupName
             dictionary[kQuerySpecParamIndexPath] = path
             dictionary[kQuerySpecParamOrderPath] = orderPath
-            dictionary[kQuerySpecParamOrder] = QuerySpec.sortOrder(from: order)
+            dictionary[kQuerySpecParamOrder] = QuerySpec.sortOrder(fromEnum: order)
             dictionary[kQuerySpecParamMatchKey] = matchKey
             dictionary[kQuerySpecParamBeginKey] = beginKey
             dictionary[kQuerySpecParamEndKey] = endKey
@@ -175,7 +175,7 @@ public final class QuerySpec: NSObject, @unchecked Sendable {
         }
     }
 
-    public class func queryType(from queryType: QueryType) -> String {
+    public class func queryType(fromEnum queryType: QueryType) -> String {
         switch queryType {
         case .exact: return kQuerySpecTypeExact
         case .range: return kQuerySpecTypeRange
@@ -187,7 +187,7 @@ public final class QuerySpec: NSObject, @unchecked Sendable {
 
     public class func sortOrder(from sortOrder: String) -> SortOrder { sortOrder == kQuerySpecSortOrderDescending ? .descending : .ascending }
 
-    public class func sortOrder(from sortOrder: SortOrder) -> String {
+    public class func sortOrder(fromEnum sortOrder: SortOrder) -> String {
         sortOrder == .descending ? kQuerySpecSortOrderDescending : kQuerySpecSortOrderAscending
     }
 

@@ -174,13 +174,13 @@ public final class SmartStore: NSObject, @unchecked Sendable {
 
     public func removeAllSoups() { for soup in allSoupNames() { removeSoup(soup) } }
 
-    public func alterSoup(_ soupName: String, withIndexSpecs indexSpecs: [SoupIndex], reIndexData: Bool) -> Bool {
+    public func alterSoup(named soupName: String, indexSpecs: [SoupIndex], reIndexData: Bool) -> Bool {
         let specs = indexSpecs.compactMap(\.engine)
         guard specs.count == indexSpecs.count else { return false }
         return (try? engine.alterSoup(soupName, indexSpecs: specs, reIndexData: reIndexData)) != nil
     }
 
-    public func reIndexSoup(_ soupName: String, withIndexPaths indexPaths: [String]) -> Bool {
+    public func reIndexSoup(named soupName: String, indexPaths: [String]) -> Bool {
         (try? engine.reIndexSoup(soupName, paths: indexPaths)) != nil
     }
 
@@ -248,7 +248,10 @@ public final class SmartStore: NSObject, @unchecked Sendable {
     }
 
     /// The store file's size in bytes.
-    public func getDatabaseSize() -> UInt {
+    /// The `_soupLastModifiedDate` value (ms since 1970) as a date.
+    public func date(lastModifiedValue: Int) -> Date { Date(timeIntervalSince1970: Double(lastModifiedValue) / 1000) }
+
+    public func databaseSize() -> UInt {
         UInt((try? FileManager.default.attributesOfItem(atPath: engine.url.path)[.size] as? NSNumber)??.uint64Value ?? 0)
     }
 

@@ -56,7 +56,7 @@ public final class SoupIndex: NSObject, @unchecked Sendable {
         return dictionary
     }
 
-    public class func asArrayOfDictionaries(_ arrayOfSoupIndexes: [SoupIndex], withColumnName: Bool) -> [[AnyHashable: Any]] {
+    public class func asArray(ofDictionaries arrayOfSoupIndexes: [SoupIndex], withColumnName: Bool) -> [[AnyHashable: Any]] {
         arrayOfSoupIndexes.map { $0.asDictionary(withColumnName) }
     }
 
