@@ -12,6 +12,7 @@ let package = Package(
         .executableTarget(name: "consumer", dependencies: [
             .product(name: "MobileSync", package: "AppGroupSim"),
             .product(name: "Combine", package: "AppGroupSim"),
+            .product(name: "WidgetKit", package: "AppGroupSim"),
         ], swiftSettings: [
             // `import Combine` reads AppGroupSim's OpenCombine re-export (Sources/AppGroupSimCombine), for this
             // target only: other packages' `#if canImport(Combine)` stay false.

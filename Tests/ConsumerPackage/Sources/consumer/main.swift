@@ -1,6 +1,13 @@
 import Combine
 import Foundation
 import MobileSync
+import WidgetKit
+
+// `consumer reload-widgets`: what an app does after it wrote what its widget shows.
+if CommandLine.arguments.dropFirst().first == "reload-widgets" {
+    WidgetCenter.shared.reloadAllTimelines()
+    exit(0)
+}
 
 // `consumer extension-setup GROUP`: an extension's setup written against the SDK's API, run as the bundle and
 // device that APPGROUPSIM_BUNDLE and APPGROUPSIM_DEVICE name: the login state before and after it sets the group.

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The two example packages under Examples/ (issue 26), built against the SDK-named products only and run as
+# the sample's bundles on one device, with the real keyring and org: the app's data layer syncs with
+# SyncManager and publishes through Combine (and reloads the widget through WidgetCenter), then the
+# extension's code lists the newest 3 contacts, the same ones extension-widget lists.
+APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
+DEV="$WORK/device"
+SCRATCH="$ROOT/.build/consumer-package"
+for example in ContactsDataLayer RecentContactsExtension; do
+  swift build --package-path "$ROOT/Examples/$example" --scratch-path "$SCRATCH" > "$WORK/$example.log" 2>&1 \
+    || fail "Examples/$example did not build: $(grep -m5 'error:' "$WORK/$example.log")"
+done
+ok "Examples/ContactsDataLayer and Examples/RecentContactsExtension build with the SDK-named products (and Combine, WidgetKit)"
+
+start_org
+app() { "$BIN/main-app" --bundle "$APP" --device "$DEV" --org "$ORG" "$@"; }
+as_app() { APPGROUPSIM_BUNDLE="$APP" APPGROUPSIM_DEVICE="$DEV" APPGROUPSIM_TRACE="$WORK/trace.jsonl" "$@"; }
+as_widget() { APPGROUPSIM_BUNDLE="$WIDGET" APPGROUPSIM_DEVICE="$DEV" "$@"; }
+
+expect_status 0 as_widget "$SCRATCH/debug/RecentContactsExtension"
+[ "$OUT" = "not logged in" ] || fail "before any login the extension should stop at userLoggedIn: $OUT"
+expect_status 0 app login --username alice@acme.test --password alice-pass
+
+# The widget, watching, renders again when the app's code reloads its timelines.
+"$BIN/extension-widget" --bundle "$WIDGET" --device "$DEV" --watch --json > "$WORK/watch.out" 2> "$WORK/watch.err" &
+WATCH=$!
+trap 'kill $WATCH 2>/dev/null || true' EXIT
+
+expect_status 0 as_app "$SCRATCH/debug/ContactsDataLayer"
+contains "$OUT" "user: alice@acme.test"
+contains "$OUT" "syncDownContacts: "
+contains "$OUT" "published list sizes: 0 -> "
+contains "$OUT" "first: "
+ok "the data layer synced with SyncManager and published through Combine: $(printf '%s\n' "$OUT" | sed -n 's/^published list sizes: //p')"
+grep -q '"step":"widgetReload"' "$WORK/trace.jsonl" || fail "no widgetReload in the trace: $(cat "$WORK/trace.jsonl")"
+expect_status 0 "$BIN/msdk-sim" inspect --device "$DEV"
+contains "$OUT" "com.salesforce.mobilesdk.MobileSyncExplorer: 1 reload(s), last all timelines from com.salesforce.mobilesdk.MobileSyncExplorer"
+ok "WidgetCenter.shared.reloadAllTimelines() is on the device: the trace's widgetReload, inspect's widget reloads"
+
+expect_status 0 as_widget "$SCRATCH/debug/RecentContactsExtension"
+EXAMPLE="$OUT"
+[ "$(printf '%s\n' "$EXAMPLE" | grep -c ' | ')" = 3 ] || fail "not 3 contacts: $EXAMPLE"
+expect_status 0 "$BIN/extension-widget" --bundle "$WIDGET" --device "$DEV" --json
+WIDGET_NAMES=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print("\n".join(" ".join(x for x in (c.get("FirstName"), c.get("LastName")) if x) for c in json.load(sys.stdin)["contacts"]))')
+EXAMPLE_NAMES=$(printf '%s\n' "$EXAMPLE" | sed 's/ | .*//')
+[ "$WIDGET_NAMES" = "$EXAMPLE_NAMES" ] || fail "the example's newest 3 differ from extension-widget's: [$EXAMPLE_NAMES] vs [$WIDGET_NAMES]"
+ok "the extension example lists the newest 3 contacts through the group, the same as extension-widget: $(printf '%s\n' "$EXAMPLE_NAMES" | paste -sd, -)"
+
+# Nothing changes but a reload: the watching widget renders once more (the same rows).
+sleep 1
+BEFORE=$(grep -c '"state"' "$WORK/watch.out")
+swift build --package-path "$ROOT/Tests/ConsumerPackage" --scratch-path "$SCRATCH" --product consumer > "$WORK/consumer.log" 2>&1 || fail "consumer: $(grep -m3 error: "$WORK/consumer.log")"
+expect_status 0 as_app "$SCRATCH/debug/consumer" reload-widgets
+for _ in $(seq 1 50); do
+  [ "$(grep -c '"state"' "$WORK/watch.out")" -gt "$BEFORE" ] && break
+  sleep 0.2
+done
+kill $WATCH 2>/dev/null || true
+wait $WATCH 2>/dev/null || true
+AFTER=$(grep -c '"state"' "$WORK/watch.out")
+[ "$AFTER" -gt "$BEFORE" ] || fail "extension-widget --watch did not render again on a reload alone ($BEFORE renders before, $AFTER after)"
+[ "$(tail -1 "$WORK/watch.out")" = "$(sed -n "${BEFORE}p" "$WORK/watch.out")" ] || fail "the reload's render should show the same rows"
+ok "extension-widget --watch renders again on WidgetCenter.shared.reloadAllTimelines() alone ($BEFORE -> $AFTER renders, same rows)"
