@@ -179,6 +179,8 @@ let package = Package(
             path: "Benchmarks/argsfloor"),
         .executableTarget(name: "bench", dependencies: [
             "SmartStoreEngine", "RestClientEngine", "Keychain", "MobileSyncEngine", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            // The SDK-API benchmark (issue 26): the SmartStore face against the engine, in one run.
+            "SmartStore",
         ], path: "Benchmarks/bench"),
 
         .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "RestClientEngine", "Keychain", "SDKCoreEngine"], path: "Tests/Support"),

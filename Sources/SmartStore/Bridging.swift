@@ -32,6 +32,18 @@ extension JSON {
         if kind == Double.self { self = .double(value as! Double); return }
         if kind == Float.self { self = .double(Double(value as! Float)); return }
         if kind == String.self { self = .string(value as! String); return }
+        // Collections by their exact type first: a failed cast of a dictionary to NSNumber or NSString costs
+        // more than converting it.
+        if kind == [String: Any].self {
+            guard let object = Self.object(value as! [String: Any]) else { return nil }
+            self = .object(object)
+            return
+        }
+        if kind == [AnyHashable: Any].self {
+            guard let object = Self.object(sdkEntry: value as! [AnyHashable: Any]) else { return nil }
+            self = .object(object)
+            return
+        }
         switch value {
         case is NSNull: self = .null
         case let number as NSNumber: self = JSON(foundation: number)
@@ -57,11 +69,52 @@ extension JSON {
     }
 }
 
+extension JSON {
+    /// An entry as app code gives it (`[AnyHashable: Any]` with String keys); nil when it is not JSON.
+    package static func object(sdkEntry entry: [AnyHashable: Any]) -> [String: JSON]? {
+        var object: [String: JSON] = [:]
+        object.reserveCapacity(entry.count)
+        for (key, element) in entry {
+            guard let key = key.base as? String, let json = JSON(sdkValue: element) else { return nil }
+            object[key] = json
+        }
+        return object
+    }
+
+    static func object(_ entry: [String: Any]) -> [String: JSON]? {
+        var object: [String: JSON] = [:]
+        object.reserveCapacity(entry.count)
+        for (key, element) in entry {
+            guard let json = JSON(sdkValue: element) else { return nil }
+            object[key] = json
+        }
+        return object
+    }
+}
+
 extension Dictionary where Key == String, Value == JSON {
     package var foundationEntry: [AnyHashable: Any] {
         var entry: [AnyHashable: Any] = [:]
         entry.reserveCapacity(count)
-        for (key, value) in self { entry[key] = value.foundationValue }
+        for (key, value) in self { entry[AnyHashable(key)] = value.foundationValue }
         return entry
+    }
+
+    /// `foundationEntry` for many entries with the same fields: each key's AnyHashable is made once.
+    package static func foundationEntries(_ entries: [[String: JSON]]) -> [[AnyHashable: Any]] {
+        var keys: [String: AnyHashable] = [:]
+        return entries.map { object in
+            var entry: [AnyHashable: Any] = [:]
+            entry.reserveCapacity(object.count)
+            for (key, value) in object {
+                let hashable: AnyHashable
+                if let known = keys[key] { hashable = known } else {
+                    hashable = AnyHashable(key)
+                    keys[key] = hashable
+                }
+                entry[hashable] = value.foundationValue
+            }
+            return entry
+        }
     }
 }

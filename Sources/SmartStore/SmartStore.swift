@@ -208,7 +208,7 @@ public final class SmartStore: NSObject, @unchecked Sendable {
     /// error-less variant.
     @discardableResult
     public func upsert(entries: [[AnyHashable: Any]], forSoupNamed soupName: String) -> [[AnyHashable: Any]] {
-        sdkLog { try upsertEngine(entries, soupName, SoupField.entryId) } ?? []
+        sdkLog { try upsertFoundation(entries, soupName, SoupField.entryId) } ?? []
     }
 
     @discardableResult
@@ -217,13 +217,32 @@ public final class SmartStore: NSObject, @unchecked Sendable {
     }
 
     private func upsertEngine(_ entries: [Any], _ soupName: String, _ externalIdPath: String) throws -> [[AnyHashable: Any]] {
+        let dictionaries = try entries.map { entry -> [AnyHashable: Any] in
+            if let dictionary = entry as? [AnyHashable: Any] { return dictionary }
+            throw SmartStoreEngine.SmartStoreError.invalidEntry("an entry is not a JSON object")
+        }
+        return try upsertFoundation(dictionaries, soupName, externalIdPath)
+    }
+
+    /// The stored entries, as the SDK returns them: each given entry with its `_soupEntryId` and
+    /// `_soupLastModifiedDate` (the engine stores exactly that), without converting the stored JSON back.
+    private func upsertFoundation(_ entries: [[AnyHashable: Any]], _ soupName: String, _ externalIdPath: String) throws -> [[AnyHashable: Any]] {
         let converted = try entries.map { entry -> SoupEntry in
-            guard let object = JSON(sdkValue: entry)?.objectValue else {
-                throw SmartStoreEngine.SmartStoreError.invalidEntry("an entry is not a JSON object")
-            }
+            guard let object = JSON.object(sdkEntry: entry) else { throw SmartStoreEngine.SmartStoreError.invalidEntry("an entry is not a JSON object") }
             return object
         }
-        return try engine.upsert(converted, into: soupName, externalIdPath: externalIdPath).map(\.foundationEntry)
+        let (ids, modified) = try engine.upsertReturningIdsAndModified(converted, into: soupName, externalIdPath: externalIdPath)
+        let idKey = AnyHashable(SoupField.entryId), modifiedKey = AnyHashable(SoupField.lastModifiedDate)
+        let modifiedValue = Int(modified)
+        var saved: [[AnyHashable: Any]] = []
+        saved.reserveCapacity(entries.count)
+        for (index, entry) in entries.enumerated() {
+            var stored = entry
+            stored[idKey] = Int(ids[index])
+            stored[modifiedKey] = modifiedValue
+            saved.append(stored)
+        }
+        return saved
     }
 
     public func lookupSoupEntryId(soupNamed soupName: String, fieldPath: String, fieldValue: String) throws -> NSNumber {

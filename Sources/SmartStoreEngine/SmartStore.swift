@@ -225,9 +225,22 @@ public final class SmartStore: Sendable {
         return ids
     }
 
+    /// `upsertReturningIds` with the `_soupLastModifiedDate` every entry got (one per call): a caller that
+    /// keeps its own copies of the entries (the SDK's API, with Foundation dictionaries) adds the two fields
+    /// itself instead of converting the stored entries back.
+    package func upsertReturningIdsAndModified(_ entries: [SoupEntry], into soup: String, externalIdPath: String = SoupField.entryId)
+        throws -> (ids: [Int64], modified: Int64)
+    {
+        var ids: [Int64] = []
+        ids.reserveCapacity(entries.count)
+        let modified = try upsert(entries, into: soup, externalIdPath: externalIdPath) { ids.append($0[SoupField.entryId]?.intValue ?? 0) }
+        return (ids, modified)
+    }
+
+    @discardableResult
     private func upsert(
         _ entries: [SoupEntry], into soup: String, externalIdPath: String, each: (SoupEntry) -> Void
-    ) throws {
+    ) throws -> Int64 {
         try write { db in
             let info = try self.requireSoup(db, soup)
             var writer = try EntryWriter(db: db, info: info)
@@ -235,6 +248,7 @@ public final class SmartStore: Sendable {
             for entry in entries {
                 each(try writer.upsert(entry, externalIdPath: externalIdPath, now: now))
             }
+            return now
         }
     }
 

@@ -70,6 +70,16 @@ final class SmartStoreTests: XCTestCase {
         let saved = store!.upsert(entries: entries, forSoupNamed: "accounts")
         XCTAssertEqual(saved.count, 7)
         XCTAssertNotNil(saved[0][SmartStore.soupEntryId] as? NSNumber, "each saved entry has its _soupEntryId")
+        // What upsert returns is what the store holds: the entry, its id and its modification date.
+        let ids = saved.map { $0[SmartStore.soupEntryId] as! NSNumber }
+        let stored = store!.retrieve(usingSoupEntryIds: ids, fromSoupNamed: "accounts")
+        XCTAssertEqual(stored.count, 7)
+        for (given, read) in zip(saved, stored) {
+            XCTAssertEqual(given[SmartStore.soupEntryId] as? Int, read[SmartStore.soupEntryId] as? Int)
+            XCTAssertEqual(given[SmartStore.lastModifiedDate] as? Int, read[SmartStore.lastModifiedDate] as? Int)
+            XCTAssertEqual(given["Name"] as? String, read["Name"] as? String)
+            XCTAssertEqual(Set(given.keys.compactMap { $0.base as? String }), Set(read.keys.compactMap { $0.base as? String }))
+        }
 
         let all = QuerySpec.buildAllQuerySpec(soupName: "accounts", orderPath: "Rank", order: .descending, pageSize: 3)
         XCTAssertEqual(try store!.count(using: all), 7)
