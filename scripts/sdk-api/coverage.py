@@ -57,7 +57,7 @@ def main():
         got, all_ = by_module.get(module, (0, 0))
         print(f"  {module}: {got} of {all_}")
     explained = [e for e in missing if (e["type"], e["name"]) in left_out]
-    print(f"left out on purpose: {len(explained)} (reasons in {left_out_file}); not yet offered: {len(missing) - len(explained)}")
+    print(f"left out on purpose: {len(explained)} (reasons in {os.path.relpath(left_out_file)}); not yet offered: {len(missing) - len(explained)}")
     if show_missing:
         for entry in missing:
             reason = left_out.get((entry["type"], entry["name"]), "not yet")
