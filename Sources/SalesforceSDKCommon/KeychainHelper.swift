@@ -18,10 +18,14 @@ public class KeychainResult: NSObject, @unchecked Sendable {
     public let data: Data?
     public let error: NSError?
 
-    init(_ engine: Keychain.KeychainResult) {
+    /// - Parameter written: for a write, the data written, which the SDK's result carries (testWriteAndReadItem:
+    ///   `XCTAssertNotNil(writeResult.data)`).
+    init(_ engine: Keychain.KeychainResult, written: Data? = nil) {
         success = engine.success
         status = engine.status.rawValue
-        data = engine.data.map { Data($0) }
+        // An item made empty (createIfNotPresent, reset) reads as no data, as the SDK's own
+        // KeychainHelperTests require (testCreateIfNotPresent, testReset: `XCTAssertNil(readResult.data)`).
+        data = engine.success && written != nil ? written : engine.data.flatMap { $0.isEmpty ? nil : Data($0) }
         error = engine.error.map { NSError(domain: KeychainHelper.errorDomain, code: Int(engine.status.rawValue), userInfo: [NSLocalizedDescriptionKey: $0.message]) }
     }
 }
@@ -69,7 +73,7 @@ public class KeychainHelper: NSObject {
     }
 
     public class func write(service: String, data: Data, account: String?, accessGroup: String? = nil, cacheMode: CacheMode = .unspecified) -> KeychainResult {
-        KeychainResult(engine.writeBlocking(Array(data), service: service, account: account, accessGroup: accessGroup ?? Self.accessGroup))
+        KeychainResult(engine.writeBlocking(Array(data), service: service, account: account, accessGroup: accessGroup ?? Self.accessGroup), written: data)
     }
 
     public class func reset(service: String, account: String?) -> KeychainResult {

@@ -30,7 +30,7 @@ final class KeychainHelperTests: XCTestCase {
             let first = KeychainHelper.createIfNotPresent(service: "svc", account: "acct")
             XCTAssertTrue(first.success)
             XCTAssertEqual(first.status, errSecSuccess)
-            XCTAssertEqual(first.data, Data())
+            XCTAssertNil(first.data, "an empty item has no data, as the SDK's testCreateIfNotPresent")
             XCTAssertTrue(KeychainHelper.write(service: "svc", data: Data("v".utf8), account: "acct").success)
             XCTAssertEqual(KeychainHelper.createIfNotPresent(service: "svc", account: "acct").data, Data("v".utf8), "an existing item is returned as it is")
         }
@@ -63,7 +63,7 @@ final class KeychainHelperTests: XCTestCase {
             XCTAssertTrue(KeychainHelper.write(service: "a", data: Data("secret".utf8), account: "1").success)
             XCTAssertTrue(KeychainHelper.write(service: "b", data: Data("secret".utf8), account: "2").success)
             XCTAssertTrue(KeychainHelper.reset(service: "a", account: "1").success)
-            XCTAssertEqual(KeychainHelper.read(service: "a", account: "1").data, Data())
+            XCTAssertNil(KeychainHelper.read(service: "a", account: "1").data)
             XCTAssertTrue(KeychainHelper.removeAll().success)
             XCTAssertEqual(KeychainHelper.read(service: "b", account: "2").status, errSecItemNotFound)
         }

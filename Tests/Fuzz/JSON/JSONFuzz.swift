@@ -1,6 +1,6 @@
 import Foundation
 
-// libFuzzer entry for SmartStore's byte-level JSON reader and writer (Sources/SmartStore/JSON*.swift):
+// libFuzzer entry for SmartStore's byte-level JSON reader and writer (Sources/FastJSON/JSON*.swift):
 // any bytes must parse or be refused, never crash; what parses must write and read back as an equal value
 // (object keys are not kept in order, so the text itself may differ).
 @_cdecl("LLVMFuzzerTestOneInput")

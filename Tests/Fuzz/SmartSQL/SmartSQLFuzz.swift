@@ -1,6 +1,6 @@
 import Foundation
 
-// libFuzzer entry for smart SQL conversion (Sources/SmartStore/SmartSQL.swift) against a soup with
+// libFuzzer entry for smart SQL conversion (Sources/SmartStoreEngine/SmartSQL.swift) against a soup with
 // every kind of index: any input must convert or throw SmartStoreError, never crash.
 private let contacts = SoupInfo(name: "contacts", table: "TABLE_1", indexes: [
     SoupInfo.Index(spec: IndexSpec(path: "Id", type: .string), column: "TABLE_1_0"),
