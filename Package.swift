@@ -10,19 +10,11 @@ let package = Package(
         .executable(name: "extension-notification", targets: ["extension-notification"]),
         .executable(name: "sf-simulator", targets: ["sf-simulator"]),
         .executable(name: "msdk-sim", targets: ["msdk-sim"]),
-        // A developer's own package can depend on AppGroupSim by path and drive these in-process
-        // (Tests/ConsumerPackage does, built by scripts/integration/consumer-package.sh).
-        .library(name: "AppGroup", targets: ["AppGroup"]),
-        .library(name: "Keychain", targets: ["Keychain"]),
+        // A developer's package depends on AppGroupSim by path and uses the SDK's modules, as Swift sees them on iOS
+        // (issue 26). The engine under them (AppGroup, Keychain, SmartStoreEngine, MobileSyncEngine, RestClientEngine,
+        // SDKCoreEngine, SalesforceSDK, the app layer) is at Swift's `package` access level: no product.
         .library(name: "SmartStore", targets: ["SmartStore"]),
-        .library(name: "RestClient", targets: ["RestClientEngine"]),
-        .library(name: "FastJSON", targets: ["FastJSON"]),
         .library(name: "MobileSync", targets: ["MobileSync"]),
-        .library(name: "SalesforceSDK", targets: ["SalesforceSDK"]),
-        .library(name: "XcodeProject", targets: ["XcodeProject"]),
-        // The app layer: what the app (MobileApp) and its extensions (AppExtensions) do, as their bundles configure them.
-        .library(name: "MobileApp", targets: ["MobileApp"]),
-        .library(name: "AppExtensions", targets: ["AppExtensions"]),
         // `import Combine` on Linux: OpenCombine re-exported by AppGroupSimCombine, which developer targets import
         // under Combine's name with `-module-alias Combine=AppGroupSimCombine` (see Sources/AppGroupSimCombine).
         .library(name: "Combine", targets: ["AppGroupSimCombine"]),

@@ -7,15 +7,15 @@ import SmartStoreEngine
 /// An app's widget (the sample's Recent Contacts unless its bundle says otherwise): it never logs in.
 /// It applies its own app-group settings, reads `userLoggedIn` from `msdkUserDefaults`, and only
 /// then would bootstrap the SDK.
-public enum AppWidget {
-    public enum State: String, Codable, Sendable {
+package enum AppWidget {
+    package enum State: String, Codable, Sendable {
         case listed, notLoggedIn, misconfigured, keychainUnavailable
         /// A file the widget reads cannot be read: the device, its bundle, msdkUserDefaults, an account
         /// file or the store is missing, corrupt or of the wrong kind. Nothing is changed or deleted.
         case unreadable
 
         /// The exit status of `extension-widget` (DESIGN.md §9).
-        public var exitCode: Int32 {
+        package var exitCode: Int32 {
             switch self {
             case .listed: return 0
             case .notLoggedIn: return 10
@@ -26,30 +26,30 @@ public enum AppWidget {
         }
     }
 
-    public struct User: Codable, Sendable, Equatable {
-        public var orgId: String
-        public var userId: String
-        public var username: String
+    package struct User: Codable, Sendable, Equatable {
+        package var orgId: String
+        package var userId: String
+        package var username: String
     }
 
-    public struct Contact: Codable, Sendable, Equatable {
-        public var Id: String
-        public var FirstName: String?
-        public var LastName: String?
-        public var LastModifiedDate: String?
+    package struct Contact: Codable, Sendable, Equatable {
+        package var Id: String
+        package var FirstName: String?
+        package var LastName: String?
+        package var LastModifiedDate: String?
     }
 
     /// What `extension-widget --json` prints. `contacts` is the sample's contract; `title` and
     /// `records` (the configured fields of each listed entry, as text, with `Id`) serve any widget.
-    public struct Report: Codable, Sendable, Equatable {
-        public var state: State
-        public var user: User?
-        public var contacts: [Contact]
-        public var message: String
-        public var title: String = WidgetConfig.sample.title
-        public var records: [[String: String]] = []
+    package struct Report: Codable, Sendable, Equatable {
+        package var state: State
+        package var user: User?
+        package var contacts: [Contact]
+        package var message: String
+        package var title: String = WidgetConfig.sample.title
+        package var records: [[String: String]] = []
 
-        public init(state: State, user: User?, contacts: [Contact], message: String, title: String = WidgetConfig.sample.title, records: [[String: String]] = []) {
+        package init(state: State, user: User?, contacts: [Contact], message: String, title: String = WidgetConfig.sample.title, records: [[String: String]] = []) {
             self.state = state
             self.user = user
             self.contacts = contacts
@@ -59,7 +59,7 @@ public enum AppWidget {
         }
 
         /// Always writes `user`, as `null` when there is none: the contract is `"user": {…} | null`.
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(state, forKey: .state)
             if let user { try c.encode(user, forKey: .user) } else { try c.encodeNil(forKey: .user) }
@@ -73,7 +73,7 @@ public enum AppWidget {
     /// Runs the widget's launch checks in the order the sample does them, then lists what its
     /// `WidgetConfig.plist` asks for from the shared store (the sample: the `count` most recently
     /// modified contacts). It never talks to the org.
-    public static func evaluate(_ launch: ProcessLaunch, count: Int? = nil, events: SDKEvents = SDKEvents()) async throws -> Report {
+    package static func evaluate(_ launch: ProcessLaunch, count: Int? = nil, events: SDKEvents = SDKEvents()) async throws -> Report {
         let sandbox = launch.sandbox
         // The flag first, quietly: when it is set, the listing path will read the keychain, so the Secret
         // Service's connection and key exchange start now, on the keychain's queue, while the checks below
@@ -165,19 +165,19 @@ public enum AppWidget {
     }
 
     /// The report for a launch that failed on a file it reads: one message naming the file and the fix.
-    public static func unreadable(_ error: any Error) -> Report {
+    package static func unreadable(_ error: any Error) -> Report {
         Report(state: .unreadable, user: nil, contacts: [], message: "\(error)")
     }
 
     /// `evaluate`, with any file the widget cannot read reported as `unreadable` instead of thrown.
-    public static func evaluateReporting(_ launch: ProcessLaunch, count: Int? = nil, events: SDKEvents = SDKEvents()) async -> Report {
+    package static func evaluateReporting(_ launch: ProcessLaunch, count: Int? = nil, events: SDKEvents = SDKEvents()) async -> Report {
         do { return try await evaluate(launch, count: count, events: events) } catch { return unreadable(error) }
     }
 
     /// `extension-widget --watch`: shows the widget now, then again whenever what it shows changed, until
     /// the task is cancelled. Polling the files' identities costs a few stat calls per interval and sees
     /// every writer, whichever process it is.
-    public static func watch(
+    package static func watch(
         _ launch: ProcessLaunch, count: Int? = nil, events: SDKEvents = SDKEvents(), interval: Duration = .milliseconds(200),
         show: (Report) throws -> Void
     ) async throws {
@@ -211,7 +211,7 @@ public enum AppWidget {
 
     /// What `extension-widget --watch` compares between two looks: size and modification time of
     /// msdkUserDefaults and of every store file under the SDK root (a store write shows in its `-wal`).
-    public static func watchSignature(_ launch: ProcessLaunch) throws -> [String] {
+    package static func watchSignature(_ launch: ProcessLaunch) throws -> [String] {
         let stores = try launch.dataSharing.sdkRoot().storeFiles()
         let files = [try launch.dataSharing.msdkUserDefaults().url] + stores.flatMap { [$0, URL(fileURLWithPath: $0.path + "-wal")] }
         return files.map(\.path).sorted().map { path in

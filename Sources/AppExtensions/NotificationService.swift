@@ -13,8 +13,8 @@ import SDKCoreEngine
 /// group it shares with the app. Whatever goes wrong, the notification is still shown: with the
 /// fallback alert the org put in `aps.alert`, as iOS does when the extension leaves the content alone.
 /// It never writes the decrypted content anywhere.
-public enum NotificationService {
-    public enum State: String, Codable, Sendable {
+package enum NotificationService {
+    package enum State: String, Codable, Sendable {
         /// Shown: decrypted, or a payload that was not encrypted, passed through unchanged.
         case shown
         /// The inbox is empty: nothing was delivered.
@@ -32,7 +32,7 @@ public enum NotificationService {
         case notLoggedIn
 
         /// The exit status of `extension-notification`, the widget's numbers where the meaning is the same.
-        public var exitCode: Int32 {
+        package var exitCode: Int32 {
             switch self {
             case .shown: return 0
             case .noNotification: return 10
@@ -45,37 +45,37 @@ public enum NotificationService {
     }
 
     /// The SDK's decryption error, as `NSError` would carry it.
-    public struct DecryptionError: Codable, Sendable, Equatable {
-        public var domain = "SFSDKPushNotificationError"
-        public var code: Int
-        public var description: String
+    package struct DecryptionError: Codable, Sendable, Equatable {
+        package var domain = "SFSDKPushNotificationError"
+        package var code: Int
+        package var description: String
 
-        public init(_ error: PushNotificationError) {
+        package init(_ error: PushNotificationError) {
             code = error.code
             description = error.description
         }
     }
 
     /// What `extension-notification --json` prints: the notification as shown, and how it came to be.
-    public struct Report: Codable, Sendable, Equatable {
-        public var state: State
+    package struct Report: Codable, Sendable, Equatable {
+        package var state: State
         /// The app the notification is for (its display name), as the banner names it.
-        public var app: String
-        public var title: String
-        public var body: String
+        package var app: String
+        package var title: String
+        package var body: String
         /// The payload's own keys, decrypted ones included, without the ones the SDK and APNs use.
-        public var fields: [String: JSON]
+        package var fields: [String: JSON]
         /// The payload said `encrypted`.
-        public var encrypted: Bool
+        package var encrypted: Bool
         /// The extension changed the content: false means the system shows the payload's alert as it came.
-        public var decrypted: Bool
-        public var error: DecryptionError?
-        public var message: String
+        package var decrypted: Bool
+        package var error: DecryptionError?
+        package var message: String
         /// The payload file the notification came from (under `delivered/` once taken from the inbox).
-        public var payload: String?
+        package var payload: String?
 
         /// Nothing shown yet: the empty notification of `app`.
-        public init(state: State, app: String, message: String = "", payload: String? = nil) {
+        package init(state: State, app: String, message: String = "", payload: String? = nil) {
             self.state = state
             self.app = app
             title = ""
@@ -88,7 +88,7 @@ public enum NotificationService {
             self.payload = payload
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(state, forKey: .state)
             try c.encode(app, forKey: .app)
@@ -110,15 +110,15 @@ public enum NotificationService {
     ]
 
     /// The `.app` this extension belongs to (the notifications are that app's).
-    public static func hostApp(of bundle: AppBundle) throws -> AppBundle? { try AppWidget.hostApp(of: bundle) }
+    package static func hostApp(of bundle: AppBundle) throws -> AppBundle? { try AppWidget.hostApp(of: bundle) }
 
     /// What a look into the inbox found: the payload to show (moved to `delivered/`), and what it passed over.
-    public struct Taken: Sendable, Equatable {
-        public var file: URL?
+    package struct Taken: Sendable, Equatable {
+        package var file: URL?
         /// Inbox entries that are not regular files (a link, a FIFO, a directory): never opened, left in place.
-        public var refused: [String] = []
+        package var refused: [String] = []
         /// Payloads byte-identical to one shown before: moved to `delivered/` and not shown again.
-        public var duplicates: [String] = []
+        package var duplicates: [String] = []
     }
 
     /// Takes the oldest payload from the host app's inbox: it is moved, whole, to `delivered/` before it is
@@ -126,7 +126,7 @@ public enum NotificationService {
     /// entry that is not a regular file is refused by name and left; a payload whose bytes were shown before
     /// (APNs delivered it twice) is moved to `delivered/` but not shown: the first process to claim its
     /// SHA-256 (`shown/<hash>`, created exclusively) shows it.
-    public static func takeNext(_ launch: ProcessLaunch) throws -> Taken {
+    package static func takeNext(_ launch: ProcessLaunch) throws -> Taken {
         let app = try hostApp(of: launch.sandbox.bundle)?.bundleIdentifier ?? launch.sandbox.bundleIdentifier
         let layout = launch.sandbox.device.layout
         let inbox = layout.notificationInbox(bundleID: app)
@@ -178,7 +178,7 @@ public enum NotificationService {
     }
 
     /// Shows the payload in `file` as the system would after this extension ran.
-    public static func handle(_ launch: ProcessLaunch, payload file: URL, events: SDKEvents = SDKEvents()) async -> Report {
+    package static func handle(_ launch: ProcessLaunch, payload file: URL, events: SDKEvents = SDKEvents()) async -> Report {
         let host = try? hostApp(of: launch.sandbox.bundle)
         let appName = host?.displayName ?? host?.url.deletingPathExtension().lastPathComponent ?? launch.sandbox.bundle.displayName ?? launch.sandbox.bundleIdentifier
         var report = Report(state: .shown, app: appName, payload: file.path)
@@ -285,7 +285,7 @@ public enum NotificationService {
     }
 
     /// `extension-notification` without `--payload`: the next delivered notification, or `noNotification`.
-    public static func handleNext(_ launch: ProcessLaunch, events: SDKEvents = SDKEvents()) async -> Report {
+    package static func handleNext(_ launch: ProcessLaunch, events: SDKEvents = SDKEvents()) async -> Report {
         let host = try? hostApp(of: launch.sandbox.bundle)
         let appName = host?.displayName ?? launch.sandbox.bundle.displayName ?? launch.sandbox.bundleIdentifier
         let empty = Report(state: .noNotification, app: appName)
@@ -331,7 +331,7 @@ public enum NotificationService {
     }
 
     /// The notification as a terminal shows it: the banner's app line, title, body and fields, then how it came to be.
-    public static func text(_ report: Report) -> String {
+    package static func text(_ report: Report) -> String {
         guard report.state != .noNotification else { return "(no notification) \(report.message)" }
         var lines = ["\(report.app) — notification"]
         if !report.title.isEmpty { lines.append("  \(report.title)") }

@@ -2,9 +2,9 @@ import Foundation
 
 /// The widget drawn for a person: a small text card for the terminal (`extension-widget`), or as on
 /// the home screen, one self-contained HTML page (inline CSS, no script, no network) for `--render html`.
-public enum WidgetCard {
+package enum WidgetCard {
     /// The small card a person reads.
-    public static func text(_ report: AppWidget.Report) -> String {
+    package static func text(_ report: AppWidget.Report) -> String {
         var lines = ["┌─ \(report.title) " + String(repeating: "─", count: max(4, 46 - report.title.count))]
         if let user = report.user { lines.append("│ \(user.username)") }
         switch report.state {
@@ -26,7 +26,7 @@ public enum WidgetCard {
         return lines.joined(separator: "\n")
     }
 
-    public static func html(_ report: AppWidget.Report, now: Date = Date()) -> String {
+    package static func html(_ report: AppWidget.Report, now: Date = Date()) -> String {
         var body: String
         switch report.state {
         case .listed:

@@ -5,23 +5,23 @@ import SmartStoreEngine
 /// What a widget lists, from its extension bundle's `WidgetConfig.plist`: the soup, a title, the
 /// fields shown, the order path and direction, an optional smart-SQL filter, and how many. Without the
 /// file it is the sample's Recent Contacts. One query for the widget and the app's shell alike.
-public struct WidgetConfig: Sendable, Equatable {
-    public static let fileName = "WidgetConfig.plist"
+package struct WidgetConfig: Sendable, Equatable {
+    package static let fileName = "WidgetConfig.plist"
 
-    public var title: String
-    public var soup: String
-    public var fields: [String]
-    public var orderPath: String
-    public var ascending: Bool
+    package var title: String
+    package var soup: String
+    package var fields: [String]
+    package var orderPath: String
+    package var ascending: Bool
     /// A smart-SQL condition, e.g. `{workorders:Status__c} != 'Completed'`.
-    public var filter: String?
-    public var count: Int
+    package var filter: String?
+    package var count: Int
 
-    public static let sample = WidgetConfig(
+    package static let sample = WidgetConfig(
         title: "Recent Contacts", soup: "contacts", fields: ["FirstName", "LastName", "LastModifiedDate"], orderPath: "_soupLastModifiedDate",
         ascending: false, filter: nil, count: 3)
 
-    public init(title: String, soup: String, fields: [String], orderPath: String, ascending: Bool, filter: String?, count: Int) {
+    package init(title: String, soup: String, fields: [String], orderPath: String, ascending: Bool, filter: String?, count: Int) {
         self.title = title
         self.soup = soup
         self.fields = fields
@@ -31,9 +31,9 @@ public struct WidgetConfig: Sendable, Equatable {
         self.count = count
     }
 
-    public enum ConfigError: Error, CustomStringConvertible {
+    package enum ConfigError: Error, CustomStringConvertible {
         case invalid(path: String, key: String, expected: String)
-        public var description: String {
+        package var description: String {
             switch self {
             case .invalid(let path, let key, let expected): return "\(path): \(key) must be \(expected); fix the widget's \(WidgetConfig.fileName)"
             }
@@ -41,7 +41,7 @@ public struct WidgetConfig: Sendable, Equatable {
     }
 
     /// The bundle's config, or the sample's when it has none.
-    public static func load(from bundle: AppBundle) throws -> WidgetConfig {
+    package static func load(from bundle: AppBundle) throws -> WidgetConfig {
         guard let plist = try bundle.plistResource(fileName) else { return .sample }
         let path = bundle.resourceURL(fileName).path
         func string(_ key: String) throws -> String? {
@@ -75,21 +75,21 @@ public struct WidgetConfig: Sendable, Equatable {
     }
 
     /// The newest-first (or configured) query: ties broken by the entry written last.
-    public var smartSQL: String {
+    package var smartSQL: String {
         "SELECT {\(soup):_soup} FROM {\(soup)}\(filter.map { " WHERE \($0)" } ?? "") ORDER BY {\(soup):\(orderPath)} \(ascending ? "ASC" : "DESC"), {\(soup):_soupEntryId} DESC"
     }
 
     /// The entries this config lists, first `count` (default: the config's) of `smartSQL`: the one
     /// query and order the widget and the app's list screen (`main-app shell`'s `show`) both use.
     /// Empty when the soup does not exist yet (a user who logged in but never synced).
-    public func newestRecords(in store: SmartStore, count: Int? = nil) throws -> [SoupEntry] {
+    package func newestRecords(in store: SmartStore, count: Int? = nil) throws -> [SoupEntry] {
         guard try store.soupExists(soup) else { return [] }
         let rows = try store.query(.smart(smartSQL, pageSize: max(1, count ?? self.count)))
         return rows.compactMap { $0.arrayValue?.first?.objectValue }
     }
 
     /// The configured fields of an entry (and its `Id`) as text, for a card or a list row.
-    public func shownFields(of entry: SoupEntry) -> [String: String] {
+    package func shownFields(of entry: SoupEntry) -> [String: String] {
         var out: [String: String] = [:]
         for field in ["Id"] + fields {
             switch JSON.object(entry).project(field) {
@@ -105,7 +105,7 @@ public struct WidgetConfig: Sendable, Equatable {
 
     /// An entry as one line of a list: the sample's contacts by name, any other entry by its configured
     /// fields in order, joined by ` · `.
-    public func rowText(of entry: SoupEntry) -> String {
+    package func rowText(of entry: SoupEntry) -> String {
         if soup == Self.sample.soup {
             return [entry["FirstName"]?.stringValue, entry["LastName"]?.stringValue].compactMap { $0 }.joined(separator: " ")
         }
@@ -115,7 +115,7 @@ public struct WidgetConfig: Sendable, Equatable {
 
     /// What the app's list screen shows: the config of the first widget it embeds that has one, or
     /// the app's own `WidgetConfig.plist`, or the sample's Recent Contacts.
-    public static func listScreen(of app: AppBundle) throws -> WidgetConfig {
+    package static func listScreen(of app: AppBundle) throws -> WidgetConfig {
         for ext in try app.plugIns() where FileManager.default.fileExists(atPath: ext.resourceURL(fileName).path) { return try load(from: ext) }
         return try load(from: app)
     }

@@ -2,31 +2,31 @@ import Foundation
 
 /// A bundle directory, as on iOS: `Info.plist`, one `.entitlements` file, resources, and for an app
 /// its extensions under `PlugIns/*.appex`.
-public struct AppBundle: Sendable, Equatable {
-    public let url: URL
+package struct AppBundle: Sendable, Equatable {
+    package let url: URL
     /// `CFBundleIdentifier`.
-    public let bundleIdentifier: String
+    package let bundleIdentifier: String
     /// `CFBundleDisplayName` or `CFBundleName`, if any.
-    public let displayName: String?
-    public let info: [String: PlistValue]
-    public let entitlements: Entitlements
-    public let entitlementsURL: URL
+    package let displayName: String?
+    package let info: [String: PlistValue]
+    package let entitlements: Entitlements
+    package let entitlementsURL: URL
 
     /// The team that signed the bundle (`com.apple.developer.team-identifier` in its entitlements), if it says.
-    public var teamIdentifier: String? { entitlements.raw["com.apple.developer.team-identifier"]?.stringValue }
+    package var teamIdentifier: String? { entitlements.raw["com.apple.developer.team-identifier"]?.stringValue }
 
     /// True for an app extension (`*.appex`).
-    public var isExtension: Bool { url.pathExtension == "appex" }
+    package var isExtension: Bool { url.pathExtension == "appex" }
 
     /// `NSExtension.NSExtensionPointIdentifier` of an extension's Info.plist.
-    public var extensionPointIdentifier: String? { info["NSExtension"]?.dictionaryValue?["NSExtensionPointIdentifier"]?.stringValue }
+    package var extensionPointIdentifier: String? { info["NSExtension"]?.dictionaryValue?["NSExtensionPointIdentifier"]?.stringValue }
 
-    public static let notificationServiceExtensionPoint = "com.apple.usernotifications.service"
+    package static let notificationServiceExtensionPoint = "com.apple.usernotifications.service"
 
     /// A notification service extension: iOS hands it each remote notification before it is shown.
-    public var isNotificationServiceExtension: Bool { isExtension && extensionPointIdentifier == Self.notificationServiceExtensionPoint }
+    package var isNotificationServiceExtension: Bool { isExtension && extensionPointIdentifier == Self.notificationServiceExtensionPoint }
 
-    public init(at url: URL) throws {
+    package init(at url: URL) throws {
         let url = url.standardizedFileURL
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue else {
@@ -59,16 +59,16 @@ public struct AppBundle: Sendable, Equatable {
     }
 
     /// The extensions under `PlugIns/`, sorted by name.
-    public func plugIns() throws -> [AppBundle] {
+    package func plugIns() throws -> [AppBundle] {
         let dir = url.appendingPathComponent("PlugIns")
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return [] }
         return try names.filter { $0.hasSuffix(".appex") }.sorted().map { try AppBundle(at: dir.appendingPathComponent($0)) }
     }
 
-    public func resourceURL(_ name: String) -> URL { url.appendingPathComponent(name) }
+    package func resourceURL(_ name: String) -> URL { url.appendingPathComponent(name) }
 
     /// A property-list resource of the bundle, or nil when the bundle does not carry it.
-    public func plistResource(_ name: String) throws -> [String: PlistValue]? {
+    package func plistResource(_ name: String) throws -> [String: PlistValue]? {
         try Self.readPlist(resourceURL(name))
     }
 
@@ -87,14 +87,14 @@ public struct AppBundle: Sendable, Equatable {
     }
 }
 
-public enum BundleError: Error, Equatable, CustomStringConvertible, LocalizedError {
+package enum BundleError: Error, Equatable, CustomStringConvertible, LocalizedError {
     case notABundle(path: String)
     case missingFile(path: String)
     case invalidPlist(path: String, detail: String)
     case invalidValue(path: String, key: String, expected: String)
     case ambiguousEntitlements(path: String, files: [String])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notABundle(let path):
             return "\(path) is not a bundle directory; pass --bundle with a path like Fixtures/MobileSyncExplorer/MobileSyncExplorer.app"
@@ -109,5 +109,5 @@ public enum BundleError: Error, Equatable, CustomStringConvertible, LocalizedErr
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }

@@ -8,17 +8,17 @@ import Glibc
 /// A second launch of the same bundle on the same device waits for it, up to a bound, then fails with
 /// one message. The kernel drops the lock when the holder exits, SIGKILL included, so nothing goes stale.
 /// Extensions never take it: iOS runs them beside their app.
-public final class AppInstanceLock: @unchecked Sendable {
-    public static let fileName = ".running.lock"
+package final class AppInstanceLock: @unchecked Sendable {
+    package static let fileName = ".running.lock"
     /// How long a second launch waits: 30 s, or `APPGROUPSIM_APP_LOCK_TIMEOUT` seconds.
-    public static var defaultTimeout: TimeInterval {
+    package static var defaultTimeout: TimeInterval {
         ProcessInfo.processInfo.environment["APPGROUPSIM_APP_LOCK_TIMEOUT"].flatMap(Double.init).flatMap { $0 >= 0 && $0 <= 3600 ? $0 : nil } ?? 30
     }
 
     private let fd: Int32
 
     /// Takes the lock, waiting up to `timeout` seconds for the process that holds it.
-    public init(sandbox: AppSandbox, timeout: TimeInterval = AppInstanceLock.defaultTimeout) throws {
+    package init(sandbox: AppSandbox, timeout: TimeInterval = AppInstanceLock.defaultTimeout) throws {
         try SecureFiles.makeDirectory(sandbox.dataContainer)
         let url = sandbox.dataContainer.appendingPathComponent(Self.fileName)
         let fd = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -57,10 +57,10 @@ public final class AppInstanceLock: @unchecked Sendable {
     }
 }
 
-public enum AppInstanceError: Error, Equatable, CustomStringConvertible, LocalizedError {
+package enum AppInstanceError: Error, Equatable, CustomStringConvertible, LocalizedError {
     case alreadyRunning(bundleID: String, pid: Int32?, waited: TimeInterval)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .alreadyRunning(let bundleID, let pid, let waited):
             let who = pid.map { " (pid \($0))" } ?? ""
@@ -69,5 +69,5 @@ public enum AppInstanceError: Error, Equatable, CustomStringConvertible, Localiz
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }

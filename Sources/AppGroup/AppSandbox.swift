@@ -11,30 +11,30 @@ import Logging
 /// `com.apple.developer.team-identifier` it was signed with, else the device's), may use only keychain groups
 /// prefixed by that team's id, and an app group belongs to the team that first used it on the device. What a
 /// bundle of another team names in its entitlements is refused as if it were not there.
-public struct AppSandbox: Sendable {
-    public let device: Device
-    public let bundle: AppBundle
+package struct AppSandbox: Sendable {
+    package let device: Device
+    package let bundle: AppBundle
     private let owners = OwnersCache()
 
-    public init(device: Device, bundle: AppBundle) {
+    package init(device: Device, bundle: AppBundle) {
         self.device = device
         self.bundle = bundle
     }
 
     /// The bundle's team: its signing team, else the device's.
-    public var teamID: String { bundle.teamIdentifier ?? device.teamID }
+    package var teamID: String { bundle.teamIdentifier ?? device.teamID }
 
     /// The team an app group belongs to on this device, nil until one uses it.
-    public func owner(ofAppGroup groupID: String) -> String? { owners.owners(device)[groupID] }
+    package func owner(ofAppGroup groupID: String) -> String? { owners.owners(device)[groupID] }
 
     /// App groups the entitlements list but another team owns on this device: refused.
-    public var appGroupsOfOtherTeams: [(group: String, owner: String)] {
+    package var appGroupsOfOtherTeams: [(group: String, owner: String)] {
         bundle.entitlements.applicationGroups.compactMap { group in owner(ofAppGroup: group).flatMap { $0 == teamID ? nil : (group, $0) } }
     }
 
     /// Keychain groups the entitlements list (expanded) that neither carry this team's prefix nor are an app
     /// group of this team: refused, as code signing would refuse them.
-    public var keychainGroupsOfOtherTeams: [String] {
+    package var keychainGroupsOfOtherTeams: [String] {
         bundle.entitlements.effectiveKeychainAccessGroups(teamID: teamID, bundleID: bundleIdentifier).filter { !isOwnKeychainGroup($0) }
     }
 
@@ -43,12 +43,12 @@ public struct AppSandbox: Sendable {
         return bundle.entitlements.applicationGroups.contains(group) && owner(ofAppGroup: group).map { $0 == teamID } ?? true
     }
 
-    public var bundleIdentifier: String { bundle.bundleIdentifier }
+    package var bundleIdentifier: String { bundle.bundleIdentifier }
 
     /// Refuses a container of this process (or a directory on the way to it) that is a symbolic link: a link
     /// put in place of a container would have the app write its defaults, accounts and stores wherever it
     /// points. Checked at launch.
-    public func checkContainers() throws {
+    package func checkContainers() throws {
         let roots = [dataContainer] + bundle.entitlements.applicationGroups.map(device.sharedContainer(groupID:))
         for container in roots {
             let relative = container.path.dropFirst(device.root.path.count).split(separator: "/")
@@ -63,16 +63,16 @@ public struct AppSandbox: Sendable {
     }
 
     /// `Containers/Data/<bundle id>`.
-    public var dataContainer: URL { device.dataContainer(bundleID: bundleIdentifier) }
+    package var dataContainer: URL { device.dataContainer(bundleID: bundleIdentifier) }
 
     /// `UserDefaults.standard`: `Library/Preferences/<bundle id>.plist` in the private container.
-    public var standardDefaults: SharedDefaults {
+    package var standardDefaults: SharedDefaults {
         SharedDefaults(url: device.layout.standardDefaults(bundleID: bundleIdentifier))
     }
 
     /// True if the entitlements list `groupID` under `com.apple.security.application-groups` and no other team
     /// owns it on this device.
-    public func isEntitled(toAppGroup groupID: String) -> Bool {
+    package func isEntitled(toAppGroup groupID: String) -> Bool {
         guard bundle.entitlements.applicationGroups.contains(groupID) else { return false }
         return owner(ofAppGroup: groupID).map { $0 == teamID } ?? true
     }
@@ -90,12 +90,12 @@ public struct AppSandbox: Sendable {
     }
 
     /// `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`: nil unless entitled.
-    public func containerURL(forSecurityApplicationGroupIdentifier groupID: String) -> URL? {
+    package func containerURL(forSecurityApplicationGroupIdentifier groupID: String) -> URL? {
         try? groupContainer(groupID)
     }
 
     /// The app group's shared container, created (0700) on first use.
-    public func groupContainer(_ groupID: String) throws -> URL {
+    package func groupContainer(_ groupID: String) throws -> URL {
         if bundle.entitlements.applicationGroups.contains(groupID), let owner = owner(ofAppGroup: groupID), owner != teamID {
             throw AppGroupError.ownedByAnotherTeam(group: groupID, owner: owner, bundleID: bundleIdentifier, team: teamID)
         }
@@ -113,7 +113,7 @@ public struct AppSandbox: Sendable {
     /// `UserDefaults(suiteName:)`. For an entitled app group this is the shared suite in the group container.
     /// For anything else iOS quietly gives a suite private to the process, and so do we
     /// (`Library/Preferences/<name>.plist` in the private container): writes succeed and nobody else sees them.
-    public func suite(named name: String) -> SharedDefaults {
+    package func suite(named name: String) -> SharedDefaults {
         if isEntitled(toAppGroup: name) {
             // Entitled: the group's suite, even if the owner could not be recorded (an unreadable owners file is
             // reported where it is read); a private suite here would hide the app's writes from its extension.
@@ -130,7 +130,7 @@ public struct AppSandbox: Sendable {
 
     /// What this process owns on the device: its private container and the app-group containers it is
     /// entitled to (those that exist).
-    public var ownedDirectories: [URL] {
+    package var ownedDirectories: [URL] {
         ([dataContainer] + bundle.entitlements.applicationGroups.map(device.sharedContainer(groupID:)))
             .filter { FileManager.default.fileExists(atPath: $0.path) }
     }
@@ -138,7 +138,7 @@ public struct AppSandbox: Sendable {
     /// A launch's repair of the device's file rules in what it owns (and the device directory and
     /// `device.json` themselves, not the other apps' containers): loose modes back to 0700/0600, and
     /// temp files of writers that died removed. Returns what it changed, for one line on stderr.
-    public func restoreFileRules() -> (tightened: [DeviceHygiene.LooseMode], removed: [String]) {
+    package func restoreFileRules() -> (tightened: [DeviceHygiene.LooseMode], removed: [String]) {
         let roots = ownedDirectories
         // The device directory, its manifest and the directories on the way to what the process owns.
         var top = [device.root, device.layout.manifest]
@@ -158,7 +158,7 @@ public struct AppSandbox: Sendable {
 
     /// The keychain access groups this process may use, `$(AppIdentifierPrefix)` expanded with its team: those
     /// of its own team only (`keychainGroupsOfOtherTeams` are refused).
-    public var keychainAccessGroups: [String] {
+    package var keychainAccessGroups: [String] {
         bundle.entitlements.effectiveKeychainAccessGroups(teamID: teamID, bundleID: bundleIdentifier).filter(isOwnKeychainGroup)
     }
 }
@@ -180,13 +180,13 @@ final class OwnersCache: @unchecked Sendable {
     func set(_ group: String, _ owner: String) { lock.withLock { loaded?[group] = owner } }
 }
 
-public enum AppGroupError: Error, Equatable, CustomStringConvertible, LocalizedError {
+package enum AppGroupError: Error, Equatable, CustomStringConvertible, LocalizedError {
     /// The process asked for an app-group container its entitlements do not list.
     case notEntitled(group: String, bundleID: String, entitlements: String, entitled: [String])
     /// The entitlements list the group, but another team used it first on this device.
     case ownedByAnotherTeam(group: String, owner: String, bundleID: String, team: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notEntitled(let group, let bundleID, let entitlements, let entitled):
             let have = entitled.isEmpty ? "none" : entitled.joined(separator: ", ")
@@ -197,5 +197,5 @@ public enum AppGroupError: Error, Equatable, CustomStringConvertible, LocalizedE
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }

@@ -3,9 +3,9 @@ import Foundation
 /// What iOS accepts as a bundle identifier, an app group or a keychain group name: letters, digits, hyphens
 /// and periods (reverse DNS). Every such name becomes a directory name on the device (its container, its
 /// URL inbox), so anything else (a '/', '..', an empty part) would reach outside the device.
-public enum BundleIdentifier {
+package enum BundleIdentifier {
     /// Nil when `name` is usable; otherwise what is wrong with it, in words.
-    public static func problem(_ name: String) -> String? {
+    package static func problem(_ name: String) -> String? {
         if name.isEmpty { return "is empty" }
         if name.utf8.count > 255 { return "is longer than 255 characters" }
         if let bad = name.unicodeScalars.first(where: { !($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == ".")) }) {
@@ -15,5 +15,5 @@ public enum BundleIdentifier {
         return nil
     }
 
-    public static func isValid(_ name: String) -> Bool { problem(name) == nil }
+    package static func isValid(_ name: String) -> Bool { problem(name) == nil }
 }

@@ -9,39 +9,39 @@ import Foundation
 /// - `msdkUserDefaults()` is resolved again on every call;
 /// - turning the flag on copies the standard defaults into the suite once (marker
 ///   `kAppDefaultsMigratedToAppGroups` in standard defaults); turning it off copies back and clears the marker.
-public struct DataSharingHelper: Sendable {
-    public static let appGroupNameKey = "KAppGroupName"
-    public static let appGroupEnabledKey = "kAccessGroupEnabled"
-    public static let migratedKey = "kAppDefaultsMigratedToAppGroups"
+package struct DataSharingHelper: Sendable {
+    package static let appGroupNameKey = "KAppGroupName"
+    package static let appGroupEnabledKey = "kAccessGroupEnabled"
+    package static let migratedKey = "kAppDefaultsMigratedToAppGroups"
     /// The group suite's one-time marker of the SDK file migration: whichever process turns the flag on
     /// first moves *its own* SDK files into the group container and sets it.
-    public static let filesSharedKey = "filesShared"
+    package static let filesSharedKey = "filesShared"
     /// Bookkeeping keys that the migration does not copy between suites.
     static let bookkeepingKeys: Set<String> = [appGroupNameKey, appGroupEnabledKey, migratedKey, filesSharedKey]
 
-    public let sandbox: AppSandbox
+    package let sandbox: AppSandbox
 
-    public init(sandbox: AppSandbox) {
+    package init(sandbox: AppSandbox) {
         self.sandbox = sandbox
     }
 
-    public func appGroupName() throws -> String? {
+    package func appGroupName() throws -> String? {
         try sandbox.standardDefaults.string(forKey: Self.appGroupNameKey)
     }
 
-    public func setAppGroupName(_ name: String?) throws {
+    package func setAppGroupName(_ name: String?) throws {
         try sandbox.standardDefaults.set(name.map(PlistValue.string), forKey: Self.appGroupNameKey)
     }
 
     /// False until a name is set. Read from the suite of that name (shared only if entitled).
-    public func appGroupEnabled() throws -> Bool {
+    package func appGroupEnabled() throws -> Bool {
         guard let name = try appGroupName(), !name.isEmpty else { return false }
         return try sandbox.suite(named: name).bool(forKey: Self.appGroupEnabledKey)
     }
 
     /// Writes the flag into the group suite and runs the one-time migration of defaults in the matching direction.
     /// Without a name set this does nothing, as in the SDK.
-    public func setAppGroupEnabled(_ enabled: Bool) throws {
+    package func setAppGroupEnabled(_ enabled: Bool) throws {
         guard let name = try appGroupName(), !name.isEmpty else { return }
         let suite = sandbox.suite(named: name)
         try suite.set(.bool(enabled), forKey: Self.appGroupEnabledKey)
@@ -87,7 +87,7 @@ public struct DataSharingHelper: Sendable {
 
     /// `NSUserDefaults.msdkUserDefaults`: the group suite when the flag is on, standard defaults otherwise.
     /// Resolved on every call, so a flag flipped by another process takes effect at once.
-    public func msdkUserDefaults() throws -> SharedDefaults {
+    package func msdkUserDefaults() throws -> SharedDefaults {
         if try appGroupEnabled(), let name = try appGroupName() {
             return sandbox.suite(named: name)
         }
@@ -96,10 +96,10 @@ public struct DataSharingHelper: Sendable {
 
     /// Where the SDK keeps its files: `<group container>/<group name>` when the flag is on,
     /// the process's own container otherwise (an extension has its own, so its own tree).
-    public func sdkRootDirectory() throws -> URL { try sdkRoot().url }
+    package func sdkRootDirectory() throws -> URL { try sdkRoot().url }
 
     /// `sdkRootDirectory()` with the SDK's folders under it (`DeviceLayout.SDKRoot`).
-    public func sdkRoot() throws -> DeviceLayout.SDKRoot {
+    package func sdkRoot() throws -> DeviceLayout.SDKRoot {
         if try appGroupEnabled(), let name = try appGroupName() {
             _ = try sandbox.groupContainer(name)
             return sandbox.device.layout.groupSDKRoot(groupID: name)
@@ -110,10 +110,10 @@ public struct DataSharingHelper: Sendable {
     /// Every SDK root this process can have, whatever the flag says now: its own container and, when it
     /// is entitled to the named group, the group's. A check that must not miss an account file (one
     /// left where the flag pointed before) looks in all of them.
-    public func allSDKRootDirectories() throws -> [URL] { try allSDKRoots().map(\.url) }
+    package func allSDKRootDirectories() throws -> [URL] { try allSDKRoots().map(\.url) }
 
     /// `allSDKRootDirectories()` with the SDK's folders under each.
-    public func allSDKRoots() throws -> [DeviceLayout.SDKRoot] {
+    package func allSDKRoots() throws -> [DeviceLayout.SDKRoot] {
         var roots = [sandbox.device.layout.privateSDKRoot(bundleID: sandbox.bundleIdentifier)]
         if let name = try appGroupName(), sandbox.isEntitled(toAppGroup: name) {
             roots.append(sandbox.device.layout.groupSDKRoot(groupID: name))
@@ -123,24 +123,24 @@ public struct DataSharingHelper: Sendable {
 }
 
 /// The sample app's `AppGroupConfig.plist`, which each target applies at launch before `initializeSDK`.
-public struct AppGroupConfig: Sendable, Equatable {
-    public static let fileName = "AppGroupConfig.plist"
+package struct AppGroupConfig: Sendable, Equatable {
+    package static let fileName = "AppGroupConfig.plist"
 
-    public var appGroupName: String
+    package var appGroupName: String
     /// The flag this target sets at launch; nil means the target only sets the name and follows the flag
     /// the app keeps in the group suite (what an extension should do: see `msdk-sim doctor`).
-    public var appGroupsEnabled: Bool?
+    package var appGroupsEnabled: Bool?
     /// The key the app writes its login state under (`userLoggedIn` in the sample).
-    public var userLogInStatusKey: String
+    package var userLogInStatusKey: String
 
-    public init(appGroupName: String, appGroupsEnabled: Bool?, userLogInStatusKey: String = "userLoggedIn") {
+    package init(appGroupName: String, appGroupsEnabled: Bool?, userLogInStatusKey: String = "userLoggedIn") {
         self.appGroupName = appGroupName
         self.appGroupsEnabled = appGroupsEnabled
         self.userLogInStatusKey = userLogInStatusKey
     }
 
     /// Reads the bundle's `AppGroupConfig.plist`; nil when the bundle has none.
-    public static func load(from bundle: AppBundle) throws -> AppGroupConfig? {
+    package static func load(from bundle: AppBundle) throws -> AppGroupConfig? {
         guard let plist = try bundle.plistResource(fileName) else { return nil }
         let path = bundle.resourceURL(fileName).path
         guard let name = plist["appGroupName"]?.stringValue else {
@@ -156,7 +156,7 @@ public struct AppGroupConfig: Sendable, Equatable {
     }
 
     /// What the sample's AppDelegate does first: name, then flag (when this target sets one).
-    public func apply(to helper: DataSharingHelper) throws {
+    package func apply(to helper: DataSharingHelper) throws {
         try helper.setAppGroupName(appGroupName)
         if let appGroupsEnabled { try helper.setAppGroupEnabled(appGroupsEnabled) }
     }

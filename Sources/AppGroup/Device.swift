@@ -7,19 +7,19 @@ import Glibc
 ///
 /// Many devices can live side by side; each keychain item carries the device id so that
 /// devices sharing one Secret Service never see each other's items.
-public struct Device: Sendable, Equatable {
+package struct Device: Sendable, Equatable {
     /// `--device DIR` falls back to this variable.
-    public static let environmentVariable = "APPGROUPSIM_DEVICE"
+    package static let environmentVariable = "APPGROUPSIM_DEVICE"
     /// Team id written into a new device when none is given.
-    public static let defaultTeamID = "SIMTEAM001"
+    package static let defaultTeamID = "SIMTEAM001"
 
-    public let root: URL
-    public let id: UUID
-    public let teamID: String
-    public let created: Date
+    package let root: URL
+    package let id: UUID
+    package let teamID: String
+    package let created: Date
 
     /// `$(AppIdentifierPrefix)` on this device: the team id and a dot.
-    public var appIdentifierPrefix: String { teamID + "." }
+    package var appIdentifierPrefix: String { teamID + "." }
 
     /// Opens the device at `root`, creating it (and `device.json`) if needed.
     /// Two processes creating the same device at once agree on one id.
@@ -28,7 +28,7 @@ public struct Device: Sendable, Equatable {
     /// made it: owned by this user, private (no group or other write, no sticky bit), and empty. Anything else
     /// (another user's, a shared `/tmp`-like 1777 directory, a folder with files in it) is adopted only with
     /// `initialize` (`--init`): otherwise containers and secrets would land in a place others can reach.
-    public static func open(at root: URL, teamID: String? = nil, initialize: Bool = false) throws -> Device {
+    package static func open(at root: URL, teamID: String? = nil, initialize: Bool = false) throws -> Device {
         let file = root.appendingPathComponent("device.json")
         if let existing = try read(file) { return existing }
         var info = stat()
@@ -85,7 +85,7 @@ public struct Device: Sendable, Equatable {
     }
 
     /// The device named by `--device` or, failing that, `APPGROUPSIM_DEVICE`.
-    public static func resolve(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment, initialize: Bool = false)
+    package static func resolve(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment, initialize: Bool = false)
         throws -> Device
     {
         guard let path = path ?? environment[environmentVariable], !path.isEmpty else {
@@ -95,12 +95,12 @@ public struct Device: Sendable, Equatable {
     }
 
     /// `Containers/Data/<bundle id>`: a process's private container.
-    public func dataContainer(bundleID: String) -> URL {
+    package func dataContainer(bundleID: String) -> URL {
         layout.dataContainer(bundleID: bundleID)
     }
 
     /// `Containers/Shared/AppGroup/<group id>`: an app group's shared container (open it through `AppSandbox`).
-    public func sharedContainer(groupID: String) -> URL {
+    package func sharedContainer(groupID: String) -> URL {
         layout.sharedContainer(groupID: groupID)
     }
 
@@ -142,7 +142,7 @@ public struct Device: Sendable, Equatable {
     }
 }
 
-public enum DeviceError: Error, Equatable, CustomStringConvertible, LocalizedError {
+package enum DeviceError: Error, Equatable, CustomStringConvertible, LocalizedError {
     case notGiven
     case corruptManifest(path: String)
     case unwritable(path: String)
@@ -150,7 +150,7 @@ public enum DeviceError: Error, Equatable, CustomStringConvertible, LocalizedErr
     /// A container on the device is a symbolic link: writing through it would write outside the device.
     case containerIsLink(path: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notGiven:
             return "no device given: pass --device DIR or set \(Device.environmentVariable)=DIR (a new directory is created)"
@@ -165,5 +165,5 @@ public enum DeviceError: Error, Equatable, CustomStringConvertible, LocalizedErr
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }

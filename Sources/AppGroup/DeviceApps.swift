@@ -7,21 +7,21 @@ import Glibc
 /// iOS knows them, kept in `DEVICE/InstalledApps.plist`; and the delivery of a URL to the app that
 /// claims its scheme: into the app's URL inbox (`DEVICE/URLs/<bundle id>/inbox/`) when it is running,
 /// else by launching it once to handle the URL (the caller says how).
-public struct DeviceApps: Sendable {
-    public struct App: Sendable, Equatable, Codable {
-        public var bundleIdentifier: String
-        public var path: String
+package struct DeviceApps: Sendable {
+    package struct App: Sendable, Equatable, Codable {
+        package var bundleIdentifier: String
+        package var path: String
         /// Lowercased, as iOS compares them.
-        public var schemes: [String]
+        package var schemes: [String]
     }
 
-    public enum Failure: Error, Equatable, CustomStringConvertible, LocalizedError {
+    package enum Failure: Error, Equatable, CustomStringConvertible, LocalizedError {
         case notInstalled(bundleID: String)
         case unknownScheme(String)
         case schemeClaimedTwice(scheme: String, apps: [String])
         case notAURL(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .notInstalled(let id):
                 return "no app \(id) is installed on this device; install it with msdk-sim device install --app PATH"
@@ -34,26 +34,26 @@ public struct DeviceApps: Sendable {
             }
         }
 
-        public var errorDescription: String? { description }
+        package var errorDescription: String? { description }
     }
 
-    public let device: Device
+    package let device: Device
 
-    public init(device: Device) { self.device = device }
+    package init(device: Device) { self.device = device }
 
     var registry: SharedDefaults { SharedDefaults(url: device.root.appendingPathComponent("InstalledApps.plist")) }
 
     /// Registers (or updates) the bundle; returns the app as installed. Two apps may be installed with
     /// one scheme, as iOS allows; opening such a URL is then an error that names both.
     @discardableResult
-    public func install(_ bundle: AppBundle) throws -> App {
+    package func install(_ bundle: AppBundle) throws -> App {
         let app = App(bundleIdentifier: bundle.bundleIdentifier, path: bundle.url.path, schemes: Self.schemes(of: bundle))
         try registry.set(.dictionary(["path": .string(app.path), "schemes": .array(app.schemes.map { .string($0) })]), forKey: app.bundleIdentifier)
         return app
     }
 
     /// `CFBundleURLTypes[*].CFBundleURLSchemes[*]`, lowercased, in order.
-    public static func schemes(of bundle: AppBundle) -> [String] {
+    package static func schemes(of bundle: AppBundle) -> [String] {
         var out: [String] = []
         for type in bundle.info["CFBundleURLTypes"]?.arrayValue ?? [] {
             for scheme in type.dictionaryValue?["CFBundleURLSchemes"]?.arrayValue ?? [] {
@@ -63,20 +63,20 @@ public struct DeviceApps: Sendable {
         return out
     }
 
-    public func apps() throws -> [App] {
+    package func apps() throws -> [App] {
         try registry.dictionaryRepresentation().compactMap { id, value -> App? in
             guard let d = value.dictionaryValue, let path = d["path"]?.stringValue else { return nil }
             return App(bundleIdentifier: id, path: path, schemes: d["schemes"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         }.sorted { $0.bundleIdentifier < $1.bundleIdentifier }
     }
 
-    public func app(bundleID: String) throws -> App {
+    package func app(bundleID: String) throws -> App {
         guard let app = try apps().first(where: { $0.bundleIdentifier == bundleID }) else { throw Failure.notInstalled(bundleID: bundleID) }
         return app
     }
 
     /// The one installed app that claims the URL's scheme.
-    public func app(for url: URL) throws -> App {
+    package func app(for url: URL) throws -> App {
         guard let scheme = url.scheme?.lowercased(), !scheme.isEmpty else { throw Failure.notAURL(url.absoluteString) }
         let claiming = try apps().filter { $0.schemes.contains(scheme) }
         guard let first = claiming.first else { throw Failure.unknownScheme(scheme) }
@@ -86,12 +86,12 @@ public struct DeviceApps: Sendable {
 
     // MARK: URL delivery
 
-    public func urlInbox(bundleID: String) -> URL {
+    package func urlInbox(bundleID: String) -> URL {
         device.root.appendingPathComponent("URLs").appendingPathComponent(bundleID).appendingPathComponent("inbox")
     }
 
     /// Whether a process runs the app now (holds its instance lock).
-    public func isRunning(bundleID: String) -> Bool {
+    package func isRunning(bundleID: String) -> Bool {
         let url = device.dataContainer(bundleID: bundleID).appendingPathComponent(AppInstanceLock.fileName)
         let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
@@ -103,7 +103,7 @@ public struct DeviceApps: Sendable {
         return errno == EWOULDBLOCK
     }
 
-    public enum Delivery: Sendable, Equatable {
+    package enum Delivery: Sendable, Equatable {
         /// Into the inbox of the running app.
         case inbox(bundleID: String)
         /// The app was not running: the caller's launcher ran it to handle the URL.
@@ -113,7 +113,7 @@ public struct DeviceApps: Sendable {
     /// Delivers `url` to the app that claims its scheme: into its inbox when it runs (it handles it
     /// there), else `launch(app, url)` runs it once to handle it.
     @discardableResult
-    public func open(_ url: URL, launch: (App, URL) throws -> Void) throws -> Delivery {
+    package func open(_ url: URL, launch: (App, URL) throws -> Void) throws -> Delivery {
         let app = try app(for: url)
         if isRunning(bundleID: app.bundleIdentifier) {
             let item = try post(url, to: app.bundleIdentifier)
@@ -132,7 +132,7 @@ public struct DeviceApps: Sendable {
     /// `device`, sharing this process's stdin, stdout and stderr (and its trace file, appended to). The URL
     /// goes through the app's inbox, not its command line: another user's `ps` never sees a one-time code.
     /// Returns the running process; the caller decides whether to wait.
-    public static func launchMainApp(_ app: App, url: URL, device: Device, trace: String?, shareStdin: Bool = true) throws -> Process {
+    package static func launchMainApp(_ app: App, url: URL, device: Device, trace: String?, shareStdin: Bool = true) throws -> Process {
         let binary = ProcessInfo.processInfo.environment["APPGROUPSIM_MAIN_APP"].map(URL.init(fileURLWithPath:))
             ?? Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("main-app")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
@@ -152,7 +152,7 @@ public struct DeviceApps: Sendable {
 
     /// Writes the URL into the app's inbox (whole, 0600, named in delivery order); returns the item's name.
     @discardableResult
-    public func post(_ url: URL, to bundleID: String) throws -> String {
+    package func post(_ url: URL, to bundleID: String) throws -> String {
         let inbox = urlInbox(bundleID: bundleID)
         try SecureFiles.makeDirectory(inbox)
         let name = String(format: "%015.0f", Date().timeIntervalSince1970 * 1000) + "-" + UUID().uuidString.prefix(8) + ".url"
@@ -161,7 +161,7 @@ public struct DeviceApps: Sendable {
     }
 
     /// The inbox item `name` (what an app launched for one URL handles), removed; nil when it is gone.
-    public func take(_ name: String, bundleID: String) throws -> URL? {
+    package func take(_ name: String, bundleID: String) throws -> URL? {
         guard !name.contains("/"), name.hasSuffix(".url") else { throw Failure.notAURL(name) }
         let file = urlInbox(bundleID: bundleID).appendingPathComponent(name)
         guard let data = try SecureFiles.readIfPresent(file), unlink(file.path) == 0 else { return nil }
@@ -174,7 +174,7 @@ public struct DeviceApps: Sendable {
     /// that never took it) is no longer delivered: what it carries is stale by then (an authorization code
     /// lives 15 minutes at most, and the login that asked for it has long been abandoned), and on a device
     /// a URL reaches a running app at once or launches it; nothing waits.
-    public static let urlLifetime: TimeInterval = 600
+    package static let urlLifetime: TimeInterval = 600
 
     /// When an inbox item was posted, from its name (milliseconds since 1970, then a dash); nil if not ours.
     static func postedAt(_ name: String) -> Date? {
@@ -184,7 +184,7 @@ public struct DeviceApps: Sendable {
 
     /// The oldest URL in the app's inbox, removed from it (URLs may carry one-time codes: none is kept).
     /// Items older than `urlLifetime` are removed unread, each named to `expired` (with how long it waited).
-    public func takeNext(bundleID: String, now: Date = Date(), expired: (String, TimeInterval) -> Void = { _, _ in }) throws -> URL? {
+    package func takeNext(bundleID: String, now: Date = Date(), expired: (String, TimeInterval) -> Void = { _, _ in }) throws -> URL? {
         let inbox = urlInbox(bundleID: bundleID)
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: inbox.path)) ?? []).filter { $0.hasSuffix(".url") && !$0.hasPrefix(".") }.sorted()
         for name in names {

@@ -6,18 +6,18 @@ import Glibc
 /// The device's file rules, checked and restored: directories 0700 and files 0600 (DESIGN.md §2), and
 /// no temp file of a writer that died between writing and renaming (`.<name>.tmp-<pid>-<n>`).
 /// `doctor` reports both; a launch fixes what its process owns and says so once.
-public enum DeviceHygiene {
+package enum DeviceHygiene {
     /// A path whose mode lets the group or others in.
-    public struct LooseMode: Sendable, Equatable {
-        public var path: String
-        public var mode: UInt16
-        public var isDirectory: Bool
-        public var expected: UInt16 { isDirectory ? 0o700 : 0o600 }
+    package struct LooseMode: Sendable, Equatable {
+        package var path: String
+        package var mode: UInt16
+        package var isDirectory: Bool
+        package var expected: UInt16 { isDirectory ? 0o700 : 0o600 }
     }
 
     /// Every directory and regular file under `roots` (the roots included) with group or other bits set.
     /// Symbolic links are not followed.
-    public static func looseModes(under roots: [URL], recursive: Bool = true) -> [LooseMode] {
+    package static func looseModes(under roots: [URL], recursive: Bool = true) -> [LooseMode] {
         var out: [LooseMode] = []
         walk(roots, recursive: recursive) { path, info in
             let mode = UInt16(info.st_mode & 0o7777)
@@ -30,13 +30,13 @@ public enum DeviceHygiene {
 
     /// Sets every loose path under `roots` back to 0700 (directories) or 0600 (files); returns what changed.
     @discardableResult
-    public static func tighten(under roots: [URL], recursive: Bool = true) -> [LooseMode] {
+    package static func tighten(under roots: [URL], recursive: Bool = true) -> [LooseMode] {
         let loose = looseModes(under: roots, recursive: recursive)
         return loose.filter { chmod($0.path, mode_t($0.expected)) == 0 }
     }
 
     /// Temp files (`.<name>.tmp-<pid>-<n>`) whose writer is no longer running.
-    public static func leftoverTempFiles(under roots: [URL], recursive: Bool = true) -> [String] {
+    package static func leftoverTempFiles(under roots: [URL], recursive: Bool = true) -> [String] {
         var out: [String] = []
         walk(roots, recursive: recursive) { path, info in
             guard info.st_mode & S_IFMT == S_IFREG, let pid = writerPID(URL(fileURLWithPath: path).lastPathComponent) else { return }
@@ -47,7 +47,7 @@ public enum DeviceHygiene {
 
     /// Removes the leftover temp files; returns the ones removed.
     @discardableResult
-    public static func removeLeftoverTempFiles(under roots: [URL], recursive: Bool = true) -> [String] {
+    package static func removeLeftoverTempFiles(under roots: [URL], recursive: Bool = true) -> [String] {
         leftoverTempFiles(under: roots, recursive: recursive).filter { unlink($0) == 0 }
     }
 

@@ -14,63 +14,63 @@ import Foundation
 /// ```
 /// The SDK root is `Containers/Shared/AppGroup/<group>/<group>` when app groups are on, the
 /// process's own data container otherwise.
-public struct DeviceLayout: Sendable, Equatable {
-    public let root: URL
+package struct DeviceLayout: Sendable, Equatable {
+    package let root: URL
 
-    public init(root: URL) { self.root = root }
+    package init(root: URL) { self.root = root }
 
     /// `device.json`: id, team, created.
-    public var manifest: URL { root.appendingPathComponent("device.json") }
+    package var manifest: URL { root.appendingPathComponent("device.json") }
 
     /// Which team each app group used on this device belongs to: the first team to use it (`AppGroupOwners.plist`).
-    public var appGroupOwners: URL { root.appendingPathComponent("AppGroupOwners.plist") }
+    package var appGroupOwners: URL { root.appendingPathComponent("AppGroupOwners.plist") }
 
     /// `Containers/Data`: one private container per bundle id that ever ran.
-    public var dataContainers: URL { root.appendingPathComponent("Containers/Data") }
+    package var dataContainers: URL { root.appendingPathComponent("Containers/Data") }
 
     /// `Containers/Data/<bundle id>`.
-    public func dataContainer(bundleID: String) -> URL { dataContainers.appendingPathComponent(bundleID) }
+    package func dataContainer(bundleID: String) -> URL { dataContainers.appendingPathComponent(bundleID) }
 
     /// `Containers/Shared/AppGroup/<group id>`.
-    public func sharedContainer(groupID: String) -> URL {
+    package func sharedContainer(groupID: String) -> URL {
         root.appendingPathComponent("Containers/Shared/AppGroup").appendingPathComponent(groupID)
     }
 
     /// `UserDefaults.standard` of a process: `Library/Preferences/<bundle id>.plist` in its container.
     /// Where the simulated APNs delivers an app's notifications: `Notifications/<bundle id>/inbox/`,
     /// one JSON payload per file, oldest first by name. The app's notification service extension reads it.
-    public func notificationInbox(bundleID: String) -> URL {
+    package func notificationInbox(bundleID: String) -> URL {
         root.appendingPathComponent("Notifications").appendingPathComponent(bundleID).appendingPathComponent("inbox")
     }
 
     /// Where a payload goes once the notification service extension took it from the inbox: kept as it
     /// came (still encrypted), as Notification Center keeps a delivered notification.
-    public func deliveredNotifications(bundleID: String) -> URL {
+    package func deliveredNotifications(bundleID: String) -> URL {
         root.appendingPathComponent("Notifications").appendingPathComponent(bundleID).appendingPathComponent("delivered")
     }
 
     /// The SHA-256 of every payload shown (one empty-named marker file each): a payload APNs delivers twice is
     /// shown once.
-    public func shownNotifications(bundleID: String) -> URL {
+    package func shownNotifications(bundleID: String) -> URL {
         root.appendingPathComponent("Notifications").appendingPathComponent(bundleID).appendingPathComponent("shown")
     }
 
-    public func standardDefaults(bundleID: String) -> URL { Self.preferences(in: dataContainer(bundleID: bundleID), suite: bundleID) }
+    package func standardDefaults(bundleID: String) -> URL { Self.preferences(in: dataContainer(bundleID: bundleID), suite: bundleID) }
 
     /// The shared suite of an app group: `Library/Preferences/<group>.plist` in the group container.
-    public func groupSuite(groupID: String) -> URL { Self.preferences(in: sharedContainer(groupID: groupID), suite: groupID) }
+    package func groupSuite(groupID: String) -> URL { Self.preferences(in: sharedContainer(groupID: groupID), suite: groupID) }
 
     /// A suite a process is not entitled to share: kept in its own container, as iOS does.
-    public func privateSuite(_ name: String, bundleID: String) -> URL { Self.preferences(in: dataContainer(bundleID: bundleID), suite: name) }
+    package func privateSuite(_ name: String, bundleID: String) -> URL { Self.preferences(in: dataContainer(bundleID: bundleID), suite: name) }
 
     /// Where the SDK keeps its files for a process whose app group is on: `<group container>/<group>`.
-    public func groupSDKRoot(groupID: String) -> SDKRoot { SDKRoot(sharedContainer(groupID: groupID).appendingPathComponent(groupID)) }
+    package func groupSDKRoot(groupID: String) -> SDKRoot { SDKRoot(sharedContainer(groupID: groupID).appendingPathComponent(groupID)) }
 
     /// Where the SDK keeps its files for a process whose app group is off: its own container.
-    public func privateSDKRoot(bundleID: String) -> SDKRoot { SDKRoot(dataContainer(bundleID: bundleID)) }
+    package func privateSDKRoot(bundleID: String) -> SDKRoot { SDKRoot(dataContainer(bundleID: bundleID)) }
 
     /// The bundle ids that have a container on this device, sorted.
-    public func bundleIDsWithContainers() -> [String] {
+    package func bundleIDsWithContainers() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: dataContainers.path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
     }
 
@@ -79,56 +79,56 @@ public struct DeviceLayout: Sendable, Equatable {
     }
 
     /// The SDK's path rule for a component it builds from an id: `/\?%*|"<>:@` become `_`.
-    public static func safePathComponent(_ component: String) -> String {
+    package static func safePathComponent(_ component: String) -> String {
         String(component.map { "/\\?%*|\"<>:@".contains($0) ? "_" : $0 })
     }
 
     /// The tree the SDK writes under: accounts in `Library/`, stores in `Documents/`.
-    public struct SDKRoot: Sendable, Hashable {
-        public let url: URL
+    package struct SDKRoot: Sendable, Hashable {
+        package let url: URL
 
         /// Always a directory URL, so that two roots of one path are equal however they were found.
-        public init(_ url: URL) { self.url = URL(fileURLWithPath: url.standardizedFileURL.path, isDirectory: true) }
+        package init(_ url: URL) { self.url = URL(fileURLWithPath: url.standardizedFileURL.path, isDirectory: true) }
 
-        public static let accountFileName = "UserAccount.plist"
-        public static let storeFileName = "store.sqlite"
+        package static let accountFileName = "UserAccount.plist"
+        package static let storeFileName = "store.sqlite"
 
         /// `Library`: one folder per org, one per user inside it.
-        public var library: URL { url.appendingPathComponent("Library") }
+        package var library: URL { url.appendingPathComponent("Library") }
         /// `Documents`: user and global stores.
-        public var documents: URL { url.appendingPathComponent("Documents") }
+        package var documents: URL { url.appendingPathComponent("Documents") }
 
         /// `Library/<orgId>/<userId>`.
-        public func accountDirectory(orgId: String, userId: String) -> URL {
+        package func accountDirectory(orgId: String, userId: String) -> URL {
             library.appendingPathComponent(safePathComponent(orgId)).appendingPathComponent(safePathComponent(userId))
         }
 
         /// `Library/<orgId>/<userId>/UserAccount.plist`.
-        public func accountFile(orgId: String, userId: String) -> URL {
+        package func accountFile(orgId: String, userId: String) -> URL {
             accountDirectory(orgId: orgId, userId: userId).appendingPathComponent(Self.accountFileName)
         }
 
         /// `Documents/<orgId>/<userId>/<community or internal>`: everything the SDK keeps for one user.
-        public func userDocuments(orgId: String, userId: String, communityId: String?) -> URL {
+        package func userDocuments(orgId: String, userId: String, communityId: String?) -> URL {
             documents.appendingPathComponent(safePathComponent(orgId)).appendingPathComponent(safePathComponent(userId))
                 .appendingPathComponent(safePathComponent(communityId ?? "internal"))
         }
 
         /// `…/stores`: one folder per named store of that user.
-        public func userStores(orgId: String, userId: String, communityId: String?) -> URL {
+        package func userStores(orgId: String, userId: String, communityId: String?) -> URL {
             userDocuments(orgId: orgId, userId: userId, communityId: communityId).appendingPathComponent("stores")
         }
 
         /// `Documents/stores`: the global stores.
-        public var globalStores: URL { documents.appendingPathComponent("stores") }
+        package var globalStores: URL { documents.appendingPathComponent("stores") }
 
         /// `<stores folder>/<name>/store.sqlite`.
-        public static func storeFile(in stores: URL, named name: String) -> URL {
+        package static func storeFile(in stores: URL, named name: String) -> URL {
             stores.appendingPathComponent(name).appendingPathComponent(storeFileName)
         }
 
         /// Every account file under `Library/` (org and user folders as found), sorted by path.
-        public func accountFiles() -> [(orgId: String, userId: String, url: URL)] {
+        package func accountFiles() -> [(orgId: String, userId: String, url: URL)] {
             let fm = FileManager.default
             var out: [(String, String, URL)] = []
             for org in ((try? fm.contentsOfDirectory(atPath: library.path)) ?? []).sorted() {
@@ -142,7 +142,7 @@ public struct DeviceLayout: Sendable, Equatable {
         }
 
         /// Every store file under `Documents/`, user and global, sorted by path.
-        public func storeFiles() -> [URL] {
+        package func storeFiles() -> [URL] {
             guard let walker = FileManager.default.enumerator(atPath: documents.path) else { return [] }
             return walker.compactMap { $0 as? String }
                 .filter { $0 == Self.storeFileName || $0.hasSuffix("/" + Self.storeFileName) }
@@ -151,7 +151,7 @@ public struct DeviceLayout: Sendable, Equatable {
     }
 
     /// Every SDK root on the device: each data container, and each group's SDK root that exists.
-    public func allSDKRoots() -> [SDKRoot] {
+    package func allSDKRoots() -> [SDKRoot] {
         var roots = bundleIDsWithContainers().map(privateSDKRoot(bundleID:))
         let groups = root.appendingPathComponent("Containers/Shared/AppGroup")
         for group in ((try? FileManager.default.contentsOfDirectory(atPath: groups.path)) ?? []).sorted() {
@@ -164,5 +164,5 @@ public struct DeviceLayout: Sendable, Equatable {
 
 extension Device {
     /// Where everything on this device is.
-    public var layout: DeviceLayout { DeviceLayout(root: root) }
+    package var layout: DeviceLayout { DeviceLayout(root: root) }
 }

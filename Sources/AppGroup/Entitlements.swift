@@ -1,24 +1,24 @@
 import Foundation
 
 /// A target's `.entitlements` file: the app groups and keychain groups it may open.
-public struct Entitlements: Sendable, Equatable {
-    public static let applicationGroupsKey = "com.apple.security.application-groups"
-    public static let keychainAccessGroupsKey = "keychain-access-groups"
+package struct Entitlements: Sendable, Equatable {
+    package static let applicationGroupsKey = "com.apple.security.application-groups"
+    package static let keychainAccessGroupsKey = "keychain-access-groups"
 
     /// `com.apple.security.application-groups`.
-    public var applicationGroups: [String]
+    package var applicationGroups: [String]
     /// `keychain-access-groups`, as written (with `$(AppIdentifierPrefix)` unexpanded).
-    public var keychainAccessGroups: [String]
+    package var keychainAccessGroups: [String]
     /// Every key of the file.
-    public var raw: [String: PlistValue]
+    package var raw: [String: PlistValue]
 
-    public init(applicationGroups: [String] = [], keychainAccessGroups: [String] = [], raw: [String: PlistValue] = [:]) {
+    package init(applicationGroups: [String] = [], keychainAccessGroups: [String] = [], raw: [String: PlistValue] = [:]) {
         self.applicationGroups = applicationGroups
         self.keychainAccessGroups = keychainAccessGroups
         self.raw = raw
     }
 
-    public init(plist: [String: PlistValue], path: String) throws {
+    package init(plist: [String: PlistValue], path: String) throws {
         func strings(_ key: String) throws -> [String] {
             guard let value = plist[key] else { return [] }
             guard let array = value.arrayValue else {
@@ -46,7 +46,7 @@ public struct Entitlements: Sendable, Equatable {
 
     /// Replaces Xcode's build variables the way code signing does: `$(AppIdentifierPrefix)` and
     /// `$(TeamIdentifierPrefix)` become `<team id>.`. Other variables are left as written.
-    public static func expand(_ value: String, teamID: String) -> String {
+    package static func expand(_ value: String, teamID: String) -> String {
         // The standard library's `replacing`: Foundation's replacingOccurrences goes through NSString and
         // costs a launch about 0.3 ms more here.
         value.replacing("$(AppIdentifierPrefix)", with: teamID + ".").replacing("$(TeamIdentifierPrefix)", with: teamID + ".")
@@ -55,7 +55,7 @@ public struct Entitlements: Sendable, Equatable {
     /// The keychain access groups a process of this target may use, in iOS's order: the
     /// `keychain-access-groups` entries (expanded), then the application identifier
     /// (`<team>.<bundle id>`), then the app groups. A write with no group goes to the first.
-    public func effectiveKeychainAccessGroups(teamID: String, bundleID: String) -> [String] {
+    package func effectiveKeychainAccessGroups(teamID: String, bundleID: String) -> [String] {
         var groups = keychainAccessGroups.map { Self.expand($0, teamID: teamID) }
         groups.append("\(teamID).\(bundleID)")
         groups.append(contentsOf: applicationGroups)

@@ -2,17 +2,17 @@ import Foundation
 
 /// One inconsistency between an app and its extensions: what, how bad, the exact fix, and the bundle
 /// it is about (the app's or an extension's folder name).
-public struct SetupIssue: Sendable, Equatable {
-    public enum Severity: String, Sendable { case error, warning }
+package struct SetupIssue: Sendable, Equatable {
+    package enum Severity: String, Sendable { case error, warning }
 
-    public var id: String
-    public var severity: Severity
-    public var message: String
-    public var fix: String
+    package var id: String
+    package var severity: Severity
+    package var message: String
+    package var fix: String
     /// The bundle the issue is about, when it is one extension's (`RecentContacts.appex`).
-    public var subject: String?
+    package var subject: String?
 
-    public init(_ id: String, _ severity: Severity, _ message: String, fix: String, subject: String? = nil) {
+    package init(_ id: String, _ severity: Severity, _ message: String, fix: String, subject: String? = nil) {
         self.id = id
         self.severity = severity
         self.message = message
@@ -24,21 +24,21 @@ public struct SetupIssue: Sendable, Equatable {
 /// "Are this app and its extensions set up consistently?": the one evaluation that both
 /// `msdk-sim doctor` and an extension's launch check use. Checks are ordered so that one mistake gives
 /// one issue (a typo in the extension's group name is "the names differ", not also "not entitled").
-public enum ExtensionSetup {
-    public static let teamIdentifierKey = "com.apple.developer.team-identifier"
+package enum ExtensionSetup {
+    package static let teamIdentifierKey = "com.apple.developer.team-identifier"
     /// Resources only the app reads; an extension that carries them was packaged by mistake.
-    public static let appOnlyResources = ["bootconfig.plist", "userstore.json", "usersyncs.json", "LoginViewConfig.plist"]
+    package static let appOnlyResources = ["bootconfig.plist", "userstore.json", "usersyncs.json", "LoginViewConfig.plist"]
 
     static func name(_ bundle: AppBundle) -> String { bundle.url.lastPathComponent }
 
     /// The entitlement that lets iOS give an app an APNs device token.
-    public static let apsEnvironmentKey = "aps-environment"
+    package static let apsEnvironmentKey = "aps-environment"
     /// The keychain item a notification service extension reads (the SDK's push key; PushKey.service).
-    public static let pushKeyService = "com.salesforce.mobilesdk.notificationKey"
+    package static let pushKeyService = "com.salesforce.mobilesdk.notificationKey"
 
     static func config(_ bundle: AppBundle) -> Result<AppGroupConfig?, any Error> { Result { try AppGroupConfig.load(from: bundle) } }
 
-    public static func evaluate(app: AppBundle, extensions: [AppBundle]) -> [SetupIssue] {
+    package static func evaluate(app: AppBundle, extensions: [AppBundle]) -> [SetupIssue] {
         var out: [SetupIssue] = []
         let all = [app] + extensions
         var seen: [String: String] = [:]

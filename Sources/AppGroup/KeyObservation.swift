@@ -10,10 +10,10 @@ import Glibc
 /// A polled change counter would need a wake-up every few tens of milliseconds in every observer to
 /// stay well under the 250 ms bound. Where inotify is not available (limits exhausted, odd file
 /// systems) the observer falls back to polling the file's identity every 50 ms.
-public final class KeyObservation: Sendable {
-    public var key: String { core.key }
+package final class KeyObservation: Sendable {
+    package var key: String { core.key }
     /// True when changes are detected with inotify, false when polling.
-    public var usesInotify: Bool { core.usesInotify }
+    package var usesInotify: Bool { core.usesInotify }
 
     private let core: ObservationCore
 
@@ -22,7 +22,7 @@ public final class KeyObservation: Sendable {
     }
 
     /// Stops the observation; the handler is not called after this returns.
-    public func cancel() { core.cancel() }
+    package func cancel() { core.cancel() }
 
     // The watching thread holds the core, never this handle, so dropping the handle stops the observation.
     deinit { core.cancel() }

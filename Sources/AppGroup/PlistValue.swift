@@ -4,7 +4,7 @@ import Foundation
 ///
 /// `SharedDefaults` stores `[String: PlistValue]`; the file on disk is an ordinary
 /// XML property list that `plutil` or Python's `plistlib` read.
-public enum PlistValue: Sendable, Hashable {
+package enum PlistValue: Sendable, Hashable {
     case bool(Bool)
     case int(Int)
     case double(Double)
@@ -15,7 +15,7 @@ public enum PlistValue: Sendable, Hashable {
     case dictionary([String: PlistValue])
 
     /// Converts what `PropertyListSerialization` returns; nil for anything that is not a plist type.
-    public init?(foundation value: Any) {
+    package init?(foundation value: Any) {
         // Check Bool by its dynamic type first: an NSNumber 1 also answers `is Bool`.
         if type(of: value) == Bool.self, let b = value as? Bool {
             self = .bool(b)
@@ -52,7 +52,7 @@ public enum PlistValue: Sendable, Hashable {
     }
 
     /// The value as `PropertyListSerialization` expects it.
-    public var foundationValue: Any {
+    package var foundationValue: Any {
         switch self {
         case .bool(let b): return b
         case .int(let i): return i
@@ -75,23 +75,23 @@ public enum PlistValue: Sendable, Hashable {
         }
     }
 
-    public var boolValue: Bool? { if case .bool(let b) = self { return b } else { return nil } }
-    public var intValue: Int? { if case .int(let i) = self { return i } else { return nil } }
-    public var doubleValue: Double? {
+    package var boolValue: Bool? { if case .bool(let b) = self { return b } else { return nil } }
+    package var intValue: Int? { if case .int(let i) = self { return i } else { return nil } }
+    package var doubleValue: Double? {
         switch self {
         case .double(let d): return d
         case .int(let i): return Double(i)
         default: return nil
         }
     }
-    public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
-    public var dataValue: Data? { if case .data(let d) = self { return d } else { return nil } }
-    public var dateValue: Date? { if case .date(let d) = self { return d } else { return nil } }
-    public var arrayValue: [PlistValue]? { if case .array(let a) = self { return a } else { return nil } }
-    public var dictionaryValue: [String: PlistValue]? { if case .dictionary(let d) = self { return d } else { return nil } }
+    package var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
+    package var dataValue: Data? { if case .data(let d) = self { return d } else { return nil } }
+    package var dateValue: Date? { if case .date(let d) = self { return d } else { return nil } }
+    package var arrayValue: [PlistValue]? { if case .array(let a) = self { return a } else { return nil } }
+    package var dictionaryValue: [String: PlistValue]? { if case .dictionary(let d) = self { return d } else { return nil } }
 
     /// The name `plutil` and `defaults` use for the type.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .bool: return "bool"
         case .int: return "integer"
@@ -108,18 +108,18 @@ public enum PlistValue: Sendable, Hashable {
 extension PlistValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(integerLiteral value: Int) { self = .int(value) }
-    public init(floatLiteral value: Double) { self = .double(value) }
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(arrayLiteral elements: PlistValue...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, PlistValue)...) {
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(integerLiteral value: Int) { self = .int(value) }
+    package init(floatLiteral value: Double) { self = .double(value) }
+    package init(stringLiteral value: String) { self = .string(value) }
+    package init(arrayLiteral elements: PlistValue...) { self = .array(elements) }
+    package init(dictionaryLiteral elements: (String, PlistValue)...) {
         self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }
 
 extension PlistValue: CustomStringConvertible {
-    public var description: String {
+    package var description: String {
         switch self {
         case .bool(let b): return b ? "true" : "false"
         case .int(let i): return String(i)
@@ -136,7 +136,7 @@ extension PlistValue: CustomStringConvertible {
 
 /// JSON for `--json` output: bools, numbers, strings and containers as themselves, data as base64, dates as ISO 8601.
 extension PlistValue: Encodable {
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         switch self {
         case .bool(let b): try c.encode(b)
@@ -153,17 +153,17 @@ extension PlistValue: Encodable {
 
 extension PlistValue {
     /// `dict` as an XML property list, written the way SharedDefaults writes its files.
-    public static func propertyListData(_ dict: [String: PlistValue]) throws -> Data { try SharedDefaults.encode(dict) }
+    package static func propertyListData(_ dict: [String: PlistValue]) throws -> Data { try SharedDefaults.encode(dict) }
 
     /// False for a binary property list damaged in a way that makes `PropertyListSerialization` crash the
     /// process: check before handing outside bytes to it.
-    public static func isSafeForFoundation(_ data: Data, keyedArchive: Bool = false) -> Bool {
+    package static func isSafeForFoundation(_ data: Data, keyedArchive: Bool = false) -> Bool {
         !(data.starts(with: BinaryPlistCheck.prefix) && BinaryPlistCheck.problem(data, allowUIDs: keyedArchive) != nil)
     }
 
     /// A property-list file's top-level dictionary (XML or binary, damaged binary lists refused without
     /// crashing); nil when `data` is not one.
-    public static func dictionary(propertyList data: Data) -> [String: PlistValue]? {
+    package static func dictionary(propertyList data: Data) -> [String: PlistValue]? {
         if case .success(let dict) = SharedDefaults.decode(data) { return dict }
         return nil
     }

@@ -5,9 +5,9 @@ import Glibc
 
 /// File-system helpers that keep the device's permissions (directories 0700, files 0600)
 /// and make replacements atomic (temp file in the same directory, fsync, rename, fsync dir).
-public enum SecureFiles {
+package enum SecureFiles {
     /// Creates `url` and any missing parents with mode 0700.
-    public static func makeDirectory(_ url: URL) throws {
+    package static func makeDirectory(_ url: URL) throws {
         // The common case, a directory already there, with one stat (every shared-defaults write asks).
         var info = stat()
         if stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { return }
@@ -25,7 +25,7 @@ public enum SecureFiles {
     }
 
     /// How far a replacement must have gone before `writeAtomically` returns.
-    public enum Durability: Sendable {
+    package enum Durability: Sendable {
         /// Visible to every process and kept across any process's death (SIGKILL included): the rename is
         /// done. A power cut or kernel crash may lose it. cfprefsd promises this much for user defaults.
         case atomic
@@ -35,7 +35,7 @@ public enum SecureFiles {
 
     /// Writes `data` to `url` atomically with mode 0600: a reader sees the old file or the new one, never part of one,
     /// and a crash (even SIGKILL) at any point leaves one of the two.
-    public static func writeAtomically(_ data: Data, to url: URL, durability: Durability = .synced) throws {
+    package static func writeAtomically(_ data: Data, to url: URL, durability: Durability = .synced) throws {
         let dir = url.deletingLastPathComponent()
         try makeDirectory(dir)
         let tmp = dir.appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0 ... .max))")
@@ -76,7 +76,7 @@ public enum SecureFiles {
 
     /// The whole file, or nil when there is none. Anything else that is not a readable regular file is an
     /// error that says what is there and what to do: a directory where the file belongs, no permission.
-    public static func readIfPresent(_ url: URL) throws -> Data? {
+    package static func readIfPresent(_ url: URL) throws -> Data? {
         var info = stat()
         if stat(url.path, &info) != 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
@@ -100,7 +100,7 @@ public enum SecureFiles {
     /// The whole file at `url` itself: never through a symbolic link (`O_NOFOLLOW`), and only a regular file (a
     /// FIFO, socket, device or directory is refused by name, opened without blocking). nil when there is none.
     /// For files that another party can put where a file is expected (an inbox).
-    public static func readRegularFileNoFollow(_ url: URL) throws -> Data? {
+    package static func readRegularFileNoFollow(_ url: URL) throws -> Data? {
         let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -133,7 +133,7 @@ public enum SecureFiles {
     }
 
     /// What a file-system entry of this mode is, in words.
-    public static func kind(_ mode: mode_t) -> String {
+    package static func kind(_ mode: mode_t) -> String {
         switch mode & S_IFMT {
         case S_IFREG: return "a regular file"
         case S_IFDIR: return "a directory"
@@ -149,12 +149,12 @@ public enum SecureFiles {
 }
 
 /// A file-system operation that failed, naming the path.
-public struct FileError: Error, CustomStringConvertible, Sendable, Equatable {
-    public let path: String
-    public let reason: String
-    public var description: String { "\(path): \(reason)" }
+package struct FileError: Error, CustomStringConvertible, Sendable, Equatable {
+    package let path: String
+    package let reason: String
+    package var description: String { "\(path): \(reason)" }
 
-    public init(path: String, reason: String) {
+    package init(path: String, reason: String) {
         self.path = path
         self.reason = reason
     }

@@ -21,11 +21,11 @@ import Glibc
 ///     return value
 /// }
 /// ```
-public final class SharedDefaults: Sendable {
+package final class SharedDefaults: Sendable {
     /// The property-list file.
-    public let url: URL
+    package let url: URL
     /// The lock file beside it.
-    public var lockURL: URL { url.appendingPathExtension("lock") }
+    package var lockURL: URL { url.appendingPathExtension("lock") }
 
     /// Makes the suffix of a moved-aside corrupt file (`.corrupt-<suffix>`); tests pin it.
     let corruptSuffix: @Sendable () -> String
@@ -33,7 +33,7 @@ public final class SharedDefaults: Sendable {
     /// other process replaced since does not parse it again.
     private let cache = ParsedCache()
 
-    public init(url: URL) {
+    package init(url: URL) {
         self.url = url
         self.corruptSuffix = SharedDefaults.timestamp
     }
@@ -46,7 +46,7 @@ public final class SharedDefaults: Sendable {
     // MARK: Reading
 
     /// Every key and value. A missing file is an empty store.
-    public func dictionaryRepresentation() throws -> [String: PlistValue] {
+    package func dictionaryRepresentation() throws -> [String: PlistValue] {
         switch loadCached() {
         case .success(let dict): return dict
         case .failure(.unreadable(let error)): throw SharedDefaultsError.io(error)
@@ -56,39 +56,39 @@ public final class SharedDefaults: Sendable {
         }
     }
 
-    public func value(forKey key: String) throws -> PlistValue? {
+    package func value(forKey key: String) throws -> PlistValue? {
         try dictionaryRepresentation()[key]
     }
 
     /// `false` when the key is missing or not a bool, as `UserDefaults.bool(forKey:)`.
-    public func bool(forKey key: String) throws -> Bool {
+    package func bool(forKey key: String) throws -> Bool {
         try value(forKey: key)?.boolValue ?? false
     }
 
-    public func string(forKey key: String) throws -> String? {
+    package func string(forKey key: String) throws -> String? {
         try value(forKey: key)?.stringValue
     }
 
     /// Reads without side effects: nil when the file is missing, unreadable or corrupt.
     /// Observers use this so that watching a file never moves it.
-    public func peekDictionary() -> [String: PlistValue]? {
+    package func peekDictionary() -> [String: PlistValue]? {
         try? Self.load(url).get()
     }
 
     // MARK: Writing
 
     /// Sets or (with nil) removes one key.
-    public func set(_ value: PlistValue?, forKey key: String) throws {
+    package func set(_ value: PlistValue?, forKey key: String) throws {
         try update(key) { $0 = value }
     }
 
-    public func removeObject(forKey key: String) throws {
+    package func removeObject(forKey key: String) throws {
         try set(nil, forKey: key)
     }
 
     /// Read-modify-write of one key under the lock. The file is rewritten only if the value changed.
     @discardableResult
-    public func update<T>(_ key: String, _ body: (inout PlistValue?) throws -> T) throws -> T {
+    package func update<T>(_ key: String, _ body: (inout PlistValue?) throws -> T) throws -> T {
         try updateAll { dict in
             var value = dict[key]
             let result = try body(&value)
@@ -100,7 +100,7 @@ public final class SharedDefaults: Sendable {
     /// Read-modify-write of the whole dictionary under the lock, e.g. to set several keys in one write.
     /// An error thrown by `body` leaves the file untouched.
     @discardableResult
-    public func updateAll<T>(_ body: (inout [String: PlistValue]) throws -> T) throws -> T {
+    package func updateAll<T>(_ body: (inout [String: PlistValue]) throws -> T) throws -> T {
         let lock: FileLock
         do { lock = try FileLock(exclusive: lockURL) } catch let e as FileError { throw SharedDefaultsError.io(e) }
         defer { withExtendedLifetime(lock) {} }
@@ -118,7 +118,7 @@ public final class SharedDefaults: Sendable {
     /// Calls `handler` (on a background thread) whenever the value of `key` changes, whichever process changed it.
     /// Rapid changes may be coalesced: the handler gets the latest value. Keep the returned observation alive;
     /// it stops when cancelled or deallocated.
-    public func observe(
+    package func observe(
         _ key: String, handler: @escaping @Sendable (PlistValue?) -> Void
     ) throws -> KeyObservation {
         do {

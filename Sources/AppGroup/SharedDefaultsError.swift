@@ -1,7 +1,7 @@
 import Foundation
 
 /// What can go wrong with a `SharedDefaults` file. Every case names the file.
-public enum SharedDefaultsError: Error, Equatable, Sendable {
+package enum SharedDefaultsError: Error, Equatable, Sendable {
     /// The file was not a property list (or not a dictionary of string keys). It was renamed to `movedTo`;
     /// the store is empty from now on and the bad file is kept for inspection.
     case corruptFile(path: String, movedTo: String, detail: String)
@@ -12,7 +12,7 @@ public enum SharedDefaultsError: Error, Equatable, Sendable {
 }
 
 extension SharedDefaultsError: CustomStringConvertible, LocalizedError {
-    public var description: String {
+    package var description: String {
         switch self {
         case .corruptFile(let path, let movedTo, let detail):
             return "\(path) is not a valid property list (\(detail)); it was moved to \(movedTo) and the store starts empty. "
@@ -25,5 +25,5 @@ extension SharedDefaultsError: CustomStringConvertible, LocalizedError {
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }

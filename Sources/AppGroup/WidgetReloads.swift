@@ -3,22 +3,22 @@ import Foundation
 /// WidgetKit's `WidgetCenter` reloads, as the simulated device records them: one JSON line per call in
 /// `WidgetKit/<app bundle id>.jsonl` (the app whose widgets reload; an extension's calls count for its
 /// host app, as on iOS). `extension-widget --watch` re-renders when the file grows; `inspect` lists them.
-public enum WidgetReloads {
-    public struct Reload: Codable, Sendable, Equatable {
+package enum WidgetReloads {
+    package struct Reload: Codable, Sendable, Equatable {
         /// Milliseconds since 1970.
-        public var time: Int64
+        package var time: Int64
         /// The widget kind, or nil for `reloadAllTimelines()`.
-        public var kind: String?
+        package var kind: String?
         /// The bundle whose code called it.
-        public var from: String
+        package var from: String
     }
 
-    public static func file(_ layout: DeviceLayout, app bundleID: String) -> URL {
+    package static func file(_ layout: DeviceLayout, app bundleID: String) -> URL {
         layout.root.appendingPathComponent("WidgetKit").appendingPathComponent("\(bundleID).jsonl")
     }
 
     /// Appends one reload (O_APPEND, one write: two processes reloading at once both count).
-    public static func record(_ layout: DeviceLayout, app bundleID: String, kind: String?, from caller: String) throws {
+    package static func record(_ layout: DeviceLayout, app bundleID: String, kind: String?, from caller: String) throws {
         let url = file(layout, app: bundleID)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let reload = Reload(time: Int64((Date().timeIntervalSince1970 * 1000).rounded()), kind: kind, from: caller)
@@ -31,7 +31,7 @@ public enum WidgetReloads {
     }
 
     /// Every reload recorded for the app, oldest first; a line that is not a reload is skipped.
-    public static func all(_ layout: DeviceLayout, app bundleID: String) -> [Reload] {
+    package static func all(_ layout: DeviceLayout, app bundleID: String) -> [Reload] {
         guard let data = FileManager.default.contents(atPath: file(layout, app: bundleID).path) else { return [] }
         return data.split(separator: UInt8(ascii: "\n")).compactMap { try? JSONDecoder().decode(Reload.self, from: Data($0)) }
     }

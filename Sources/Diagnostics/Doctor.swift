@@ -5,17 +5,17 @@ import RestClientEngine
 import SalesforceSDK
 
 /// One problem in an app-extension setup: what, how bad, and the exact fix.
-public struct Finding: Codable, Equatable, Sendable {
-    public enum Severity: String, Codable, Sendable { case error, warning }
+package struct Finding: Codable, Equatable, Sendable {
+    package enum Severity: String, Codable, Sendable { case error, warning }
 
-    public var id: String
-    public var severity: Severity
-    public var message: String
-    public var fix: String
+    package var id: String
+    package var severity: Severity
+    package var message: String
+    package var fix: String
     /// The bundle the finding is about when it is one extension's, or the app's alone (`NotificationService.appex`).
-    public var subject: String?
+    package var subject: String?
 
-    public init(_ id: String, _ severity: Severity, _ message: String, fix: String, subject: String? = nil) {
+    package init(_ id: String, _ severity: Severity, _ message: String, fix: String, subject: String? = nil) {
         self.id = id
         self.severity = severity
         self.message = message
@@ -28,20 +28,20 @@ public struct Finding: Codable, Equatable, Sendable {
 /// device, and reports each misconfiguration of the Mobile SDK's app-extension setup once. Checks are
 /// ordered so that one mistake gives one finding (a typo in the extension's group name is "the names
 /// differ", not also "not entitled").
-public enum Doctor {
-    public static let teamIdentifierKey = ExtensionSetup.teamIdentifierKey
-    public static let appOnlyResources = ExtensionSetup.appOnlyResources
+package enum Doctor {
+    package static let teamIdentifierKey = ExtensionSetup.teamIdentifierKey
+    package static let appOnlyResources = ExtensionSetup.appOnlyResources
 
     /// What the doctor says about a device that is not a finding: its stores are not encrypted (the
     /// SDK's SQLCipher cannot be used on this platform; README, Limits).
-    public static func notes(device path: String) -> [String] {
+    package static func notes(device path: String) -> [String] {
         guard let device = try? Device.resolve(path: path) else { return [] }
         let stores = device.layout.allSDKRoots().flatMap { $0.storeFiles() }
         guard !stores.isEmpty else { return [] }
         return ["\(stores.count) store(s) on the device are unencrypted: the SDK encrypts SmartStore with SQLCipher 4, which AppGroupSim cannot use on this platform (README, Limits)"]
     }
 
-    public static func examine(app appPath: String, device devicePath: String? = nil, secretStore: (any SecretStore)? = nil) async -> [Finding] {
+    package static func examine(app appPath: String, device devicePath: String? = nil, secretStore: (any SecretStore)? = nil) async -> [Finding] {
         var findings: [Finding] = []
         let app: AppBundle
         do { app = try AppBundle(at: URL(fileURLWithPath: appPath)) } catch {

@@ -9,99 +9,99 @@ import SmartStoreEngine
 /// would), so it changes nothing: each process's resolved msdkUserDefaults, the accounts and the
 /// current user, keychain items by group with values redacted, stores with soups and entry counts,
 /// and syncs with their status.
-public struct InspectReport: Codable, Sendable {
-    public struct Target: Codable, Sendable {
-        public var bundleIdentifier: String
-        public var appGroupName: String?
-        public var appGroupEnabled: Bool
+package struct InspectReport: Codable, Sendable {
+    package struct Target: Codable, Sendable {
+        package var bundleIdentifier: String
+        package var appGroupName: String?
+        package var appGroupEnabled: Bool
         /// "group <name>" or "standard".
-        public var msdkUserDefaults: String
-        public var path: String
+        package var msdkUserDefaults: String
+        package var path: String
         /// Key → a short rendering of the value.
-        public var keys: [String: String]
-        public var currentUser: String?
+        package var keys: [String: String]
+        package var currentUser: String?
     }
 
-    public struct Account: Codable, Sendable {
-        public var username: String
-        public var orgId: String
-        public var userId: String
-        public var file: String
+    package struct Account: Codable, Sendable {
+        package var username: String
+        package var orgId: String
+        package var userId: String
+        package var file: String
         /// "encrypted, key in group G" (decrypted only when that key could be read), or why not.
-        public var protection: String
+        package var protection: String
         /// The keychain account of the session's token items (`SFOAuthIdentifier`; not a secret), when decrypted.
-        public var keychainAccount: String?
+        package var keychainAccount: String?
     }
 
-    public struct KeychainItem: Codable, Sendable {
-        public var service: String
-        public var account: String
-        public var value: String
+    package struct KeychainItem: Codable, Sendable {
+        package var service: String
+        package var account: String
+        package var value: String
     }
 
-    public struct Soup: Codable, Sendable {
-        public var name: String
-        public var entries: Int
+    package struct Soup: Codable, Sendable {
+        package var name: String
+        package var entries: Int
     }
 
-    public struct Store: Codable, Sendable {
-        public var path: String
-        public var soups: [Soup]
+    package struct Store: Codable, Sendable {
+        package var path: String
+        package var soups: [Soup]
         /// Always "unencrypted" here: the SDK's SQLCipher cannot be used on this platform (README, Limits).
-        public var encryption = "unencrypted (the SDK encrypts with SQLCipher, which AppGroupSim cannot use here)"
+        package var encryption = "unencrypted (the SDK encrypts with SQLCipher, which AppGroupSim cannot use here)"
     }
 
-    public struct Sync: Codable, Sendable {
-        public var store: String
-        public var id: Int64
-        public var name: String?
-        public var type: String
-        public var soup: String
-        public var status: String
-        public var progress: Int
+    package struct Sync: Codable, Sendable {
+        package var store: String
+        package var id: Int64
+        package var name: String?
+        package var type: String
+        package var soup: String
+        package var status: String
+        package var progress: Int
     }
 
     /// Push notifications of one app on the device: its APNs token, each user's registration with the
     /// org (what the app keeps for the DELETE at logout), and the notifications waiting and delivered.
-    public struct Push: Codable, Sendable {
-        public var app: String
+    package struct Push: Codable, Sendable {
+        package var app: String
         /// The first 8 hex digits of the simulated APNs token, or nil before the app registered.
-        public var deviceToken: String?
+        package var deviceToken: String?
         /// `orgId/userId` → "registered as <MobilePushServiceDevice id>" (with "for an older token" when the
         /// token changed since), or "not registered" for an account on the device with no registration.
-        public var users: [String: String]
-        public var inbox: Int
-        public var delivered: Int
+        package var users: [String: String]
+        package var inbox: Int
+        package var delivered: Int
     }
 
     /// WidgetCenter reloads recorded on the device, per app (`WidgetKit/<app>.jsonl`).
-    public struct WidgetReloadSummary: Codable, Sendable {
-        public var app: String
-        public var count: Int
-        public var lastKind: String?
-        public var lastFrom: String
+    package struct WidgetReloadSummary: Codable, Sendable {
+        package var app: String
+        package var count: Int
+        package var lastKind: String?
+        package var lastFrom: String
     }
 
-    public var device: String
-    public var deviceID: String
-    public var targets: [Target]
-    public var accounts: [Account]
+    package var device: String
+    package var deviceID: String
+    package var targets: [Target]
+    package var accounts: [Account]
     /// "ready" or what is wrong with the Secret Service.
-    public var keychainStatus: String
+    package var keychainStatus: String
     /// Access group → items.
-    public var keychain: [String: [KeychainItem]]
-    public var stores: [Store]
-    public var syncs: [Sync]
-    public var push: [Push]
-    public var widgetReloads: [WidgetReloadSummary] = []
+    package var keychain: [String: [KeychainItem]]
+    package var stores: [Store]
+    package var syncs: [Sync]
+    package var push: [Push]
+    package var widgetReloads: [WidgetReloadSummary] = []
     /// Paths others can read (the device keeps 0700/0600), as `path mode`.
-    public var looseModes: [String]
+    package var looseModes: [String]
     /// Temp files of writers killed before their rename.
-    public var leftoverTempFiles: [String]
+    package var leftoverTempFiles: [String]
 }
 
-public enum Inspector {
-    public static func inspect(devicePath: String, secretStore: (any SecretStore)? = nil) throws -> InspectReport {
+package enum Inspector {
+    package static func inspect(devicePath: String, secretStore: (any SecretStore)? = nil) throws -> InspectReport {
         let device = try Device.resolve(path: devicePath)
         let fm = FileManager.default
         let layout = device.layout

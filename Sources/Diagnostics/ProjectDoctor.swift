@@ -7,8 +7,8 @@ import XcodeProject
 /// shows: an entitlements file no configuration uses, entitlements that differ between
 /// configurations, an extension id outside its app's, an extension no app embeds, a missing
 /// `NSExtensionPointIdentifier`, and no team.
-public enum ProjectDoctor {
-    public static func examine(xcodeproj: URL, configuration: String) async -> [Finding] {
+package enum ProjectDoctor {
+    package static func examine(xcodeproj: URL, configuration: String) async -> [Finding] {
         let project: XcodeProject
         do { project = try XcodeProject(at: xcodeproj) } catch {
             return [Finding("project-unreadable", .error, "\(error)", fix: "fix the file at the line named, or restore it from version control")]

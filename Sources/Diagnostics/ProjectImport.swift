@@ -6,18 +6,18 @@ import XcodeProject
 /// `project.pbxproj`, each target's Info.plist and entitlements, and the SDK's config files among its
 /// resources; sources, assets and other projects are never opened. Everything is written to a
 /// temporary folder first, so a failure leaves nothing behind.
-public enum ProjectImport {
-    public struct Options: Sendable {
-        public var xcodeproj: URL
-        public var configuration: String
-        public var out: URL
+package enum ProjectImport {
+    package struct Options: Sendable {
+        package var xcodeproj: URL
+        package var configuration: String
+        package var out: URL
         /// Signs with this team when the project sets none (an explicit choice, never a guess).
-        public var team: String?
+        package var team: String?
         /// Copy files the project references from outside its folder (absolute paths, `../`, links out);
         /// without it they are refused. Either way the report names each one.
-        public var allowOutside: Bool
+        package var allowOutside: Bool
 
-        public init(xcodeproj: URL, configuration: String = "Debug", out: URL, team: String? = nil, allowOutside: Bool = false) {
+        package init(xcodeproj: URL, configuration: String = "Debug", out: URL, team: String? = nil, allowOutside: Bool = false) {
             self.xcodeproj = xcodeproj
             self.configuration = configuration
             self.out = out
@@ -26,24 +26,24 @@ public enum ProjectImport {
         }
     }
 
-    public struct ImportedApp: Sendable {
-        public var target: String
-        public var bundle: URL
-        public var bundleIdentifier: String
-        public var extensions: [(target: String, bundle: URL, bundleIdentifier: String)]
-        public var consumerKey: String?
-        public var redirectURI: String?
-        public var appGroup: String?
+    package struct ImportedApp: Sendable {
+        package var target: String
+        package var bundle: URL
+        package var bundleIdentifier: String
+        package var extensions: [(target: String, bundle: URL, bundleIdentifier: String)]
+        package var consumerKey: String?
+        package var redirectURI: String?
+        package var appGroup: String?
     }
 
-    public struct Result: Sendable {
-        public var apps: [ImportedApp]
+    package struct Result: Sendable {
+        package var apps: [ImportedApp]
         /// What the user should confirm or know (the app-group flag lives in code, an extension in no app…).
-        public var notes: [String]
-        public var report: URL
+        package var notes: [String]
+        package var report: URL
     }
 
-    public enum ImportError: Error, CustomStringConvertible {
+    package enum ImportError: Error, CustomStringConvertible {
         case outNotEmpty(String)
         case outNotADirectory(String)
         case badName(target: String, setting: String, value: String, problem: String)
@@ -53,7 +53,7 @@ public enum ProjectImport {
         case badFile(path: String, detail: String)
         case noApps(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .outNotEmpty(let path): return "\(path) is not empty; give --out a new or empty directory (nothing was written)"
             case .outNotADirectory(let path): return "\(path) exists and is not a directory; give --out a new or empty directory (nothing was written, nothing was deleted)"
@@ -80,7 +80,7 @@ public enum ProjectImport {
         var from: [String: String]
     }
 
-    public static func run(_ options: Options) throws -> Result {
+    package static func run(_ options: Options) throws -> Result {
         let project = try XcodeProject(at: options.xcodeproj)
         let fm = FileManager.default
         // --out: new, or an empty real directory. A file or a link there is refused, and nothing is deleted.

@@ -10,13 +10,13 @@ import SalesforceSDK
 /// Scripted, deterministic reproductions of failures Mobile SDK users reported. Each one runs the
 /// real binaries (`main-app`, `extension-widget`, `sf-simulator`) against a fresh device and a
 /// real keyring, prints what happened, why, and the fix, and checks that it happened as described.
-public enum Scenarios {
-    public struct Info: Sendable {
-        public var name: String
-        public var title: String
+package enum Scenarios {
+    package struct Info: Sendable {
+        package var name: String
+        package var title: String
     }
 
-    public static let all: [Info] = [
+    package static let all: [Info] = [
         Info(name: "keychain-locked-at-launch", title: "(a) the keychain is locked while the app starts in the background"),
         Info(name: "extension-migrates-first", title: "(b) the extension starts first after app groups are enabled and strands the app's files"),
         Info(name: "stale-login-flag", title: "(c) the last account logs out and userLoggedIn stays set"),
@@ -26,12 +26,12 @@ public enum Scenarios {
         Info(name: "notification-extension-without-keychain-group", title: "(g) the notification service extension ships without the app's keychain group"),
     ]
 
-    public enum Failure: Error, CustomStringConvertible {
+    package enum Failure: Error, CustomStringConvertible {
         case unknown(String)
         case setup(String)
         case notReproduced(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .unknown(let name): return "no scenario \(name); msdk-sim scenario list names them"
             case .setup(let detail): return "the scenario could not be set up: \(detail)"
@@ -41,7 +41,7 @@ public enum Scenarios {
     }
 
     /// Runs one scenario. `print` receives the narrative line by line.
-    public static func run(
+    package static func run(
         _ name: String, binDirectory: URL, fixtureApp: URL, sdkRecovery: Bool, print: @escaping @Sendable (String) -> Void
     ) async throws {
         guard let info = all.first(where: { $0.name == name }) else { throw Failure.unknown(name) }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A JSON value. SmartStore entries are JSON objects (`[String: JSON]`), stored whole as text.
-public enum JSON: Sendable, Hashable {
+package enum JSON: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -11,7 +11,7 @@ public enum JSON: Sendable, Hashable {
     case object([String: JSON])
 
     /// Converts what `JSONSerialization` returns.
-    public init(foundation value: Any) {
+    package init(foundation value: Any) {
         switch value {
         case is NSNull: self = .null
         case let s as String: self = .string(s)
@@ -31,36 +31,36 @@ public enum JSON: Sendable, Hashable {
         }
     }
 
-    public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
-    public var intValue: Int64? {
+    package var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
+    package var intValue: Int64? {
         switch self {
         case .int(let i): return i
         case .double(let d): return Int64(exactly: d)
         default: return nil
         }
     }
-    public var doubleValue: Double? {
+    package var doubleValue: Double? {
         switch self {
         case .int(let i): return Double(i)
         case .double(let d): return d
         default: return nil
         }
     }
-    public var boolValue: Bool? { if case .bool(let b) = self { return b } else { return nil } }
-    public var objectValue: [String: JSON]? { if case .object(let o) = self { return o } else { return nil } }
-    public var arrayValue: [JSON]? { if case .array(let a) = self { return a } else { return nil } }
+    package var boolValue: Bool? { if case .bool(let b) = self { return b } else { return nil } }
+    package var objectValue: [String: JSON]? { if case .object(let o) = self { return o } else { return nil } }
+    package var arrayValue: [JSON]? { if case .array(let a) = self { return a } else { return nil } }
 
-    public subscript(key: String) -> JSON? { objectValue?[key] }
+    package subscript(key: String) -> JSON? { objectValue?[key] }
 
     /// The value at a dotted path (`Account.Name`), mapping over arrays on the way as the SDK does:
     /// `addresses.city` on an array of addresses gives an array of cities. Nil when missing.
-    public func project(_ path: String) -> JSON? {
+    package func project(_ path: String) -> JSON? {
         if path.isEmpty { return self }  // the whole entry, as the SDK's projectIntoJson
         return project(components: path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
     }
 
     /// `project(_:)` with the path already split, for paths used on every entry of a batch.
-    public func project(components: [String]) -> JSON? {
+    package func project(components: [String]) -> JSON? {
         if components.count == 1, case .object(let o) = self { return o[components[0]] }
         var current: JSON? = self
         for component in components {
@@ -83,18 +83,18 @@ public enum JSON: Sendable, Hashable {
 extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(integerLiteral value: Int64) { self = .int(value) }
-    public init(floatLiteral value: Double) { self = .double(value) }
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(arrayLiteral elements: JSON...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, JSON)...) {
+    package init(stringLiteral value: String) { self = .string(value) }
+    package init(integerLiteral value: Int64) { self = .int(value) }
+    package init(floatLiteral value: Double) { self = .double(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    package init(dictionaryLiteral elements: (String, JSON)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }
 
 extension JSON: Codable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         if c.decodeNil() { self = .null }
         else if let b = try? c.decode(Bool.self) { self = .bool(b) }
@@ -105,7 +105,7 @@ extension JSON: Codable {
         else { self = .object(try c.decode([String: JSON].self)) }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         switch self {
         case .null: try c.encodeNil()

@@ -8,10 +8,10 @@ import Foundation
 extension JSON {
     /// Compact JSON text. Object keys come in the dictionary's order: sorting them costs a fifth of
     /// writing an entry, and JSON gives key order no meaning.
-    public var text: String { String(decoding: utf8Text, as: UTF8.self) }
+    package var text: String { String(decoding: utf8Text, as: UTF8.self) }
 
     /// The same text as UTF-8 bytes.
-    public var utf8Text: [UInt8] {
+    package var utf8Text: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(512)
         JSONWriter.write(self, to: &out)
@@ -21,14 +21,14 @@ extension JSON {
     /// How deep arrays and objects may nest (Foundation's `JSONSerialization` allows the same 512). Deeper input is
     /// refused, not parsed: the reader recurses once per level, and a 40 KB payload of `[` would otherwise
     /// exhaust a thread's stack.
-    public static let maxDepth = 512
+    package static let maxDepth = 512
 
     /// Why bytes are not a JSON value.
-    public enum ParseError: Error, Equatable, CustomStringConvertible {
+    package enum ParseError: Error, Equatable, CustomStringConvertible {
         case malformed(offset: Int)
         case tooDeep(max: Int)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .malformed(let offset): return "not valid JSON (at byte \(offset))"
             case .tooDeep(let max): return "JSON nested deeper than \(max) levels"
@@ -37,7 +37,7 @@ extension JSON {
     }
 
     /// Parses UTF-8 JSON bytes, saying why they are not JSON.
-    public static func parse(_ data: Data) throws(ParseError) -> JSON {
+    package static func parse(_ data: Data) throws(ParseError) -> JSON {
         let result: Result<JSON, ParseError> = data.withUnsafeBytes { raw in
             var parser = JSONParser(bytes: UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count))
             if let value = parser.parseDocument() { return .success(value) }
@@ -47,7 +47,7 @@ extension JSON {
     }
 
     /// Parses UTF-8 JSON bytes (an HTTP body); nil if they are not JSON (or nest deeper than `maxDepth`).
-    public init?(data: Data) {
+    package init?(data: Data) {
         guard let value = data.withUnsafeBytes({ raw -> JSON? in
             var parser = JSONParser(bytes: UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count))
             return parser.parseDocument()
@@ -56,10 +56,10 @@ extension JSON {
     }
 
     /// The compact text as bytes, for a request body.
-    public var data: Data { Data(utf8Text) }
+    package var data: Data { Data(utf8Text) }
 
     /// Parses JSON text; nil if it is not JSON.
-    public init?(text: String) {
+    package init?(text: String) {
         var text = text
         guard let value = text.withUTF8({ bytes -> JSON? in
             var parser = JSONParser(bytes: bytes)

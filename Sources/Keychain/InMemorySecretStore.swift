@@ -2,26 +2,26 @@ import Foundation
 
 /// A `SecretStore` in memory, for unit tests of code above the keychain. It can be switched to
 /// any availability to exercise the failure paths; it never touches the Secret Service.
-public final class InMemorySecretStore: SecretStore, @unchecked Sendable {
+package final class InMemorySecretStore: SecretStore, @unchecked Sendable {
     private let lock = NSLock()
     private var items: [SecretStoreItem] = []
     private var state: SecretStoreAvailability = .ready
 
-    public init() {}
+    package init() {}
 
-    public func setAvailability(_ availability: SecretStoreAvailability) {
+    package func setAvailability(_ availability: SecretStoreAvailability) {
         lock.withLock { state = availability }
     }
 
-    public var count: Int { lock.withLock { items.count } }
+    package var count: Int { lock.withLock { items.count } }
 
-    public func availability() -> SecretStoreAvailability { lock.withLock { state } }
+    package func availability() -> SecretStoreAvailability { lock.withLock { state } }
 
-    public func search(_ attributes: [String: String]) throws(KeychainError) -> [SecretStoreItem] {
+    package func search(_ attributes: [String: String]) throws(KeychainError) -> [SecretStoreItem] {
         lock.withLock { items.filter { Self.matches($0, attributes) } }
     }
 
-    public func store(_ attributes: [String: String], label: String, secret: [UInt8]) throws(KeychainError) {
+    package func store(_ attributes: [String: String], label: String, secret: [UInt8]) throws(KeychainError) {
         lock.withLock {
             if let i = items.firstIndex(where: { $0.attributes == attributes }) {
                 items[i].secret = secret
@@ -31,7 +31,7 @@ public final class InMemorySecretStore: SecretStore, @unchecked Sendable {
         }
     }
 
-    public func delete(_ attributes: [String: String]) throws(KeychainError) -> Bool {
+    package func delete(_ attributes: [String: String]) throws(KeychainError) -> Bool {
         lock.withLock {
             let before = items.count
             items.removeAll { Self.matches($0, attributes) }

@@ -20,20 +20,20 @@ import Foundation
 ///                               accessGroups: sandbox.keychainAccessGroups)
 /// let result = await keychain.read(service: "com.salesforce.mobilesdk.oauth.refresh", account: account)
 /// ```
-public final class KeychainHelper: Sendable {
+package final class KeychainHelper: Sendable {
     /// The `creator` attribute on every item this SDK makes; `removeAll` touches only those.
-    public static let creator = "com.appgroupsim.sdk"
+    package static let creator = "com.appgroupsim.sdk"
 
-    public let deviceID: String
+    package let deviceID: String
     /// Entitled access groups, expanded, in order; a write with no group goes to the first.
-    public let accessGroups: [String]
-    public let store: any SecretStore
+    package let accessGroups: [String]
+    package let store: any SecretStore
     private let queue = DispatchQueue(label: "com.appgroupsim.keychain")
     private let budget: SecretServiceBudget
 
     /// - Parameter budget: the time this helper's calls may wait on the store in all; the process's
     ///   shared budget unless a test gives its own.
-    public init(store: any SecretStore, deviceID: String, accessGroups: [String], budget: SecretServiceBudget = .shared) {
+    package init(store: any SecretStore, deviceID: String, accessGroups: [String], budget: SecretServiceBudget = .shared) {
         self.store = store
         self.deviceID = deviceID
         self.accessGroups = accessGroups
@@ -41,7 +41,7 @@ public final class KeychainHelper: Sendable {
     }
 
     /// `.success` when the keychain can be used; otherwise the status and a message that says how to fix it.
-    public func status() async -> KeychainResult {
+    package func status() async -> KeychainResult {
         await run { () throws(KeychainError) in
             try self.requireReady()
             return .ok()
@@ -55,7 +55,7 @@ public final class KeychainHelper: Sendable {
     /// calls for a read that finds its item in the first group. Only a read that finds nothing asks whether
     /// the keychain is usable at all, so a keyring with no default collection is not reported as an
     /// empty keychain.
-    public func read(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
+    package func read(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
         await run(readBody(service: service, account: account, accessGroup: accessGroup))
     }
 
@@ -91,13 +91,13 @@ public final class KeychainHelper: Sendable {
     /// Starts opening the store (the Secret Service's connection and session) on the helper's queue and
     /// returns at once; the calls that follow queue behind it. A launch calls this as soon as it knows it
     /// will read the keychain, so the key exchange overlaps its file reads. Costs nothing if never used.
-    public func prepare() {
+    package func prepare() {
         let store = self.store
         queue.async { store.prepare() }
     }
 
     /// Creates the item or replaces its value.
-    public func write(_ data: [UInt8], service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
+    package func write(_ data: [UInt8], service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
         await run(writeBody(data, service: service, account: account, accessGroup: accessGroup))
     }
 
@@ -124,7 +124,7 @@ public final class KeychainHelper: Sendable {
     }
 
     /// `SecItemAdd`: creates the item, or fails with `errSecDuplicateItem` if it exists.
-    public func add(_ data: [UInt8], service: String, account: String? = nil, accessGroup: String? = nil) async
+    package func add(_ data: [UInt8], service: String, account: String? = nil, accessGroup: String? = nil) async
         -> KeychainResult
     {
         await run { () throws(KeychainError) in
@@ -141,7 +141,7 @@ public final class KeychainHelper: Sendable {
     }
 
     /// Returns the item's value, creating an empty item first when there is none.
-    public func createIfNotPresent(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
+    package func createIfNotPresent(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
         await run(createIfNotPresentBody(service: service, account: account, accessGroup: accessGroup))
     }
 
@@ -165,7 +165,7 @@ public final class KeychainHelper: Sendable {
     }
 
     /// Empties the item's value and keeps the item.
-    public func reset(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
+    package func reset(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
         await run(resetBody(service: service, account: account, accessGroup: accessGroup))
     }
 
@@ -188,7 +188,7 @@ public final class KeychainHelper: Sendable {
     }
 
     /// Deletes the item; `errSecItemNotFound` when there is none.
-    public func remove(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
+    package func remove(service: String, account: String? = nil, accessGroup: String? = nil) async -> KeychainResult {
         await run(removeBody(service: service, account: account, accessGroup: accessGroup))
     }
 
@@ -209,7 +209,7 @@ public final class KeychainHelper: Sendable {
     }
 
     /// Deletes every item this SDK created on this device in the process's groups; others' items stay.
-    public func removeAll() async -> KeychainResult {
+    package func removeAll() async -> KeychainResult {
         await run(removeAllBody())
     }
 
@@ -229,7 +229,7 @@ public final class KeychainHelper: Sendable {
     }
 
     /// What the process can see, without values: for `inspect` and tests.
-    public func items() async throws(KeychainError) -> [KeychainItemInfo] {
+    package func items() async throws(KeychainError) -> [KeychainItemInfo] {
         let result: Result<[KeychainItemInfo], KeychainError> = await onQueue(timedOut: { .failure($0) }) {
             do throws(KeychainError) {
                 try self.requireReady()
@@ -251,7 +251,7 @@ public final class KeychainHelper: Sendable {
 
     // MARK: Internals
 
-    public static func error(for availability: SecretStoreAvailability) -> KeychainError {
+    package static func error(for availability: SecretStoreAvailability) -> KeychainError {
         switch availability {
         case .ready:
             return KeychainError(status: .success, message: "ready")
@@ -378,15 +378,15 @@ public final class KeychainHelper: Sendable {
 /// the Secret Service counts as unresponsive for the rest of the process and keychain calls fail at
 /// once, so a launch never waits longer than this in all. Calls that answer cost nothing from it: a
 /// long-lived process (a shell, `--watch`) makes as many as it likes.
-public final class SecretServiceBudget: @unchecked Sendable {
-    public static let shared = SecretServiceBudget(
+package final class SecretServiceBudget: @unchecked Sendable {
+    package static let shared = SecretServiceBudget(
         seconds: ProcessInfo.processInfo.environment["APPGROUPSIM_KEYCHAIN_TIMEOUT"].flatMap(Double.init).flatMap { $0 > 0 && $0 < 3600 ? $0 : nil } ?? 5)
 
     let seconds: Double
     private let lock = NSLock()
     private var exhausted = false
 
-    public init(seconds: Double) {
+    package init(seconds: Double) {
         self.seconds = seconds
     }
 
@@ -426,11 +426,11 @@ private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
 }
 
 /// An item as `inspect` shows it: where it is and how long its value is, never the value.
-public struct KeychainItemInfo: Sendable, Equatable, Codable {
-    public var service: String
-    public var account: String
-    public var accessGroup: String
-    public var valueLength: Int
+package struct KeychainItemInfo: Sendable, Equatable, Codable {
+    package var service: String
+    package var account: String
+    package var accessGroup: String
+    package var valueLength: Int
 }
 
 private final class ResultBox: @unchecked Sendable {

@@ -6,14 +6,14 @@ import Foundation
 /// Items use the schema `com.appgroupsim.GenericPassword`; values are stored as bytes
 /// (`application/octet-stream`), so any `Data` round-trips. Every call is blocking D-Bus I/O:
 /// `KeychainHelper` runs them on its own queue, never on the caller's thread.
-public final class LibsecretStore: SecretStore, @unchecked Sendable {
-    public static let schemaName = "com.appgroupsim.GenericPassword"
-    public static let attributeNames = ["device", "accessGroup", "service", "account", "creator"]
+package final class LibsecretStore: SecretStore, @unchecked Sendable {
+    package static let schemaName = "com.appgroupsim.GenericPassword"
+    package static let attributeNames = ["device", "accessGroup", "service", "account", "creator"]
 
     // Built once and never freed: a schema is a small immutable value used for the life of the process.
     private let schema: UnsafeMutablePointer<SecretSchema>
 
-    public init() {
+    package init() {
         let types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, nil)
         for name in Self.attributeNames {
             // The value is the attribute type; SECRET_SCHEMA_ATTRIBUTE_STRING is 0, i.e. a null pointer.
@@ -23,7 +23,7 @@ public final class LibsecretStore: SecretStore, @unchecked Sendable {
         g_hash_table_unref(types)
     }
 
-    public func availability() -> SecretStoreAvailability {
+    package func availability() -> SecretStoreAvailability {
         let service: UnsafeMutablePointer<SecretService>
         switch connect() {
         case .connected(let s): service = s
@@ -39,7 +39,7 @@ public final class LibsecretStore: SecretStore, @unchecked Sendable {
         return secret_collection_get_locked(collection) != 0 ? .locked : .ready
     }
 
-    public func search(_ attributes: [String: String]) throws(KeychainError) -> [SecretStoreItem] {
+    package func search(_ attributes: [String: String]) throws(KeychainError) -> [SecretStoreItem] {
         let service = try requireService()
         defer { g_object_unref(gpointer(service)) }
         let table = Self.hashTable(attributes)
@@ -78,7 +78,7 @@ public final class LibsecretStore: SecretStore, @unchecked Sendable {
 
     /// One SearchItems and, for a match, one GetSecrets: no proxy for the item or its collection (a
     /// `search` makes both, a dozen D-Bus messages more), and no unlock prompt for a locked match.
-    public func lookup(_ attributes: [String: String]) throws(KeychainError) -> SecretStoreLookup {
+    package func lookup(_ attributes: [String: String]) throws(KeychainError) -> SecretStoreLookup {
         let service = try requireService()
         defer { g_object_unref(gpointer(service)) }
         let table = Self.hashTable(attributes)
@@ -104,11 +104,11 @@ public final class LibsecretStore: SecretStore, @unchecked Sendable {
     }
 
     /// Connects and opens the Secret Service session (libsecret keeps both for the process).
-    public func prepare() {
+    package func prepare() {
         if case .connected(let service) = connect() { g_object_unref(gpointer(service)) }
     }
 
-    public func store(_ attributes: [String: String], label: String, secret: [UInt8]) throws(KeychainError) {
+    package func store(_ attributes: [String: String], label: String, secret: [UInt8]) throws(KeychainError) {
         let service = try requireService()
         defer { g_object_unref(gpointer(service)) }
         let table = Self.hashTable(attributes)
@@ -126,7 +126,7 @@ public final class LibsecretStore: SecretStore, @unchecked Sendable {
     }
 
     @discardableResult
-    public func delete(_ attributes: [String: String]) throws(KeychainError) -> Bool {
+    package func delete(_ attributes: [String: String]) throws(KeychainError) -> Bool {
         let service = try requireService()
         defer { g_object_unref(gpointer(service)) }
         let table = Self.hashTable(attributes)
@@ -138,7 +138,7 @@ public final class LibsecretStore: SecretStore, @unchecked Sendable {
     }
 
     /// Locks the default collection, as the device does when it locks. For tests and `scenario`s.
-    public func lockDefaultCollection() throws(KeychainError) {
+    package func lockDefaultCollection() throws(KeychainError) {
         let service = try requireService()
         defer { g_object_unref(gpointer(service)) }
         var err: UnsafeMutablePointer<GError>?

@@ -1,6 +1,6 @@
 /// Whether a secret store can be used right now. A locked collection is told apart from an empty one:
 /// libsecret answers lookups in a locked collection with nothing and no error.
-public enum SecretStoreAvailability: Sendable, Equatable {
+package enum SecretStoreAvailability: Sendable, Equatable {
     case ready
     /// No D-Bus session bus to talk to.
     case noSessionBus(detail: String)
@@ -13,15 +13,15 @@ public enum SecretStoreAvailability: Sendable, Equatable {
 }
 
 /// One stored item: its attributes and its value.
-public struct SecretStoreItem: Sendable, Equatable {
-    public var attributes: [String: String]
-    public var secret: [UInt8]
+package struct SecretStoreItem: Sendable, Equatable {
+    package var attributes: [String: String]
+    package var secret: [UInt8]
 }
 
 /// The storage under `KeychainHelper`: the Secret Service in production and in integration tests,
 /// an in-memory double in unit tests. Attribute matching is by subset: an item matches when it has
 /// every given attribute with the given value.
-public protocol SecretStore: Sendable {
+package protocol SecretStore: Sendable {
     func availability() -> SecretStoreAvailability
     func search(_ attributes: [String: String]) throws(KeychainError) -> [SecretStoreItem]
     /// The value of the first item matching `attributes`, without its attributes: a launch's read. A
@@ -39,7 +39,7 @@ public protocol SecretStore: Sendable {
 }
 
 /// What `SecretStore.lookup` found.
-public enum SecretStoreLookup: Sendable, Equatable {
+package enum SecretStoreLookup: Sendable, Equatable {
     case found([UInt8])
     case notFound
     /// A matching item exists in a locked collection: its value cannot be read now.
@@ -48,7 +48,7 @@ public enum SecretStoreLookup: Sendable, Equatable {
 
 extension SecretStore {
     /// `availability()` then `search`: right for any store, and what a double needs.
-    public func lookup(_ attributes: [String: String]) throws(KeychainError) -> SecretStoreLookup {
+    package func lookup(_ attributes: [String: String]) throws(KeychainError) -> SecretStoreLookup {
         switch availability() {
         case .ready: break
         case .locked: return .locked
@@ -57,5 +57,5 @@ extension SecretStore {
         return try search(attributes).first.map { .found($0.secret) } ?? .notFound
     }
 
-    public func prepare() {}
+    package func prepare() {}
 }

@@ -7,27 +7,27 @@ import SalesforceSDK
 import SmartStoreEngine
 
 /// How the app is launched: what `main-app`'s options say, for a process or an in-process test alike.
-public struct AppLaunchOptions: Sendable {
+package struct AppLaunchOptions: Sendable {
     /// The app bundle (`.app` directory).
-    public var bundle: String
+    package var bundle: String
     /// The device directory (nil: `$APPGROUPSIM_DEVICE`).
-    public var device: String?
+    package var device: String?
     /// The org's URL for login; nil: the bundle's `bootconfig.plist` login host.
-    public var org: String?
+    package var org: String?
     /// Where the launch steps and SDK notifications go as JSON lines.
-    public var trace: String?
+    package var trace: String?
     /// The screen-lock passcode, when a policy applies.
-    public var passcode: String?
+    package var passcode: String?
     /// Recover as the real SDK does: delete accounts that cannot be read at launch.
-    public var sdkRecovery: Bool
+    package var sdkRecovery: Bool
     /// A Secret Service other than libsecret's (tests use the in-memory double).
-    public var secretStore: (any SecretStore)?
+    package var secretStore: (any SecretStore)?
     /// Add to `trace` instead of starting it afresh (an app launched to handle another app's URL).
-    public var appendTrace = false
+    package var appendTrace = false
     /// Make `device` a device even when it is a directory AppGroupSim did not make (`--init`).
-    public var initDevice = false
+    package var initDevice = false
 
-    public init(bundle: String, device: String? = nil, org: String? = nil, trace: String? = nil, passcode: String? = nil,
+    package init(bundle: String, device: String? = nil, org: String? = nil, trace: String? = nil, passcode: String? = nil,
                 sdkRecovery: Bool = false, secretStore: (any SecretStore)? = nil) {
         self.bundle = bundle
         self.device = device
@@ -40,22 +40,22 @@ public struct AppLaunchOptions: Sendable {
 }
 
 /// A failure that is not about the arguments: one line for the user, exit status 1.
-public struct AppError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ message: String) { description = message }
+package struct AppError: Error, CustomStringConvertible, Sendable {
+    package let description: String
+    package init(_ message: String) { description = message }
 }
 
 /// One launch of the app as its bundle configures it: app group applied before `initializeSDK`, the
 /// SDK initialized, and the sample's `userLoggedIn` writer registered, so that the flag in
 /// msdkUserDefaults always equals "there is a current user" after every current-user change.
-public final class AppSession: @unchecked Sendable {
-    public let launch: ProcessLaunch
-    public let events: SDKEvents
-    public let sdk: MobileSyncSDKManager
-    public let auth: AuthHelper
+package final class AppSession: @unchecked Sendable {
+    package let launch: ProcessLaunch
+    package let events: SDKEvents
+    package let sdk: MobileSyncSDKManager
+    package let auth: AuthHelper
     /// The login host: `--org`, else the boot config's.
-    public let org: URL?
-    public let options: AppLaunchOptions
+    package let org: URL?
+    package let options: AppLaunchOptions
     /// Held for the life of the session: one instance of the app per device.
     private let instance: AppInstanceLock
 
@@ -85,7 +85,7 @@ public final class AppSession: @unchecked Sendable {
     /// (unless `sdkRecovery`). `unlock`: the screen lock is shown (and must be passed with the
     /// passcode) when a policy applies. `requireKeychain`: false only for the status report, which
     /// reports a keychain it cannot use instead of stopping.
-    public static func start(
+    package static func start(
         _ options: AppLaunchOptions, unlock: Bool = true, requireKeychain: Bool = true, note: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws -> AppSession {
         let session = try AppSession(options)
@@ -102,23 +102,23 @@ public final class AppSession: @unchecked Sendable {
         return session
     }
 
-    public var accounts: UserAccountManager { sdk.userAccountManager }
+    package var accounts: UserAccountManager { sdk.userAccountManager }
 
-    public func currentAccount() throws -> UserAccount {
+    package func currentAccount() throws -> UserAccount {
         guard let account = try accounts.currentUser() else { throw SDKError.notLoggedIn }
         return account
     }
 
-    public var screenLock: ScreenLock { accounts.screenLock }
+    package var screenLock: ScreenLock { accounts.screenLock }
 
     /// The screen lock at launch: when a policy applies and the app has been idle past its timeout.
-    public func unlockIfNeeded(_ passcode: String?) async throws {
+    package func unlockIfNeeded(_ passcode: String?) async throws {
         if try screenLock.isLocked() { try await screenLock.unlock(passcode, events: events) } else { try screenLock.touch() }
     }
 
     /// Runs `body` with the SDK's session handling (a refused refresh logs the user out; AuthHelper's
     /// handleLogout then runs on did-logout) and says what the app shows next.
-    public func withSession<T>(_ account: UserAccount, _ body: () async throws -> T) async throws -> T {
+    package func withSession<T>(_ account: UserAccount, _ body: () async throws -> T) async throws -> T {
         do {
             return try await accounts.withSession(account, body)
         } catch SDKError.sessionRevoked(let username) {
@@ -127,7 +127,7 @@ public final class AppSession: @unchecked Sendable {
     }
 
     /// What `AuthHelper.handleLogout` decided, in words.
-    public func describe(_ outcome: AuthHelper.LogoutOutcome?) -> String {
+    package func describe(_ outcome: AuthHelper.LogoutOutcome?) -> String {
         switch outcome {
         case .switched(let who): return "switched to \(who)"
         case .userPicker(let left): return "accounts left: \(left.joined(separator: ", ")); choose one with main-app switch-user"
@@ -136,20 +136,20 @@ public final class AppSession: @unchecked Sendable {
     }
 
     /// Logs in at the session's login host (or `host`), with the screen-lock passcode when one is set.
-    public func login(username: String, password: String, host: URL? = nil) async throws -> UserAccount {
+    package func login(username: String, password: String, host: URL? = nil) async throws -> UserAccount {
         guard let org = host ?? org else { throw SDKError.noLoginHost }
         return try await accounts.login(org: org, username: username, password: password, passcode: options.passcode)
     }
 
     /// Logs the current user out (revokes at the org) and says what the app shows next.
-    public func logoutCurrentUser() async throws -> (account: UserAccount, revokeFailure: String?, next: String) {
+    package func logoutCurrentUser() async throws -> (account: UserAccount, revokeFailure: String?, next: String) {
         let account = try currentAccount()
         let result = try await accounts.logout(account)
         return (account, result.revokeFailure.map { "\($0)" }, describe(auth.lastLogout))
     }
 
     /// Makes another logged-in account on this device the current user.
-    public func switchUser(to username: String) throws -> UserAccount {
+    package func switchUser(to username: String) throws -> UserAccount {
         guard let account = try accounts.account(username: username) else { throw SDKError.noSuchAccount(username) }
         try accounts.switchToUser(account)
         return account
@@ -157,7 +157,7 @@ public final class AppSession: @unchecked Sendable {
 
     /// Turns app groups on or off for this app (DataSharingHelper's migration), kept for later launches.
     /// Returns msdkUserDefaults' path after the change.
-    public func setAppGroups(enabled: Bool) throws -> String {
+    package func setAppGroups(enabled: Bool) throws -> String {
         guard try launch.dataSharing.appGroupName() != nil else {
             throw AppError("the bundle has no \(AppGroupConfig.fileName) with an appGroupName; add one to \(options.bundle)")
         }

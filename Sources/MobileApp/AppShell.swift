@@ -7,8 +7,8 @@ import SmartStoreEngine
 /// `main-app shell`: the app as a long-lived process. It holds scenes (windows) with AuthHelper's
 /// scene blocks and says what each scene shows whenever a login, logout or switch in any scene resets
 /// them. Login is deferred until `login-if-required`. The executable only reads lines and prints.
-public final class AppShell: @unchecked Sendable {
-    public static let help = """
+package final class AppShell: @unchecked Sendable {
+    package static let help = """
         Commands: scene open NAME | scene close NAME | scenes | login-if-required | login USER PASSWORD | logout |
         switch USER | sync | show | status | login-idp SCENE [USER] | wait-url [SECONDS] | help | quit.
         Nothing authenticates until login-if-required. URLs other apps open at this app arrive while it runs
@@ -16,13 +16,13 @@ public final class AppShell: @unchecked Sendable {
         """
 
     /// What the shell needs from a person: the login screen and, when a screen lock asks, the passcode.
-    public struct Prompts: Sendable {
+    package struct Prompts: Sendable {
         /// The configured login screen at `loginHost`: nil when the person cancels.
-        public var login: @Sendable (_ config: LoginViewConfig, _ loginHost: URL) throws -> AuthHelper.LoginEntry?
+        package var login: @Sendable (_ config: LoginViewConfig, _ loginHost: URL) throws -> AuthHelper.LoginEntry?
         /// The passcode of `digits` digits, when the screen lock asks and none was given at launch.
-        public var passcode: @Sendable (_ digits: Int) -> String?
+        package var passcode: @Sendable (_ digits: Int) -> String?
 
-        public init(
+        package init(
             login: @escaping @Sendable (LoginViewConfig, URL) throws -> AuthHelper.LoginEntry?,
             passcode: @escaping @Sendable (Int) -> String?
         ) {
@@ -31,7 +31,7 @@ public final class AppShell: @unchecked Sendable {
         }
     }
 
-    public let session: AppSession
+    package let session: AppSession
     private let prompts: Prompts
     private let say: @Sendable (String) -> Void
     private let lock = NSLock()
@@ -41,9 +41,9 @@ public final class AppShell: @unchecked Sendable {
     private var handledURLs = 0
     private var waitedURLs = 0
     /// URLs between this app and others on the device (identity provider logins).
-    public let urls: AppURLs
+    package let urls: AppURLs
 
-    public init(session: AppSession, prompts: Prompts, say: @escaping @Sendable (String) -> Void) {
+    package init(session: AppSession, prompts: Prompts, say: @escaping @Sendable (String) -> Void) {
         self.session = session
         self.prompts = prompts
         self.say = say
@@ -52,7 +52,7 @@ public final class AppShell: @unchecked Sendable {
     }
 
     /// Handles the URLs that arrive in this app's inbox while the shell runs, until the task is cancelled.
-    public func watchURLs(every interval: UInt64 = 100_000_000) -> Task<Void, Never> {
+    package func watchURLs(every interval: UInt64 = 100_000_000) -> Task<Void, Never> {
         Task { [weak self] in
             while !Task.isCancelled {
                 guard let self else { return }
@@ -98,10 +98,10 @@ public final class AppShell: @unchecked Sendable {
     var accounts: UserAccountManager { session.accounts }
 
     /// The scenes open, in the order they were opened.
-    public var scenes: [String] { lock.withLock { order } }
+    package var scenes: [String] { lock.withLock { order } }
 
     /// What a scene shows as its root, from the app's state now.
-    public func root() -> String {
+    package func root() -> String {
         guard lock.withLock({ launched }) else { return "LaunchScreen (login deferred)" }
         if let user = try? accounts.currentUser() {
             let soup = (try? WidgetConfig.listScreen(of: session.launch.sandbox.bundle))?.soup ?? WidgetConfig.sample.soup
@@ -111,9 +111,9 @@ public final class AppShell: @unchecked Sendable {
         return "LoginScreen"
     }
 
-    public func rootOf(_ scene: String) -> String? { lock.withLock { roots[scene] } }
+    package func rootOf(_ scene: String) -> String? { lock.withLock { roots[scene] } }
 
-    public func open(_ scene: String, announce: Bool = true) {
+    package func open(_ scene: String, announce: Bool = true) {
         guard lock.withLock({ roots[scene] }) == nil else { return say("scene \(scene) is already open") }
         let shown = root()
         lock.withLock {
@@ -125,7 +125,7 @@ public final class AppShell: @unchecked Sendable {
         if announce { say("[\(scene)] opened: \(shown)") }
     }
 
-    public func close(_ scene: String) {
+    package func close(_ scene: String) {
         let removed = lock.withLock { () -> Bool in
             guard roots.removeValue(forKey: scene) != nil else { return false }
             order.removeAll { $0 == scene }
@@ -142,12 +142,12 @@ public final class AppShell: @unchecked Sendable {
         say("[\(scene)] root reset: \(shown)")
     }
 
-    public func sayScenes() {
+    package func sayScenes() {
         for scene in scenes { say("[\(scene)] \(rootOf(scene) ?? "")") }
     }
 
     /// Runs one command line, split into words.
-    public func run(_ words: [String]) async throws {
+    package func run(_ words: [String]) async throws {
         guard let first = words.first else { return }
         switch (first, words.count) {
         case ("help", _):

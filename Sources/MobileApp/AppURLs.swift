@@ -8,29 +8,29 @@ import Glibc
 /// The app's side of URLs between apps on the device (issue "IDP"): it opens URL commands at other apps
 /// through the device (their inbox when they run, else a launch), and handles the ones it receives, as
 /// its `SceneDelegate` hands them to the SDK.
-public final class AppURLs: @unchecked Sendable {
-    public let session: AppSession
+package final class AppURLs: @unchecked Sendable {
+    package let session: AppSession
     /// How this app's user answers the identity provider's screens (an IDP app only).
-    public let screens: IDPScreens
+    package let screens: IDPScreens
     private let lock = NSLock()
     private var children: [Process] = []
 
     /// Whether an app this one launches reads the same stdin (not for a shell, whose stdin is its commands).
-    public let shareStdin: Bool
+    package let shareStdin: Bool
 
-    public init(session: AppSession, screens: IDPScreens = .terminal(user: nil), shareStdin: Bool = true) {
+    package init(session: AppSession, screens: IDPScreens = .terminal(user: nil), shareStdin: Bool = true) {
         self.session = session
         self.screens = screens
         self.shareStdin = shareStdin
     }
 
     var accounts: UserAccountManager { session.accounts }
-    public var deviceApps: DeviceApps { DeviceApps(device: session.launch.sandbox.device) }
+    package var deviceApps: DeviceApps { DeviceApps(device: session.launch.sandbox.device) }
 
     /// Opens a command at the app that claims its scheme: its inbox when it runs, else it is launched (the
     /// same `main-app`, in another process, writing into this trace) and not waited for here.
     @discardableResult
-    public func open(_ command: IDPCommand) throws -> DeviceApps.Delivery {
+    package func open(_ command: IDPCommand) throws -> DeviceApps.Delivery {
         let delivery = try deviceApps.open(try command.url()) { app, url in
             let process = try DeviceApps.launchMainApp(
                 app, url: url, device: session.launch.sandbox.device, trace: session.options.trace, shareStdin: shareStdin)
@@ -46,7 +46,7 @@ public final class AppURLs: @unchecked Sendable {
     }
 
     /// What handling one URL came to.
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         /// SP: the login pending in `scene` completed.
         case loggedIn(UserAccount, scene: String)
         /// IDP: the answer (authresponse or error) was opened at the SP.
@@ -56,7 +56,7 @@ public final class AppURLs: @unchecked Sendable {
         /// SP, `idpinit`: this app asked the IDP to log the user in (an answer will come).
         case askedIdentityProvider(IDPCommand)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .loggedIn(let account, let scene): return "[\(scene)] logged in as \(account.username) through the identity provider app"
             case .answered(let answer):
@@ -69,7 +69,7 @@ public final class AppURLs: @unchecked Sendable {
     }
 
     /// Handles one incoming URL: as the SDK's URL handlers would, by command.
-    public func handle(_ url: URL) async throws -> Outcome {
+    package func handle(_ url: URL) async throws -> Outcome {
         guard let command = IDPCommand(url: url) else {
             throw SDKError.idpRefused("\(url.scheme ?? "?"): URL is not a command this app handles (expected \(url.scheme ?? "scheme")://oauth2/v1.0/<command>)")
         }
@@ -95,7 +95,7 @@ public final class AppURLs: @unchecked Sendable {
 
     /// The next URL in this app's inbox, waiting up to `timeout` seconds; nil when none came. Stops early
     /// when `stop` says so (a launched app that exited without answering).
-    public func nextURL(timeout: TimeInterval, stop: () -> Bool = { false }) async throws -> URL? {
+    package func nextURL(timeout: TimeInterval, stop: () -> Bool = { false }) async throws -> URL? {
         let deadline = Date().addingTimeInterval(timeout)
         let id = session.launch.sandbox.bundleIdentifier
         while Date() < deadline {
@@ -116,23 +116,23 @@ public final class AppURLs: @unchecked Sendable {
 
     /// Whether this process launched apps and every one has exited (false when it launched none: the
     /// URL then went to a running app, which answers when it will).
-    public var launchedAppsExited: Bool { lock.withLock { !children.isEmpty && children.allSatisfy { !$0.isRunning } } }
+    package var launchedAppsExited: Bool { lock.withLock { !children.isEmpty && children.allSatisfy { !$0.isRunning } } }
 
     /// Waits for the apps this process launched (their output and state are complete when it exits).
-    public func waitForLaunchedApps() {
+    package func waitForLaunchedApps() {
         for child in lock.withLock({ children }) { child.waitUntilExit() }
     }
 
     /// Where the URL of a launch comes from: given, or an item of the app's URL inbox (how an app launched
     /// by another gets it, off its command line).
-    public enum LaunchURL: Sendable {
+    package enum LaunchURL: Sendable {
         case url(URL)
         case inboxItem(String)
     }
 
     /// `main-app handle-url`: the URL this launch is for, handled; when handling it asked the IDP to log the
     /// user in (`idpinit`), its answer too. `report` gets one line per outcome.
-    public func handleLaunch(_ source: LaunchURL, timeout: TimeInterval, report: (String) -> Void) async throws {
+    package func handleLaunch(_ source: LaunchURL, timeout: TimeInterval, report: (String) -> Void) async throws {
         let url: URL
         switch source {
         case .url(let given):
@@ -156,7 +156,7 @@ public final class AppURLs: @unchecked Sendable {
     /// IDP-initiated login (`main-app idp-launch`): `idpinit` naming `user` (default: the current user) to
     /// the client app `bundleID`; then this app answers the client's request (`authrequest`) from its inbox,
     /// until the launched client app exits (or, when it was running, until its request is answered).
-    public func logInClientApp(bundleID: String, user: String?, timeout: TimeInterval, report: (String) -> Void) async throws {
+    package func logInClientApp(bundleID: String, user: String?, timeout: TimeInterval, report: (String) -> Void) async throws {
         let account: UserAccount
         if let user {
             guard let found = try accounts.account(matchingHint: user) else { throw SDKError.noSuchAccount(user) }
@@ -186,7 +186,7 @@ public final class AppURLs: @unchecked Sendable {
     }
 
     /// SP-initiated login: `authrequest` to the IDP app, then the answer from this app's inbox, handled.
-    public func loginThroughIdentityProvider(scene: String = "main", userHint: String?, timeout: TimeInterval = 60) async throws -> UserAccount {
+    package func loginThroughIdentityProvider(scene: String = "main", userHint: String?, timeout: TimeInterval = 60) async throws -> UserAccount {
         guard let host = session.org else { throw SDKError.noLoginHost }
         let request = try await accounts.beginIdentityProviderLogin(scene: scene, loginHost: host, userHint: userHint)
         try await send(request)
@@ -196,7 +196,7 @@ public final class AppURLs: @unchecked Sendable {
     /// Opens this app's `authrequest`. When it cannot go (no installed app claims the IDP's scheme any more,
     /// or two do), the login pending for it ends here and nothing of it is kept; no app claiming the scheme
     /// ends it as the SDK does, with `idp_not_installed`.
-    public func send(_ request: IDPCommand) async throws {
+    package func send(_ request: IDPCommand) async throws {
         do {
             try open(request)
         } catch {
@@ -209,7 +209,7 @@ public final class AppURLs: @unchecked Sendable {
     }
 
     /// The answer to this app's pending login, from its inbox; any other URL that comes first is handled too.
-    public func awaitAnswer(scene: String, timeout: TimeInterval) async throws -> UserAccount {
+    package func awaitAnswer(scene: String, timeout: TimeInterval) async throws -> UserAccount {
         defer { waitForLaunchedApps() }
         while true {
             guard let url = try await nextURL(timeout: timeout, stop: { self.launchedAppsExited }) else {
@@ -231,19 +231,19 @@ public final class AppURLs: @unchecked Sendable {
 
 /// The identity provider app's screens, as a person answers them: which of its users logs the SP in
 /// (the current one, the hint's or `user`), its own login when it has no user, or cancel.
-public struct IDPScreens: Sendable {
+package struct IDPScreens: Sendable {
     /// Given the IDP's accounts, the request's user hint and login host, and the app's session.
-    public var choose: @Sendable ([UserAccount], String?, URL?, AppSession) async throws -> UserManagerChoice
+    package var choose: @Sendable ([UserAccount], String?, URL?, AppSession) async throws -> UserManagerChoice
 
-    public typealias UserManagerChoice = UserAccountManager.IDPUserChoice
+    package typealias UserManagerChoice = UserAccountManager.IDPUserChoice
 
-    public init(choose: @escaping @Sendable ([UserAccount], String?, URL?, AppSession) async throws -> UserManagerChoice) {
+    package init(choose: @escaping @Sendable ([UserAccount], String?, URL?, AppSession) async throws -> UserManagerChoice) {
         self.choose = choose
     }
 
     /// Without asking anyone (a shell, whose stdin is its own commands): `user`, else the hint's user, else
     /// the current user; with none of them here, the login is cancelled (log in to the IDP app first).
-    public static func automatic(user: String?) -> IDPScreens {
+    package static func automatic(user: String?) -> IDPScreens {
         IDPScreens { _, hint, _, session in
             if let wanted = user ?? hint {
                 guard let account = try session.accounts.account(matchingHint: wanted) else { return .cancelled }
@@ -258,7 +258,7 @@ public struct IDPScreens: Sendable {
     /// `user`, else the hint's user, else the current user). With no user to pick, the IDP's own login
     /// screen reads a username and password. Input is read only when some is there (a pipe or a file
     /// with data, or a terminal): an app launched with nothing to read takes the default.
-    public static func terminal(user: String?) -> IDPScreens {
+    package static func terminal(user: String?) -> IDPScreens {
         IDPScreens { accounts, hint, loginHost, session in
             let typed = StdinLine.read(prompt: "  \(session.launch.sandbox.bundle.displayName ?? "identity provider"): log in as (\(accounts.map(\.username).joined(separator: ", "))), or cancel: ")
             if typed?.lowercased() == "cancel" { return .cancelled }

@@ -3,20 +3,20 @@ import MobileSyncEngine
 import SalesforceSDK
 
 /// What one configured sync did, as `main-app sync` reports it.
-public struct SyncOutcome: Sendable, CustomStringConvertible {
-    public var name: String
-    public var type: SyncType
-    public var soup: String
-    public var status: SyncStatus
+package struct SyncOutcome: Sendable, CustomStringConvertible {
+    package var name: String
+    package var type: SyncType
+    package var soup: String
+    package var status: SyncStatus
     /// Sync up: local changes sent; sync down: records fetched.
-    public var count: Int
+    package var count: Int
     /// Sync up: entries of the soup still dirty afterwards (their errors are in `__last_error__`).
-    public var stillDirty: Int
+    package var stillDirty: Int
     /// Whether the line names the sync (several ran, or one was asked for by name).
-    public var named: Bool
+    package var named: Bool
 
     /// `sync up: DONE, N local change(s)` / `sync down: DONE, N record(s) fetched`.
-    public var description: String {
+    package var description: String {
         let suffix = named ? " (\(name))" : ""
         if type == .syncUp {
             let left = stillDirty > 0 ? ", \(stillDirty) still dirty (see records list --soup \(soup))" : ""
@@ -28,12 +28,12 @@ public struct SyncOutcome: Sendable, CustomStringConvertible {
 
 extension AppSession {
     /// The bundle's `usersyncs.json`.
-    public var syncsConfigURL: URL { launch.sandbox.bundle.resourceURL("usersyncs.json") }
+    package var syncsConfigURL: URL { launch.sandbox.bundle.resourceURL("usersyncs.json") }
 
     /// Runs the syncs of the bundle's `usersyncs.json` (or the one named) in file order, as the
     /// current user; a session revoked at the org logs the user out and says so.
     /// `progress` gets a short label (`up  ` / `down`) and each state.
-    public func runConfiguredSyncs(
+    package func runConfiguredSyncs(
         only name: String? = nil, progress: @escaping @Sendable (String, SyncState) -> Void = { _, _ in }
     ) async throws -> [SyncOutcome] {
         let account = try currentAccount()

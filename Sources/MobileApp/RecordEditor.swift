@@ -5,12 +5,12 @@ import SmartStoreEngine
 
 /// `records list|add|edit|delete --soup S`: local edits of any soup of the bundle's `userstore.json`,
 /// sent at the next sync up, as the current user. `contacts` is the sample's shorthand.
-public struct RecordEditor: Sendable {
-    public let manager: SyncManager
-    public let soup: String
+package struct RecordEditor: Sendable {
+    package let manager: SyncManager
+    package let soup: String
 
     /// The current user's editor for `soup`; refused, naming the soups there are, when the store has no such soup.
-    public init(_ session: AppSession, soup: String) async throws {
+    package init(_ session: AppSession, soup: String) async throws {
         manager = try await session.sdk.syncManager(for: try session.currentAccount())
         guard try manager.store.soupExists(soup) else {
             let soups = try manager.store.allSoupNames().filter { !$0.hasPrefix("syncs_") }
@@ -20,23 +20,23 @@ public struct RecordEditor: Sendable {
     }
 
     /// Creates an entry locally (`__local__`, `__locally_created__`); returns it with its local id.
-    public func add(_ fields: SoupEntry) throws -> SoupEntry { try manager.createLocally(fields, soupName: soup) }
+    package func add(_ fields: SoupEntry) throws -> SoupEntry { try manager.createLocally(fields, soupName: soup) }
 
     /// Changes an entry locally, found by `Id` (or local id).
-    public func edit(id: String, changes: SoupEntry) throws { try manager.updateLocally(id: id, changes: changes, soupName: soup) }
+    package func edit(id: String, changes: SoupEntry) throws { try manager.updateLocally(id: id, changes: changes, soupName: soup) }
 
     /// Marks an entry deleted locally (removed at the org at the next sync up).
-    public func delete(id: String) throws { try manager.deleteLocally(id: id, soupName: soup) }
+    package func delete(id: String) throws { try manager.deleteLocally(id: id, soupName: soup) }
 
     /// Every entry, newest first (`_soupLastModifiedDate` descending), or by `orderPath` ascending.
-    public func list(orderPath: String? = nil) throws -> [SoupEntry] {
+    package func list(orderPath: String? = nil) throws -> [SoupEntry] {
         let spec: QuerySpec = orderPath.map { .all(soup: soup, orderPath: $0, pageSize: 1_000_000) }
             ?? .all(soup: soup, orderPath: "_soupLastModifiedDate", order: .descending, pageSize: 1_000_000)
         return try manager.store.query(spec).compactMap(\.objectValue)
     }
 
     /// One line of `records list`: `*` for a local change, the Id, the record's own fields, and its last sync error.
-    public static func line(_ e: SoupEntry) -> String {
+    package static func line(_ e: SoupEntry) -> String {
         let flag = e["__local__"]?.boolValue == true ? "*" : " "
         let shown = e.filter { !$0.key.hasPrefix("_") && $0.key != "Id" && $0.key != "attributes" }.sorted { $0.key < $1.key }
             .compactMap { k, v in v.stringValue.map { "\(k)=\($0)" } }.joined(separator: "  ")
@@ -44,7 +44,7 @@ public struct RecordEditor: Sendable {
     }
 
     /// One line of the sample's `contacts list`: flag, Id, name, last sync error.
-    public static func contactLine(_ e: SoupEntry) -> String {
+    package static func contactLine(_ e: SoupEntry) -> String {
         let flag = e["__local__"]?.boolValue == true ? "*" : " "
         let name = [e["FirstName"]?.stringValue, e["LastName"]?.stringValue].compactMap { $0 }.joined(separator: " ")
         return "\(flag) \(e["Id"]?.stringValue ?? "")  \(name)\(e["__last_error__"]?.stringValue.map { "  (\($0))" } ?? "")"
@@ -52,7 +52,7 @@ public struct RecordEditor: Sendable {
 
     /// Field values from the command line: a JSON object (numbers, booleans, nulls) and `FIELD=VALUE`
     /// pairs (text), the pairs last.
-    public static func values(json: String?, set: [String]) throws -> SoupEntry {
+    package static func values(json: String?, set: [String]) throws -> SoupEntry {
         var e: SoupEntry = [:]
         if let json {
             guard let object = JSON(text: json)?.objectValue else { throw AppError("--json must be a JSON object, e.g. '{\"Quantity__c\": 2}'") }
@@ -66,5 +66,5 @@ public struct RecordEditor: Sendable {
     }
 
     /// The entries of a soup as one JSON array.
-    public static func jsonText(_ entries: [SoupEntry]) -> String { JSON.array(entries.map(JSON.object)).text }
+    package static func jsonText(_ entries: [SoupEntry]) -> String { JSON.array(entries.map(JSON.object)).text }
 }

@@ -3,23 +3,23 @@ import SalesforceSDK
 
 /// `main-app status`: the app's app-group state, login flag, accounts and current user. It reads the
 /// keychain's state but no token, so it works with a keychain it cannot use and says so.
-public struct StatusReport: Codable, Sendable, Equatable {
-    public var bundleIdentifier: String
-    public var device: String
-    public var appGroupName: String?
-    public var appGroupEnabled: Bool
-    public var msdkUserDefaults: String
-    public var userLoggedIn: Bool
-    public var currentUser: String?
-    public var accounts: [String]
-    public var keychainAccessGroups: [String]
-    public var sdkFeatures: [String]
-    public var screenLocked: Bool
+package struct StatusReport: Codable, Sendable, Equatable {
+    package var bundleIdentifier: String
+    package var device: String
+    package var appGroupName: String?
+    package var appGroupEnabled: Bool
+    package var msdkUserDefaults: String
+    package var userLoggedIn: Bool
+    package var currentUser: String?
+    package var accounts: [String]
+    package var keychainAccessGroups: [String]
+    package var sdkFeatures: [String]
+    package var screenLocked: Bool
     /// "ready", or why the keychain cannot be used (then nothing that needs it was read).
-    public var keychain: String
+    package var keychain: String
 
     /// The report for a session started with `requireKeychain: false`.
-    public init(_ session: AppSession) async throws {
+    package init(_ session: AppSession) async throws {
         let launch = session.launch
         let keychainStatus = await launch.keychain.status()
         let msdk = try launch.dataSharing.msdkUserDefaults()
@@ -55,7 +55,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
     }
 
     /// The report as aligned lines for a person.
-    public var lines: [String] {
+    package var lines: [String] {
         var out = [
             "app:               \(bundleIdentifier)",
             "device:            \(device)",
@@ -72,7 +72,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
     }
 
     /// The shell's one-line status.
-    public static func shortLine(_ session: AppSession) throws -> String {
+    package static func shortLine(_ session: AppSession) throws -> String {
         let (user, all) = try users(session)
         let current = user ?? "(none)"
         let flag = try session.launch.dataSharing.msdkUserDefaults().bool(forKey: session.launch.userLogInStatusKey)

@@ -3,20 +3,20 @@ import RestClientEngine
 import SmartStoreEngine
 
 /// The fields a sync up sends.
-public struct SyncUpTarget: Sendable {
-    public var sobjectType: String
-    public var createFieldlist: [String]?
-    public var updateFieldlist: [String]?
+package struct SyncUpTarget: Sendable {
+    package var sobjectType: String
+    package var createFieldlist: [String]?
+    package var updateFieldlist: [String]?
     /// The SDK's `externalIdFieldName`: a locally created record that has a value for this field is
     /// upserted by it (`PATCH composite/sobjects/<type>/<field>`) instead of created, so sending it a
     /// second time, after a sync up was killed between the org's write and the local update, updates
     /// the record the first attempt created instead of making a duplicate.
-    public var externalIdFieldName: String?
+    package var externalIdFieldName: String?
     /// The SDK class the target names (`SFCollectionSyncUpTarget` unless a config says `SFBatchSyncUpTarget`
     /// or `SFSyncUpTarget`). All three push the same records here; see README "Mobile Sync".
-    public var iOSImpl = "SFCollectionSyncUpTarget"
+    package var iOSImpl = "SFCollectionSyncUpTarget"
 
-    public init(sobjectType: String = "Contact", createFieldlist: [String]? = nil, updateFieldlist: [String]? = nil, externalIdFieldName: String? = nil) {
+    package init(sobjectType: String = "Contact", createFieldlist: [String]? = nil, updateFieldlist: [String]? = nil, externalIdFieldName: String? = nil) {
         self.sobjectType = sobjectType
         self.createFieldlist = createFieldlist
         self.updateFieldlist = updateFieldlist
@@ -26,7 +26,7 @@ public struct SyncUpTarget: Sendable {
     /// As the SDK serialises its default sync up target (`SFCollectionSyncUpTarget` since Mobile SDK
     /// 10.1): type `rest`, `iOSImpl`, the field names and `maxBatchSize`. `sobjectType` is ours: the SDK
     /// takes each record's type from its `attributes`, and so do we when the record has them.
-    public var json: JSON {
+    package var json: JSON {
         var o: [String: JSON] = [
             "sobjectType": .string(sobjectType), "type": "rest", "iOSImpl": .string(iOSImpl),
             "idFieldName": "Id", "modificationDateFieldName": "LastModifiedDate",
@@ -49,13 +49,13 @@ public struct SyncUpTarget: Sendable {
 
 /// The SDK's `SyncManager`: one per store, runs sync downs and sync ups against the org and keeps
 /// every sync's state in the store's `syncs_soup`, so a sync can be resumed after a stop or a crash.
-public final class SyncManager: @unchecked Sendable {
-    public enum State: String, Sendable { case acceptingSyncs = "accepting_syncs", stopRequested = "stop_requested", stopped }
-    public typealias Progress = @Sendable (SyncState) -> Void
-    public typealias CustomTargetFactory = @Sendable (JSON) throws -> any SyncDownTarget
+package final class SyncManager: @unchecked Sendable {
+    package enum State: String, Sendable { case acceptingSyncs = "accepting_syncs", stopRequested = "stop_requested", stopped }
+    package typealias Progress = @Sendable (SyncState) -> Void
+    package typealias CustomTargetFactory = @Sendable (JSON) throws -> any SyncDownTarget
 
-    public let store: SmartStore
-    public let client: RestClient
+    package let store: SmartStore
+    package let client: RestClient
     private let lock = NSLock()
     private var managerState: State = .acceptingSyncs
     private var running: Set<Int64> = []
@@ -65,7 +65,7 @@ public final class SyncManager: @unchecked Sendable {
     nonisolated(unsafe) private static var customTargets: [String: CustomTargetFactory] = [:]
 
     /// The manager of this store (created on first use); `client` talks to the store's user's org.
-    public static func sharedInstance(for store: SmartStore, client: RestClient) throws -> SyncManager {
+    package static func sharedInstance(for store: SmartStore, client: RestClient) throws -> SyncManager {
         try registryLock.withLock {
             if let existing = instances[store.url.path] { return existing }
             let manager = try SyncManager(store: store, client: client)
@@ -74,24 +74,24 @@ public final class SyncManager: @unchecked Sendable {
         }
     }
 
-    public static func removeSharedInstance(for store: SmartStore) {
+    package static func removeSharedInstance(for store: SmartStore) {
         _ = registryLock.withLock { instances.removeValue(forKey: store.url.path) }
     }
 
     /// The manager of a user's store (the default store unless named); refused for a user who is not logged in.
-    public static func sharedInstance(
+    package static func sharedInstance(
         forUser user: StoreUser, storeName: String = StoreManager.defaultStoreName, stores: StoreManager, client: RestClient
     ) throws -> SyncManager {
         try sharedInstance(for: try stores.store(named: storeName, for: user), client: client)
     }
 
-    public static func removeSharedInstance(forUser user: StoreUser, storeName: String = StoreManager.defaultStoreName, stores: StoreManager) {
+    package static func removeSharedInstance(forUser user: StoreUser, storeName: String = StoreManager.defaultStoreName, stores: StoreManager) {
         let path = stores.storeFile(named: storeName, for: user).path
         _ = registryLock.withLock { instances.removeValue(forKey: path) }
     }
 
     /// Custom sync down targets: their state JSON carries `"type": "custom", "customType": name`.
-    public static func register(customTarget name: String, factory: @escaping CustomTargetFactory) {
+    package static func register(customTarget name: String, factory: @escaping CustomTargetFactory) {
         registryLock.withLock { customTargets[name] = factory }
     }
 
@@ -119,17 +119,17 @@ public final class SyncManager: @unchecked Sendable {
         }
     }
 
-    public var state: State { lock.withLock { managerState } }
+    package var state: State { lock.withLock { managerState } }
 
     /// Asks running syncs to stop after their current page; new syncs are refused until `restart`.
-    public func stop() {
+    package func stop() {
         lock.withLock {
             managerState = running.isEmpty ? .stopped : .stopRequested
         }
     }
 
     /// Accepts syncs again; with `restartStoppedSyncs`, re-runs every STOPPED sync.
-    public func restart(restartStoppedSyncs: Bool, progress: Progress? = nil) async throws {
+    package func restart(restartStoppedSyncs: Bool, progress: Progress? = nil) async throws {
         try lock.withLock {
             guard managerState != .acceptingSyncs else { throw MobileSyncError.cannotRestart(state: managerState.rawValue) }
             managerState = .acceptingSyncs
@@ -142,29 +142,29 @@ public final class SyncManager: @unchecked Sendable {
 
     // MARK: Sync states
 
-    public func createSyncDown(target: any SyncDownTarget, options: SyncOptions = SyncOptions(), soupName: String, name: String? = nil) throws
+    package func createSyncDown(target: any SyncDownTarget, options: SyncOptions = SyncOptions(), soupName: String, name: String? = nil) throws
         -> SyncState
     {
         try create(SyncState(type: .syncDown, name: name, target: target.json, soupName: soupName, options: options))
     }
 
-    public func createSyncUp(target: SyncUpTarget, options: SyncOptions = SyncOptions(), soupName: String, name: String? = nil) throws
+    package func createSyncUp(target: SyncUpTarget, options: SyncOptions = SyncOptions(), soupName: String, name: String? = nil) throws
         -> SyncState
     {
         try create(SyncState(type: .syncUp, name: name, target: target.json, soupName: soupName, options: options))
     }
 
-    public func syncStatus(id: Int64) throws -> SyncState? {
+    package func syncStatus(id: Int64) throws -> SyncState? {
         try store.retrieve(ids: [id], from: SyncState.soupName).first.map { try parse(.object($0)) }
     }
 
-    public func syncStatus(name: String) throws -> SyncState? {
+    package func syncStatus(name: String) throws -> SyncState? {
         try store.query(.exact(soup: SyncState.soupName, path: "name", value: .string(name))).first.map(parse)
     }
 
-    public func deleteSync(id: Int64) throws { try store.remove(ids: [id], from: SyncState.soupName) }
+    package func deleteSync(id: Int64) throws { try store.remove(ids: [id], from: SyncState.soupName) }
 
-    public func deleteSync(name: String) throws {
+    package func deleteSync(name: String) throws {
         guard let sync = try syncStatus(name: name) else { throw MobileSyncError.noSuchSync("named \(name)") }
         try deleteSync(id: sync.id)
     }
@@ -181,12 +181,12 @@ public final class SyncManager: @unchecked Sendable {
         return state
     }
 
-    public func allSyncs() throws -> [SyncState] {
+    package func allSyncs() throws -> [SyncState] {
         try store.query(.all(soup: SyncState.soupName, pageSize: 100_000)).map(parse)
     }
 
     /// The syncs a `usersyncs.json` names, in file order.
-    public static func configuredSyncs(_ url: URL) throws -> [(name: String, type: SyncType, soup: String)] {
+    package static func configuredSyncs(_ url: URL) throws -> [(name: String, type: SyncType, soup: String)] {
         guard let data = FileManager.default.contents(atPath: url.path) else { return [] }
         guard let text = String(data: data, encoding: .utf8), let syncs = JSON(text: text)?["syncs"]?.arrayValue else {
             throw MobileSyncError.invalidTarget("\(url.path) is not JSON with a \"syncs\" array")
@@ -200,7 +200,7 @@ public final class SyncManager: @unchecked Sendable {
     }
 
     /// Creates the named syncs of a bundle's `usersyncs.json` that do not exist yet.
-    public func createSyncs(fromConfig url: URL) throws {
+    package func createSyncs(fromConfig url: URL) throws {
         guard let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8),
             let syncs = JSON(text: text)?["syncs"]?.arrayValue
         else { return }
@@ -233,14 +233,14 @@ public final class SyncManager: @unchecked Sendable {
     // MARK: Running syncs
 
     /// Creates a sync down and runs it.
-    public func syncDown(
+    package func syncDown(
         target: any SyncDownTarget, options: SyncOptions = SyncOptions(), soupName: String, name: String? = nil, progress: Progress? = nil
     ) async throws -> SyncState {
         try await run(try createSyncDown(target: target, options: options, soupName: soupName, name: name), progress: progress)
     }
 
     /// Creates a sync up and runs it.
-    public func syncUp(
+    package func syncUp(
         target: SyncUpTarget = SyncUpTarget(), options: SyncOptions = SyncOptions(), soupName: String, name: String? = nil,
         progress: Progress? = nil
     ) async throws -> SyncState {
@@ -249,12 +249,12 @@ public final class SyncManager: @unchecked Sendable {
 
     /// Runs a sync again: a sync down fetches what changed since its newest record (a STOPPED one
     /// from 1 ms before, so the boundary record comes again); a sync up pushes the current local edits.
-    public func reSync(id: Int64, progress: Progress? = nil) async throws -> SyncState {
+    package func reSync(id: Int64, progress: Progress? = nil) async throws -> SyncState {
         guard let sync = try syncStatus(id: id) else { throw MobileSyncError.noSuchSync("with id \(id)") }
         return try await run(sync, progress: progress)
     }
 
-    public func reSync(name: String, progress: Progress? = nil) async throws -> SyncState {
+    package func reSync(name: String, progress: Progress? = nil) async throws -> SyncState {
         guard let sync = try syncStatus(name: name) else { throw MobileSyncError.noSuchSync("named \(name)") }
         return try await run(sync, progress: progress)
     }
@@ -356,7 +356,7 @@ public final class SyncManager: @unchecked Sendable {
         try store.upsertReturningIds(entries, into: sync.soupName, externalIdPath: SyncField.id)
     }
 
-    public func dirtyRecords(_ soupName: String) throws -> [SoupEntry] {
+    package func dirtyRecords(_ soupName: String) throws -> [SoupEntry] {
         let spec = QuerySpec.smart(
             "SELECT {\(soupName):_soup} FROM {\(soupName)} WHERE {\(soupName):\(SyncField.local)} = '1' ORDER BY {\(soupName):_soupEntryId}",
             pageSize: 1_000_000)
@@ -428,7 +428,7 @@ public final class SyncManager: @unchecked Sendable {
 
     /// Removes this sync's local records (not dirty) that the server no longer returns; returns how many.
     @discardableResult
-    public func cleanResyncGhosts(syncId: Int64) async throws -> Int {
+    package func cleanResyncGhosts(syncId: Int64) async throws -> Int {
         guard let sync = try syncStatus(id: syncId) else { throw MobileSyncError.noSuchSync("with id \(syncId)") }
         guard sync.type == .syncDown else { throw MobileSyncError.ghostsOnlyOnSyncDown(syncId: syncId) }
         let remote = try await makeTarget(sync.target).remoteIds(client: client, store: store, soupName: sync.soupName)

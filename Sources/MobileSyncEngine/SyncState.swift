@@ -1,22 +1,22 @@
 import Foundation
 import SmartStoreEngine
 
-public enum SyncType: String, Sendable, Codable { case syncDown, syncUp }
+package enum SyncType: String, Sendable, Codable { case syncDown, syncUp }
 
-public enum SyncStatus: String, Sendable, Codable { case new = "NEW", running = "RUNNING", done = "DONE", failed = "FAILED", stopped = "STOPPED" }
+package enum SyncStatus: String, Sendable, Codable { case new = "NEW", running = "RUNNING", done = "DONE", failed = "FAILED", stopped = "STOPPED" }
 
-public enum MergeMode: String, Sendable, Codable {
+package enum MergeMode: String, Sendable, Codable {
     /// Server values replace local ones, even for records edited locally.
     case overwrite = "OVERWRITE"
     /// Records edited locally are left alone (sync down), or not pushed when newer on the server (sync up).
     case leaveIfChanged = "LEAVE_IF_CHANGED"
 }
 
-public struct SyncOptions: Sendable, Equatable {
-    public var fieldlist: [String]?
-    public var mergeMode: MergeMode
+package struct SyncOptions: Sendable, Equatable {
+    package var fieldlist: [String]?
+    package var mergeMode: MergeMode
 
-    public init(fieldlist: [String]? = nil, mergeMode: MergeMode = .overwrite) {
+    package init(fieldlist: [String]? = nil, mergeMode: MergeMode = .overwrite) {
         self.fieldlist = fieldlist
         self.mergeMode = mergeMode
     }
@@ -34,24 +34,24 @@ public struct SyncOptions: Sendable, Equatable {
 }
 
 /// A sync as recorded in `syncs_soup`, with the SDK's fields.
-public struct SyncState: Sendable, Equatable {
-    public var id: Int64
-    public var type: SyncType
-    public var name: String?
+package struct SyncState: Sendable, Equatable {
+    package var id: Int64
+    package var type: SyncType
+    package var name: String?
     /// The target's JSON (`{"type": "soql", "query": …}` for a sync down, field lists for a sync up).
-    public var target: JSON
-    public var soupName: String
-    public var options: SyncOptions
-    public var status: SyncStatus
+    package var target: JSON
+    package var soupName: String
+    package var options: SyncOptions
+    package var status: SyncStatus
     /// 0…100.
-    public var progress: Int
+    package var progress: Int
     /// Records the server said it would return (-1 before the first page).
-    public var totalSize: Int
+    package var totalSize: Int
     /// Newest `LastModifiedDate` saved, epoch ms (-1 before any).
-    public var maxTimeStamp: Int64
-    public var startTime: Int64
-    public var endTime: Int64
-    public var error: String?
+    package var maxTimeStamp: Int64
+    package var startTime: Int64
+    package var endTime: Int64
+    package var error: String?
 
     static let soupName = "syncs_soup"
     /// As the SDK's `setupSyncsSoupIfNeeded:` registers them: json1 indexes (no columns) on type, name, status.
@@ -116,11 +116,11 @@ public struct SyncState: Sendable, Equatable {
         error = nil
     }
 
-    public var isDone: Bool { status == .done }
+    package var isDone: Bool { status == .done }
 }
 
 /// Mobile Sync's errors, with the SDK's codes.
-public enum MobileSyncError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum MobileSyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case managerStopped
     case cannotRestart(state: String)
     case alreadyRunning(syncId: Int64)
@@ -134,7 +134,7 @@ public enum MobileSyncError: Error, Equatable, Sendable, CustomStringConvertible
     case corruptSyncState(store: String, entryId: Int64?, detail: String)
 
     /// 900 stopped, 901 cannot restart, 902 already running, 903 no such sync, 904 ghost cleaning only on sync down.
-    public var code: Int? {
+    package var code: Int? {
         switch self {
         case .managerStopped: return 900
         case .cannotRestart: return 901
@@ -145,7 +145,7 @@ public enum MobileSyncError: Error, Equatable, Sendable, CustomStringConvertible
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .managerStopped: return "sync manager has stopped; call restart() first"
         case .cannotRestart(let state): return "sync manager can only be restarted when stopping or stopped (it is \(state))"

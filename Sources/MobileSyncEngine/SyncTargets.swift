@@ -3,25 +3,25 @@ import RestClientEngine
 import SmartStoreEngine
 
 /// The fields Mobile Sync keeps on every record it manages.
-public enum SyncField {
-    public static let local = "__local__"
-    public static let locallyCreated = "__locally_created__"
-    public static let locallyUpdated = "__locally_updated__"
-    public static let locallyDeleted = "__locally_deleted__"
-    public static let syncId = "__sync_id__"
-    public static let lastError = "__last_error__"
-    public static let id = "Id"
-    public static let lastModifiedDate = "LastModifiedDate"
+package enum SyncField {
+    package static let local = "__local__"
+    package static let locallyCreated = "__locally_created__"
+    package static let locallyUpdated = "__locally_updated__"
+    package static let locallyDeleted = "__locally_deleted__"
+    package static let syncId = "__sync_id__"
+    package static let lastError = "__last_error__"
+    package static let id = "Id"
+    package static let lastModifiedDate = "LastModifiedDate"
     static let all = [local, locallyCreated, locallyUpdated, locallyDeleted, syncId, lastError]
 }
 
 /// One page of server records and how to get the next.
-public struct SyncPage: Sendable {
-    public var records: [SoupEntry]
-    public var totalSize: Int
-    public var nextRecordsUrl: String?
+package struct SyncPage: Sendable {
+    package var records: [SoupEntry]
+    package var totalSize: Int
+    package var nextRecordsUrl: String?
 
-    public init(records: [SoupEntry], totalSize: Int, nextRecordsUrl: String?) {
+    package init(records: [SoupEntry], totalSize: Int, nextRecordsUrl: String?) {
         self.records = records
         self.totalSize = totalSize
         self.nextRecordsUrl = nextRecordsUrl
@@ -30,7 +30,7 @@ public struct SyncPage: Sendable {
 
 /// Where a sync down gets its records. SOQL, MRU and refresh targets ship; others plug in through
 /// `SyncManager.register(customTarget:)`.
-public protocol SyncDownTarget: Sendable {
+package protocol SyncDownTarget: Sendable {
     /// What is stored in the sync's state, and given back to the factory on a later run.
     var json: JSON { get }
     /// The first page, of records changed after `maxTimeStamp` (epoch ms; -1 for all).
@@ -42,7 +42,7 @@ public protocol SyncDownTarget: Sendable {
 }
 
 extension SyncDownTarget {
-    public func continueFetch(client: RestClient, after page: SyncPage) async throws -> SyncPage? {
+    package func continueFetch(client: RestClient, after page: SyncPage) async throws -> SyncPage? {
         guard let next = page.nextRecordsUrl else { return nil }
         return try SyncPage(response: await client.send(.queryMore(next)))
     }
@@ -63,16 +63,16 @@ extension SyncPage {
 
 /// A SOQL query. As the SDK does, it adds `Id` and `LastModifiedDate` to the select list and
 /// `ORDER BY LastModifiedDate` when missing, and on a re-sync `LastModifiedDate > <maxTimeStamp>`.
-public struct SoqlSyncDownTarget: SyncDownTarget {
-    public var query: String
-    public var maxBatchSize: Int
+package struct SoqlSyncDownTarget: SyncDownTarget {
+    package var query: String
+    package var maxBatchSize: Int
 
     /// As the SDK does at creation (`modifyQueryIfNeeded`), the query kept (and stored in syncs_soup)
     /// selects `LastModifiedDate` and `Id` and is ordered by `LastModifiedDate`: missing fields are added
     /// in front and a missing `order by` is added, and then the query is rebuilt in the SDK builder's
     /// form (`select … from … order by LastModifiedDate limit …`). A query that needs none of this is
     /// kept as written.
-    public init(query: String, maxBatchSize: Int = 2000) {
+    package init(query: String, maxBatchSize: Int = 2000) {
         self.query = Self.modifiedAtCreation(query)
         self.maxBatchSize = maxBatchSize
     }
@@ -91,15 +91,15 @@ public struct SoqlSyncDownTarget: SyncDownTarget {
         return mutated ? mutator.build() : query
     }
 
-    public var json: JSON {
+    package var json: JSON {
         SyncTargetFormat.downTarget("soql", impl: "SFSoqlSyncDownTarget", ["query": .string(query), "maxBatchSize": .int(Int64(maxBatchSize))])
     }
 
-    public func startFetch(client: RestClient, maxTimeStamp: Int64, store: SmartStore, soupName: String) async throws -> SyncPage {
+    package func startFetch(client: RestClient, maxTimeStamp: Int64, store: SmartStore, soupName: String) async throws -> SyncPage {
         try SyncPage(response: await client.send(.query(Self.prepare(query, maxTimeStamp: maxTimeStamp), batchSize: maxBatchSize)))
     }
 
-    public func remoteIds(client: RestClient, store: SmartStore, soupName: String) async throws -> Set<String> {
+    package func remoteIds(client: RestClient, store: SmartStore, soupName: String) async throws -> Set<String> {
         let idQuery = Self.withSelectList(Self.withoutOrderBy(query), "Id")
         var page = try SyncPage(response: await client.send(.query(idQuery, batchSize: 2000)))
         var ids = Set(page.records.compactMap { $0[SyncField.id]?.stringValue })
@@ -185,20 +185,20 @@ public struct SoqlSyncDownTarget: SyncDownTarget {
 }
 
 /// The user's most recently used records of a type (from `sobjects/<type>`'s `recentItems`).
-public struct MruSyncDownTarget: SyncDownTarget {
-    public var sobjectType: String
-    public var fieldlist: [String]
+package struct MruSyncDownTarget: SyncDownTarget {
+    package var sobjectType: String
+    package var fieldlist: [String]
 
-    public init(sobjectType: String, fieldlist: [String]) {
+    package init(sobjectType: String, fieldlist: [String]) {
         self.sobjectType = sobjectType
         self.fieldlist = fieldlist
     }
 
-    public var json: JSON {
+    package var json: JSON {
         SyncTargetFormat.downTarget("mru", impl: "SFMruSyncDownTarget", ["sobjectType": .string(sobjectType), "fieldlist": .array(fieldlist.map(JSON.string))])
     }
 
-    public func startFetch(client: RestClient, maxTimeStamp: Int64, store: SmartStore, soupName: String) async throws -> SyncPage {
+    package func startFetch(client: RestClient, maxTimeStamp: Int64, store: SmartStore, soupName: String) async throws -> SyncPage {
         let ids = try await recentIds(client)
         guard !ids.isEmpty else { return SyncPage(records: [], totalSize: 0, nextRecordsUrl: nil) }
         var soql = "SELECT \(Self.fields(fieldlist)) FROM \(sobjectType) WHERE Id IN (\(ids.map { "'\($0)'" }.joined(separator: ",")))"
@@ -206,7 +206,7 @@ public struct MruSyncDownTarget: SyncDownTarget {
         return try SyncPage(response: await client.send(.query(soql)))
     }
 
-    public func remoteIds(client: RestClient, store: SmartStore, soupName: String) async throws -> Set<String> {
+    package func remoteIds(client: RestClient, store: SmartStore, soupName: String) async throws -> Set<String> {
         Set(try await recentIds(client))
     }
 
@@ -225,18 +225,18 @@ public struct MruSyncDownTarget: SyncDownTarget {
 }
 
 /// Re-fetches the records already in the soup, in chunks of ids.
-public struct RefreshSyncDownTarget: SyncDownTarget {
-    public var sobjectType: String
-    public var fieldlist: [String]
-    public var countIdsPerSoql: Int
+package struct RefreshSyncDownTarget: SyncDownTarget {
+    package var sobjectType: String
+    package var fieldlist: [String]
+    package var countIdsPerSoql: Int
 
-    public init(sobjectType: String, fieldlist: [String], countIdsPerSoql: Int = 500) {
+    package init(sobjectType: String, fieldlist: [String], countIdsPerSoql: Int = 500) {
         self.sobjectType = sobjectType
         self.fieldlist = fieldlist
         self.countIdsPerSoql = countIdsPerSoql
     }
 
-    public var json: JSON {
+    package var json: JSON {
         // iOS spells the key coundIdsPerSoql (sic); Android countIdsPerSoql. Written as iOS does, read either way.
         SyncTargetFormat.downTarget("refresh", impl: "SFRefreshSyncDownTarget", [
             "sobjectType": .string(sobjectType), "fieldlist": .array(fieldlist.map(JSON.string)),
@@ -244,7 +244,7 @@ public struct RefreshSyncDownTarget: SyncDownTarget {
         ])
     }
 
-    public func startFetch(client: RestClient, maxTimeStamp: Int64, store: SmartStore, soupName: String) async throws -> SyncPage {
+    package func startFetch(client: RestClient, maxTimeStamp: Int64, store: SmartStore, soupName: String) async throws -> SyncPage {
         let ids = try Self.localIds(store, soupName)
         var records: [SoupEntry] = []
         var start = 0
@@ -262,7 +262,7 @@ public struct RefreshSyncDownTarget: SyncDownTarget {
         return SyncPage(records: records, totalSize: records.count, nextRecordsUrl: nil)
     }
 
-    public func remoteIds(client: RestClient, store: SmartStore, soupName: String) async throws -> Set<String> {
+    package func remoteIds(client: RestClient, store: SmartStore, soupName: String) async throws -> Set<String> {
         Set(try await startFetch(client: client, maxTimeStamp: -1, store: store, soupName: soupName).records.compactMap { $0[SyncField.id]?.stringValue })
     }
 

@@ -138,7 +138,7 @@ extension SyncManager {
 
     /// The sObject a soup holds, from its syncs: a sync up target's `sobjectType` if it names one,
     /// else the object of a SOQL sync down into it (`… FROM WorkOrder__c …`).
-    public func sobjectType(forSoup soup: String) throws -> String? {
+    package func sobjectType(forSoup soup: String) throws -> String? {
         let syncs = try allSyncs().filter { $0.soupName == soup }
         for sync in syncs where sync.type == .syncUp {
             if let type = sync.target["sobjectType"]?.stringValue { return type }
@@ -223,7 +223,7 @@ extension SyncManager {
     /// sync up of this soup upserts by an external id field and the record has no value for it, the
     /// record gets a new UUID there, made on the device, which is what lets that upsert recognise it.
     @discardableResult
-    public func createLocally(_ fields: SoupEntry, soupName: String) throws -> SoupEntry {
+    package func createLocally(_ fields: SoupEntry, soupName: String) throws -> SoupEntry {
         var entry = fields
         // As the SDK's sample apps do when they make a record: name its type, so a sync up knows the object.
         if entry["attributes"]?["type"] == nil, let type = try sobjectType(forSoup: soupName) {
@@ -244,7 +244,7 @@ extension SyncManager {
 
     /// Applies local changes to a record (by `Id`) and marks it updated.
     @discardableResult
-    public func updateLocally(id: String, changes: SoupEntry, soupName: String) throws -> SoupEntry {
+    package func updateLocally(id: String, changes: SoupEntry, soupName: String) throws -> SoupEntry {
         var entry = try record(id: id, soupName: soupName)
         for (k, v) in changes where k != SyncField.id { entry[k] = v }
         entry[SyncField.local] = .bool(true)
@@ -254,7 +254,7 @@ extension SyncManager {
 
     /// Marks a record (by `Id`) deleted; it goes at the next sync up.
     @discardableResult
-    public func deleteLocally(id: String, soupName: String) throws -> SoupEntry {
+    package func deleteLocally(id: String, soupName: String) throws -> SoupEntry {
         var entry = try record(id: id, soupName: soupName)
         entry[SyncField.local] = .bool(true)
         entry[SyncField.locallyDeleted] = .bool(true)

@@ -4,18 +4,18 @@ import Hummingbird
 /// Faults a test can switch on at start (`sf-simulator` flags) or at run time (`POST /__admin/faults`):
 /// added latency, a rate of 5xx answers, malformed JSON bodies. Randomness is seeded, so a failing
 /// run can be replayed with the same seed. (Token expiry and revocation act on the org state.)
-public struct FaultSettings: Sendable, Codable, Equatable {
-    public var latencyMs: Int = 0
+package struct FaultSettings: Sendable, Codable, Equatable {
+    package var latencyMs: Int = 0
     /// 0…1: the share of API requests answered 503.
-    public var errorRate: Double = 0
+    package var errorRate: Double = 0
     /// Truncate JSON bodies of API answers.
-    public var malformedBodies: Bool = false
-    public var seed: UInt64 = 1
+    package var malformedBodies: Bool = false
+    package var seed: UInt64 = 1
     /// Milliseconds the answer to an API write waits after the write is applied: a window in which a
     /// client can be killed with its change made at the org and not yet known to it.
-    public var writeResponseDelayMs: Int = 0
+    package var writeResponseDelayMs: Int = 0
 
-    public init(latencyMs: Int = 0, errorRate: Double = 0, malformedBodies: Bool = false, seed: UInt64 = 1, writeResponseDelayMs: Int = 0) {
+    package init(latencyMs: Int = 0, errorRate: Double = 0, malformedBodies: Bool = false, seed: UInt64 = 1, writeResponseDelayMs: Int = 0) {
         self.latencyMs = latencyMs
         self.errorRate = errorRate
         self.malformedBodies = malformedBodies

@@ -1,14 +1,14 @@
 import Foundation
 
 /// A field value of a record, as the REST API carries it.
-public enum FieldValue: Sendable, Hashable, Codable {
+package enum FieldValue: Sendable, Hashable, Codable {
     case null
     case bool(Bool)
     case int(Int)
     case double(Double)
     case string(String)
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         if c.decodeNil() { self = .null }
         else if let b = try? c.decode(Bool.self) { self = .bool(b) }
@@ -17,7 +17,7 @@ public enum FieldValue: Sendable, Hashable, Codable {
         else { self = .string(try c.decode(String.self)) }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         switch self {
         case .null: try c.encodeNil()
@@ -133,5 +133,5 @@ enum SalesforceDate {
 }
 
 extension FieldValue: ExpressibleByStringLiteral {
-    public init(stringLiteral value: String) { self = .string(value) }
+    package init(stringLiteral value: String) { self = .string(value) }
 }

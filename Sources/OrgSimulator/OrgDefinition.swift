@@ -4,26 +4,26 @@ import Foundation
 /// and `objects.json` (sObjects with typed fields and their seed rules). Every object also gets the
 /// system fields a real org has (`Id`, `IsDeleted`, `CreatedDate`, `CreatedById`, `LastModifiedDate`,
 /// `LastModifiedById`, `SystemModstamp`, and `OwnerId` except on User).
-public struct OrgDefinition: Sendable {
-    public var seed: UInt64
-    public var referenceDate: Date
-    public var orgs: [OrgFixture.Org]
-    public var connectedApps: [ConnectedApp]
-    public var objects: [ObjectDefinition]
+package struct OrgDefinition: Sendable {
+    package var seed: UInt64
+    package var referenceDate: Date
+    package var orgs: [OrgFixture.Org]
+    package var connectedApps: [ConnectedApp]
+    package var objects: [ObjectDefinition]
     let byName: [String: Int]
 
-    public struct ConnectedApp: Sendable, Codable, Equatable {
-        public var name: String?
-        public var consumerKey: String
-        public var redirectURIs: [String]
-        public var scopes: [String]
+    package struct ConnectedApp: Sendable, Codable, Equatable {
+        package var name: String?
+        package var consumerKey: String
+        package var redirectURIs: [String]
+        package var scopes: [String]
         /// Overrides the org's policy for sessions of this app.
-        public var mobilePolicy: OrgFixture.MobilePolicy?
+        package var mobilePolicy: OrgFixture.MobilePolicy?
 
         enum CodingKeys: String, CodingKey { case name, consumerKey, redirectURIs, redirectURI, scopes, mobilePolicy }
 
         /// `redirectURI` (one) or `redirectURIs` (several).
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             name = try c.decodeIfPresent(String.self, forKey: .name)
             consumerKey = try c.decode(String.self, forKey: .consumerKey)
@@ -32,7 +32,7 @@ public struct OrgDefinition: Sendable {
             mobilePolicy = try c.decodeIfPresent(OrgFixture.MobilePolicy.self, forKey: .mobilePolicy)
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encodeIfPresent(name, forKey: .name)
             try c.encode(consumerKey, forKey: .consumerKey)
@@ -41,7 +41,7 @@ public struct OrgDefinition: Sendable {
             try c.encodeIfPresent(mobilePolicy, forKey: .mobilePolicy)
         }
 
-        public init(name: String? = nil, consumerKey: String, redirectURIs: [String], scopes: [String], mobilePolicy: OrgFixture.MobilePolicy? = nil) {
+        package init(name: String? = nil, consumerKey: String, redirectURIs: [String], scopes: [String], mobilePolicy: OrgFixture.MobilePolicy? = nil) {
             self.name = name
             self.consumerKey = consumerKey
             self.redirectURIs = redirectURIs
@@ -50,14 +50,14 @@ public struct OrgDefinition: Sendable {
         }
     }
 
-    public func object(_ name: String) -> ObjectDefinition? { byName[name.lowercased()].map { objects[$0] } }
+    package func object(_ name: String) -> ObjectDefinition? { byName[name.lowercased()].map { objects[$0] } }
 
-    public func object(prefix: String) -> ObjectDefinition? { objects.first { $0.keyPrefix == prefix } }
+    package func object(prefix: String) -> ObjectDefinition? { objects.first { $0.keyPrefix == prefix } }
 
-    public func app(consumerKey: String) -> ConnectedApp? { connectedApps.first { $0.consumerKey == consumerKey } }
+    package func app(consumerKey: String) -> ConnectedApp? { connectedApps.first { $0.consumerKey == consumerKey } }
 
     /// Relationships from children to this object: `Contacts` on Account, `WorkOrders__r`, …
-    public func childRelationships(of object: String) -> [(child: ObjectDefinition, field: FieldDefinition)] {
+    package func childRelationships(of object: String) -> [(child: ObjectDefinition, field: FieldDefinition)] {
         objects.flatMap { child in
             child.fields.filter { $0.type == .reference && $0.referenceTo.contains { $0.lowercased() == object.lowercased() } && $0.childRelationshipName != nil }
                 .map { (child, $0) }
@@ -75,7 +75,7 @@ public struct OrgDefinition: Sendable {
 
     /// Reads and checks `orgs.json` and `objects.json` from `directory`; `extraApps` come from
     /// `--connected-app`. A mistake is refused with the file, line and column.
-    public static func load(directory: URL, extraApps: [ConnectedApp] = []) throws -> OrgDefinition {
+    package static func load(directory: URL, extraApps: [ConnectedApp] = []) throws -> OrgDefinition {
         let fixture = try OrgFixture.load(directory: directory)
         guard let reference = SalesforceDate.parse(fixture.referenceDate) else {
             throw OrgSimulatorError.fixture("\(directory.appendingPathComponent("orgs.json").path): referenceDate '\(fixture.referenceDate)' is not a date")
@@ -127,7 +127,7 @@ public struct OrgDefinition: Sendable {
 }
 
 /// A field's type, as `describe` names it.
-public enum FieldType: String, Sendable, Codable, CaseIterable {
+package enum FieldType: String, Sendable, Codable, CaseIterable {
     case id, string, textarea, email, phone, url, picklist, boolean, int, double, currency, percent, date, datetime, reference
 
     var isText: Bool { [.string, .textarea, .email, .phone, .url, .picklist].contains(self) }
@@ -156,36 +156,36 @@ public enum FieldType: String, Sendable, Codable, CaseIterable {
     }
 }
 
-public struct FieldDefinition: Sendable, Codable, Equatable {
-    public var name: String
-    public var type: FieldType
-    public var label: String?
-    public var length: Int?
-    public var required: Bool?
-    public var unique: Bool?
-    public var externalId: Bool?
+package struct FieldDefinition: Sendable, Codable, Equatable {
+    package var name: String
+    package var type: FieldType
+    package var label: String?
+    package var length: Int?
+    package var required: Bool?
+    package var unique: Bool?
+    package var externalId: Bool?
     /// Upsert may match on it (Contact.Email is one in a real org).
-    public var idLookup: Bool?
-    public var createable: Bool?
-    public var updateable: Bool?
-    public var referenceTo: [String]
-    public var relationshipName: String?
-    public var childRelationshipName: String?
-    public var picklistValues: [String]?
+    package var idLookup: Bool?
+    package var createable: Bool?
+    package var updateable: Bool?
+    package var referenceTo: [String]
+    package var relationshipName: String?
+    package var childRelationshipName: String?
+    package var picklistValues: [String]?
     /// Seed generator: values to pick from (text fields), and a range (numbers and dates, in days from
     /// the reference date).
-    public var samples: [String]?
-    public var min: Double?
-    public var max: Double?
+    package var samples: [String]?
+    package var min: Double?
+    package var max: Double?
     /// Seed generator: leave it empty.
-    public var noSeed: Bool?
+    package var noSeed: Bool?
 
     enum CodingKeys: String, CodingKey {
         case name, type, label, length, required, unique, externalId, idLookup, createable, updateable, referenceTo, relationshipName,
             childRelationshipName, picklistValues = "values", samples, min, max, noSeed
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
         type = try c.decode(FieldType.self, forKey: .type)
@@ -226,15 +226,15 @@ public struct FieldDefinition: Sendable, Codable, Equatable {
         self.relationshipName = relationshipName
     }
 
-    public var isCreateable: Bool { createable ?? true }
-    public var isUpdateable: Bool { updateable ?? true }
-    public var isRequired: Bool { required ?? false }
-    public var isExternalId: Bool { externalId ?? false }
-    public var isUnique: Bool { unique ?? false }
-    public var isCustom: Bool { name.hasSuffix("__c") }
+    package var isCreateable: Bool { createable ?? true }
+    package var isUpdateable: Bool { updateable ?? true }
+    package var isRequired: Bool { required ?? false }
+    package var isExternalId: Bool { externalId ?? false }
+    package var isUnique: Bool { unique ?? false }
+    package var isCustom: Bool { name.hasSuffix("__c") }
     /// Fields that may identify a record in an upsert: `Id`, External ID fields and idLookup fields.
-    public var matchesForUpsert: Bool { type == .id || isExternalId || (idLookup ?? false) }
-    public var displayLabel: String { label ?? Self.labelFrom(name) }
+    package var matchesForUpsert: Bool { type == .id || isExternalId || (idLookup ?? false) }
+    package var displayLabel: String { label ?? Self.labelFrom(name) }
 
     static func labelFrom(_ name: String) -> String {
         var base = name.hasSuffix("__c") ? String(name.dropLast(3)) : name
@@ -261,27 +261,27 @@ public struct FieldDefinition: Sendable, Codable, Equatable {
     }
 }
 
-public struct ObjectDefinition: Sendable, Equatable {
-    public var name: String
-    public var label: String
-    public var labelPlural: String
-    public var keyPrefix: String
+package struct ObjectDefinition: Sendable, Equatable {
+    package var name: String
+    package var label: String
+    package var labelPlural: String
+    package var keyPrefix: String
     /// The field `Name` shows (Task's is Subject), or nil.
-    public var nameField: String?
+    package var nameField: String?
     /// `Name` made of these fields, e.g. FirstName and LastName on Contact.
-    public var compoundName: [String]?
-    public var createable: Bool
+    package var compoundName: [String]?
+    package var createable: Bool
     /// Seed: records per org (by org name), generated before any later object in the file.
-    public var seedCounts: [String: Int]
-    public var fields: [FieldDefinition]
+    package var seedCounts: [String: Int]
+    package var fields: [FieldDefinition]
     let fieldIndex: [String: Int]
 
-    public var isCustom: Bool { name.hasSuffix("__c") }
+    package var isCustom: Bool { name.hasSuffix("__c") }
 
-    public func field(_ name: String) -> FieldDefinition? { fieldIndex[name.lowercased()].map { fields[$0] } }
+    package func field(_ name: String) -> FieldDefinition? { fieldIndex[name.lowercased()].map { fields[$0] } }
 
     /// The reference field whose relationship name is `name` (`Account` → AccountId, `Owner` → OwnerId).
-    public func relationship(_ name: String) -> FieldDefinition? {
+    package func relationship(_ name: String) -> FieldDefinition? {
         fields.first { $0.type == .reference && $0.relationshipName?.lowercased() == name.lowercased() }
     }
 

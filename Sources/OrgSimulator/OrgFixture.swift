@@ -2,37 +2,37 @@ import Foundation
 
 /// `Fixtures/org/orgs.json`: the orgs, their users and policies, and the connected app. Contacts are
 /// generated from the seed, so the same file always gives the same org.
-public struct OrgFixture: Sendable, Codable {
-    public struct MobilePolicy: Sendable, Codable, Equatable {
-        public var screenLock: Int
-        public var pinLength: Int
+package struct OrgFixture: Sendable, Codable {
+    package struct MobilePolicy: Sendable, Codable, Equatable {
+        package var screenLock: Int
+        package var pinLength: Int
     }
 
-    public struct User: Sendable, Codable {
-        public var id: String
-        public var username: String
-        public var password: String
-        public var displayName: String
-        public var email: String
+    package struct User: Sendable, Codable {
+        package var id: String
+        package var username: String
+        package var password: String
+        package var displayName: String
+        package var email: String
     }
 
-    public struct Org: Sendable, Codable {
-        public var id: String
-        public var name: String
-        public var contactCount: Int
-        public var mobilePolicy: MobilePolicy?
-        public var users: [User]
+    package struct Org: Sendable, Codable {
+        package var id: String
+        package var name: String
+        package var contactCount: Int
+        package var mobilePolicy: MobilePolicy?
+        package var users: [User]
     }
 
-    public var seed: UInt64
-    public var referenceDate: String
+    package var seed: UInt64
+    package var referenceDate: String
     /// One app (the first format) or several.
-    public var connectedApp: OrgDefinition.ConnectedApp?
-    public var connectedApps: [OrgDefinition.ConnectedApp]?
-    public var orgs: [Org]
+    package var connectedApp: OrgDefinition.ConnectedApp?
+    package var connectedApps: [OrgDefinition.ConnectedApp]?
+    package var orgs: [Org]
 
     /// Reads `orgs.json` from the data directory.
-    public static func load(directory: URL) throws -> OrgFixture {
+    package static func load(directory: URL) throws -> OrgFixture {
         let url = directory.appendingPathComponent("orgs.json")
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw OrgSimulatorError.fixture("\(url.path) is missing; pass --data with the Fixtures/org directory")
@@ -47,11 +47,11 @@ public struct OrgFixture: Sendable, Codable {
     }
 }
 
-public enum OrgSimulatorError: Error, CustomStringConvertible {
+package enum OrgSimulatorError: Error, CustomStringConvertible {
     case fixture(String)
     case state(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .fixture(let m), .state(let m): return m
         }

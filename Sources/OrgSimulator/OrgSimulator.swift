@@ -5,22 +5,22 @@ import ServiceLifecycle
 
 /// The simulated Salesforce org: an HTTP server on 127.0.0.1 with the OAuth endpoints, the identity
 /// URL and the REST API subset Mobile Sync uses (DESIGN.md §6). Routes are grouped by area.
-public struct OrgSimulator: Sendable {
-    public struct Configuration: Sendable {
-        public var port: Int
-        public var dataDirectory: URL
-        public var stateFile: URL?
+package struct OrgSimulator: Sendable {
+    package struct Configuration: Sendable {
+        package var port: Int
+        package var dataDirectory: URL
+        package var stateFile: URL?
         /// Seconds an access token lives.
-        public var tokenLifetime: TimeInterval
-        public var faults: FaultSettings
+        package var tokenLifetime: TimeInterval
+        package var faults: FaultSettings
         /// Connected apps added at start (`--connected-app KEY=REDIRECT_URI`).
-        public var connectedApps: [OrgDefinition.ConnectedApp]
+        package var connectedApps: [OrgDefinition.ConnectedApp]
         /// CSV files loaded into a new state (`--csv [ORG:]OBJECT=FILE`).
-        public var csv: [CSVSource]
+        package var csv: [CSVSource]
         /// The token `/__admin/*` and `/__apns/*` require (`AdminAuthMiddleware`); nil makes a new random one.
-        public var adminToken: String?
+        package var adminToken: String?
 
-        public init(
+        package init(
             port: Int = 0, dataDirectory: URL, stateFile: URL? = nil, tokenLifetime: TimeInterval = 3600, faults: FaultSettings = FaultSettings(),
             connectedApps: [OrgDefinition.ConnectedApp] = [], csv: [CSVSource] = [], adminToken: String? = nil
         ) {
@@ -35,16 +35,16 @@ public struct OrgSimulator: Sendable {
         }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// What `/__admin/*` and `/__apns/*` require in the `X-AppGroupSim-Admin-Token` header.
-    public let adminToken: String
-    public static let adminTokenHeader = AdminAuthMiddleware.headerName
+    package let adminToken: String
+    package static let adminTokenHeader = AdminAuthMiddleware.headerName
     let state: OrgState
     let faults: FaultState
     let address = BoundAddress()
     private let group = GroupBox()
 
-    public init(configuration: Configuration) throws {
+    package init(configuration: Configuration) throws {
         self.configuration = configuration
         adminToken = configuration.adminToken ?? OrgState.randomToken(32)
         let definition = try OrgDefinition.load(directory: configuration.dataDirectory, extraApps: configuration.connectedApps)
@@ -54,7 +54,7 @@ public struct OrgSimulator: Sendable {
 
     /// Serves until SIGTERM, SIGINT or `shutdown()`; `onListening` gets the bound port (again after each
     /// offline period, which closes the listener and reopens it on the same port).
-    public func run(onListening: @escaping @Sendable (Int) async -> Void) async throws {
+    package func run(onListening: @escaping @Sendable (Int) async -> Void) async throws {
         var port = configuration.port
         while true {
             let router = Router(context: OrgContext.self)
@@ -101,7 +101,7 @@ public struct OrgSimulator: Sendable {
     }
 
     /// Stops serving gracefully: open requests finish, then `run` returns.
-    public func shutdown() async {
+    package func shutdown() async {
         group.stop()
         await group.get()?.triggerGracefulShutdown()
     }

@@ -2,19 +2,19 @@ import Foundation
 import GRDB
 
 /// A CSV file to load into an object of one org (`sf-simulator --csv [ORG:]OBJECT=FILE`).
-public struct CSVSource: Sendable, Equatable {
-    public var org: String?
-    public var object: String
-    public var path: String
+package struct CSVSource: Sendable, Equatable {
+    package var org: String?
+    package var object: String
+    package var path: String
 
-    public init(org: String? = nil, object: String, path: String) {
+    package init(org: String? = nil, object: String, path: String) {
         self.org = org
         self.object = object
         self.path = path
     }
 
     /// `[ORG:]OBJECT=FILE`.
-    public init?(argument: String) {
+    package init?(argument: String) {
         guard let eq = argument.firstIndex(of: "=") else { return nil }
         let target = argument[..<eq]
         path = String(argument[argument.index(after: eq)...])

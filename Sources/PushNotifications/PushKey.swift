@@ -6,20 +6,20 @@ import _CryptoExtras
 /// `com.salesforce.mobilesdk.notificationKey`) in the app's keychain group, so that the notification
 /// service extension, entitled to the same group, can read it. The public key goes to the org.
 /// The keychain side is `PushKeyStore` (SDKCoreEngine); this module is crypto only, so the org links it too.
-public enum PushKey {
-    public static let service = "com.salesforce.mobilesdk.notificationKey"
-    public static let bits = 2048
+package enum PushKey {
+    package static let service = "com.salesforce.mobilesdk.notificationKey"
+    package static let bits = 2048
 
     /// A new key pair.
-    public static func make() throws -> _RSA.Encryption.PrivateKey { try _RSA.Encryption.PrivateKey(keySize: .bits2048) }
+    package static func make() throws -> _RSA.Encryption.PrivateKey { try _RSA.Encryption.PrivateKey(keySize: .bits2048) }
 
     /// The key from the keychain item's bytes (PKCS#1 DER); nil when they are not an RSA private key.
-    public static func privateKey(der bytes: [UInt8]) -> _RSA.Encryption.PrivateKey? {
+    package static func privateKey(der bytes: [UInt8]) -> _RSA.Encryption.PrivateKey? {
         try? _RSA.Encryption.PrivateKey(derRepresentation: bytes)
     }
 
     /// What the SDK sends as `RsaPublicKey`: base64 of the public key's PKCS#1 DER.
-    public static func publicKeyText(_ key: _RSA.Encryption.PrivateKey) -> String {
+    package static func publicKeyText(_ key: _RSA.Encryption.PrivateKey) -> String {
         key.publicKey.pkcs1DERRepresentation.base64EncodedString()
     }
 }

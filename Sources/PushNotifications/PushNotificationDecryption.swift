@@ -4,21 +4,21 @@ import Foundation
 import _CryptoExtras
 
 /// The keys of a Salesforce push notification's `userInfo` (the SDK's `kRemoteNotificationKey…`).
-public enum PushNotificationKey {
-    public static let encrypted = "encrypted"
-    public static let secret = "secret"
-    public static let content = "content"
-    public static let aps = "aps"
-    public static let alert = "alert"
-    public static let title = "title"
-    public static let body = "body"
-    public static let alertTitle = "alertTitle"
-    public static let alertBody = "alertBody"
-    public static let userId = "uid"
+package enum PushNotificationKey {
+    package static let encrypted = "encrypted"
+    package static let secret = "secret"
+    package static let content = "content"
+    package static let aps = "aps"
+    package static let alert = "alert"
+    package static let title = "title"
+    package static let body = "body"
+    package static let alertTitle = "alertTitle"
+    package static let alertBody = "alertBody"
+    package static let userId = "uid"
 }
 
 /// The SDK's push-decryption errors (`SFSDKPushNotificationError`), with its codes and descriptions.
-public enum PushNotificationError: Int, Error, CustomStringConvertible, Sendable {
+package enum PushNotificationError: Int, Error, CustomStringConvertible, Sendable {
     case noEncryptedSecret = -1001
     case noEncryptedContent = -1002
     case noApsAlertTitle = -1003
@@ -32,9 +32,9 @@ public enum PushNotificationError: Int, Error, CustomStringConvertible, Sendable
     case contentDecryptionFailed = -1011
     case invalidContentFormat = -1012
 
-    public var code: Int { rawValue }
+    package var code: Int { rawValue }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noEncryptedSecret: return "No secret data in the notification content."
         case .noEncryptedContent: return "No content data in the notification content."
@@ -54,12 +54,12 @@ public enum PushNotificationError: Int, Error, CustomStringConvertible, Sendable
 
 /// A notification as a service extension gets it and shows it: `userInfo`, and the title and body
 /// the system shows (from `aps.alert` until the extension changes them).
-public struct NotificationContent: Sendable, Equatable {
-    public var userInfo: [String: JSON]
-    public var title: String
-    public var body: String
+package struct NotificationContent: Sendable, Equatable {
+    package var userInfo: [String: JSON]
+    package var title: String
+    package var body: String
 
-    public init(userInfo: [String: JSON]) {
+    package init(userInfo: [String: JSON]) {
         self.userInfo = userInfo
         let alert = userInfo[PushNotificationKey.aps]?[PushNotificationKey.alert]
         title = alert?[PushNotificationKey.title]?.stringValue ?? ""
@@ -75,9 +75,9 @@ public struct NotificationContent: Sendable, Equatable {
 /// dictionary whose keys are merged into `userInfo`; `alertTitle`/`alertBody` become the shown title
 /// and body, and `aps.alert`'s title and body (where present) are updated. On any error the content is
 /// left exactly as it came (the system then shows the fallback alert).
-public enum PushNotificationDecryption {
+package enum PushNotificationDecryption {
     /// `[userInfo[@"encrypted"] boolValue]`: true, a non-zero number, or "true"/"yes"/"1".
-    public static func isEncrypted(_ userInfo: [String: JSON]) -> Bool {
+    package static func isEncrypted(_ userInfo: [String: JSON]) -> Bool {
         switch userInfo[PushNotificationKey.encrypted] {
         case .bool(let b)?: return b
         case .int(let i)?: return i != 0
@@ -87,7 +87,7 @@ public enum PushNotificationDecryption {
         }
     }
 
-    public static func validate(_ userInfo: [String: JSON]) throws(PushNotificationError) {
+    package static func validate(_ userInfo: [String: JSON]) throws(PushNotificationError) {
         guard userInfo[PushNotificationKey.secret]?.stringValue != nil else { throw .noEncryptedSecret }
         guard userInfo[PushNotificationKey.content]?.stringValue != nil else { throw .noEncryptedContent }
         guard let aps = userInfo[PushNotificationKey.aps]?.objectValue else { throw .noApsDictionary }
@@ -97,7 +97,7 @@ public enum PushNotificationDecryption {
     }
 
     /// - Parameter privateKey: the app's push key from the shared keychain group; nil when it cannot be read.
-    public static func decrypt(_ content: inout NotificationContent, privateKey: _RSA.Encryption.PrivateKey?) throws(PushNotificationError) {
+    package static func decrypt(_ content: inout NotificationContent, privateKey: _RSA.Encryption.PrivateKey?) throws(PushNotificationError) {
         guard isEncrypted(content.userInfo) else { return }
         try validate(content.userInfo)
         guard let privateKey else { throw .privateRSAKeyNotFound }
@@ -144,15 +144,15 @@ public enum PushNotificationDecryption {
 /// What the org does before it hands a notification to APNs: a fresh AES-128 key and IV, the content
 /// JSON encrypted with them (CBC, PKCS#7), the key and IV wrapped with the device's RSA public key
 /// (OAEP-SHA256), and a fallback alert the system shows if the extension cannot decrypt.
-public enum PushNotificationEncryption {
-    public static func payload(
+package enum PushNotificationEncryption {
+    package static func payload(
         content: [String: JSON], publicKey: _RSA.Encryption.PublicKey, fallbackTitle: String, fallbackBody: String, extra: [String: JSON] = [:]
     ) throws -> [String: JSON] {
         try payload(contentData: Data(JSON.object(content).text.utf8), publicKey: publicKey, fallbackTitle: fallbackTitle, fallbackBody: fallbackBody, extra: extra)
     }
 
     /// The same with the content's bytes as given (tests send content that is not a JSON dictionary).
-    public static func payload(
+    package static func payload(
         contentData: Data, publicKey: _RSA.Encryption.PublicKey, fallbackTitle: String, fallbackBody: String, extra: [String: JSON] = [:]
     ) throws -> [String: JSON] {
         var generator = SystemRandomNumberGenerator()

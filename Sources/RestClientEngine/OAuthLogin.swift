@@ -8,20 +8,20 @@ import FoundationNetworking
 /// The login a Mobile SDK app does in its web view: the authorization-code flow with PKCE (S256).
 /// It loads the org's login page, submits the username and password as the form does, takes the code
 /// from the redirect to the app's callback URI, and exchanges it for tokens, which go straight to the keychain.
-public enum OAuthLogin {
-    public struct App: Sendable {
-        public var clientId: String
-        public var redirectURI: String
-        public var scopes: [String]
+package enum OAuthLogin {
+    package struct App: Sendable {
+        package var clientId: String
+        package var redirectURI: String
+        package var scopes: [String]
 
-        public init(clientId: String, redirectURI: String, scopes: [String]) {
+        package init(clientId: String, redirectURI: String, scopes: [String]) {
             self.clientId = clientId
             self.redirectURI = redirectURI
             self.scopes = scopes
         }
     }
 
-    public static func login(
+    package static func login(
         loginHost: URL, app: App, username: String, password: String, keychain: KeychainHelper, timeout: TimeInterval = 30,
         keychainAccount: String? = nil
     ) async throws(RestError) -> OAuthCredentials {
@@ -55,7 +55,7 @@ public enum OAuthLogin {
     /// The token exchange of the code flow: the code and its PKCE verifier for tokens, which go straight to
     /// the keychain under `keychainAccount` (a new one when nil). A code from the web view or from an
     /// identity provider app is exchanged the same way.
-    public static func exchange(
+    package static func exchange(
         code: String, verifier: String, loginHost: URL, app: App, keychain: KeychainHelper, keychainAccount: String? = nil, timeout: TimeInterval = 30
     ) async throws(RestError) -> OAuthCredentials {
         try await exchange(
@@ -86,25 +86,25 @@ public enum OAuthLogin {
     }
 
     /// `POST services/oauth2/revoke` with a refresh token; the org's 200 is the only success.
-    public static func revoke(refreshToken: String, at loginHost: URL, timeout: TimeInterval = 10) async throws(RestError) {
+    package static func revoke(refreshToken: String, at loginHost: URL, timeout: TimeInterval = 10) async throws(RestError) {
         let reply = try await HTTPTransport(timeout: timeout).send(formPost(loginHost.appendingPathComponent("services/oauth2/revoke"), ["token": refreshToken]))
         guard reply.status == 200 else { throw RestClient.httpError(reply) }
     }
 
     /// A new PKCE verifier (64 URL-safe characters) and its S256 challenge.
-    public static func newVerifier() -> (verifier: String, challenge: String) {
+    package static func newVerifier() -> (verifier: String, challenge: String) {
         let verifier = randomURLSafe(48)
         return (verifier, challenge(for: verifier))
     }
 
     /// A random URL-safe string (state values).
-    public static func randomState() -> String { randomURLSafe(24) }
+    package static func randomState() -> String { randomURLSafe(24) }
 
     /// The keychain account of a new session's token items: `<clientId>-<random>`, as the SDK names it.
-    public static func newKeychainAccount(_ app: App) -> String { "\(app.clientId)-\(randomURLSafe(9))" }
+    package static func newKeychainAccount(_ app: App) -> String { "\(app.clientId)-\(randomURLSafe(9))" }
 
     /// base64url(SHA-256(verifier)) without padding.
-    public static func challenge(for verifier: String) -> String {
+    package static func challenge(for verifier: String) -> String {
         base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
     }
 

@@ -6,14 +6,14 @@ import FoundationNetworking
 #endif
 
 /// A request to the org, relative to the instance URL.
-public struct RestRequest: Sendable {
-    public var method: String
-    public var path: String
-    public var queryItems: [URLQueryItem]
-    public var body: Data?
-    public var headers: [String: String]
+package struct RestRequest: Sendable {
+    package var method: String
+    package var path: String
+    package var queryItems: [URLQueryItem]
+    package var body: Data?
+    package var headers: [String: String]
 
-    public init(method: String = "GET", path: String, queryItems: [URLQueryItem] = [], body: Data? = nil, headers: [String: String] = [:]) {
+    package init(method: String = "GET", path: String, queryItems: [URLQueryItem] = [], body: Data? = nil, headers: [String: String] = [:]) {
         self.method = method
         self.path = path
         self.queryItems = queryItems
@@ -21,39 +21,39 @@ public struct RestRequest: Sendable {
         self.headers = headers
     }
 
-    public static func query(_ soql: String, batchSize: Int? = nil, all: Bool = false, version: String = RestClient.apiVersion) -> RestRequest {
+    package static func query(_ soql: String, batchSize: Int? = nil, all: Bool = false, version: String = RestClient.apiVersion) -> RestRequest {
         RestRequest(
             path: "/services/data/\(version)/\(all ? "queryAll" : "query")", queryItems: [URLQueryItem(name: "q", value: soql)],
             headers: batchSize.map { ["Sforce-Query-Options": "batchSize=\($0)"] } ?? [:])
     }
 
     /// The next page of a query: `nextRecordsUrl` is a path.
-    public static func queryMore(_ nextRecordsUrl: String) -> RestRequest { RestRequest(path: nextRecordsUrl) }
+    package static func queryMore(_ nextRecordsUrl: String) -> RestRequest { RestRequest(path: nextRecordsUrl) }
 
     /// A request whose body is a JSON value, written by FastJSON (the one JSON model of the client side).
-    public static func json(_ method: String, _ path: String, value: JSON) -> RestRequest {
+    package static func json(_ method: String, _ path: String, value: JSON) -> RestRequest {
         RestRequest(method: method, path: path, body: value.data, headers: ["Content-Type": "application/json"])
     }
 
     /// A request whose body is an Encodable value.
-    public static func json<T: Encodable>(_ method: String, _ path: String, encoding value: T) throws -> RestRequest {
+    package static func json<T: Encodable>(_ method: String, _ path: String, encoding value: T) throws -> RestRequest {
         RestRequest(method: method, path: path, body: try JSONEncoder().encode(value), headers: ["Content-Type": "application/json"])
     }
 }
 
-public struct RestResponse: Sendable {
-    public var status: Int
-    public var body: Data
+package struct RestResponse: Sendable {
+    package var status: Int
+    package var body: Data
 
     /// The body as a JSON value (FastJSON); an empty body is an empty object.
-    public func value() throws(RestError) -> JSON {
+    package func value() throws(RestError) -> JSON {
         guard !body.isEmpty else { return .object([:]) }
         guard let value = JSON(data: body) else { throw .malformedResponse("the body is not JSON (status \(status))") }
         return value
     }
 
     /// The body decoded as `T` (a token, an identity, collection results).
-    public func decode<T: Decodable>(_ type: T.Type) throws(RestError) -> T {
+    package func decode<T: Decodable>(_ type: T.Type) throws(RestError) -> T {
         do { return try JSONDecoder().decode(T.self, from: body) } catch {
             throw .malformedResponse("the body is not a \(T.self) (status \(status)): \(error)")
         }
@@ -63,15 +63,15 @@ public struct RestResponse: Sendable {
 /// Talks to the org for one logged-in user: `Authorization: Bearer`, and on a 401 one refresh of the
 /// access token (shared by concurrent requests) and one replay. A refused refresh is
 /// `RestError.sessionRevoked`, for the SDK layer to log the user out.
-public actor RestClient {
-    public static let apiVersion = "v66.0"
+package actor RestClient {
+    package static let apiVersion = "v66.0"
 
-    public nonisolated let credentials: OAuthCredentials
-    public nonisolated let tokens: TokenStore
+    package nonisolated let credentials: OAuthCredentials
+    package nonisolated let tokens: TokenStore
     let transport: HTTPTransport
     private var refreshing: Task<String, any Error>?
 
-    public init(credentials: OAuthCredentials, tokens: TokenStore, timeout: TimeInterval = 30) {
+    package init(credentials: OAuthCredentials, tokens: TokenStore, timeout: TimeInterval = 30) {
         self.credentials = credentials
         self.tokens = tokens
         transport = HTTPTransport(timeout: timeout)
@@ -79,7 +79,7 @@ public actor RestClient {
 
     /// Sends the request; HTTP errors (status ≥ 400) are thrown as `RestError.http` with the org's error list.
     @discardableResult
-    public func send(_ request: RestRequest) async throws(RestError) -> RestResponse {
+    package func send(_ request: RestRequest) async throws(RestError) -> RestResponse {
         guard let token = try await tokens.accessToken() else {
             _ = try await refreshAccessToken()
             return try await send(request)
@@ -95,7 +95,7 @@ public actor RestClient {
     }
 
     /// Refreshes the access token with the refresh token, once for all concurrent callers.
-    public func refreshAccessToken() async throws(RestError) -> String {
+    package func refreshAccessToken() async throws(RestError) -> String {
         if let refreshing {
             do { return try await refreshing.value } catch { throw error as? RestError ?? .malformedResponse("\(error)") }
         }
@@ -106,7 +106,7 @@ public actor RestClient {
     }
 
     /// The identity URL's answer (user, org, `mobile_policy`); read it with `.decode(IdentityResponse.self)`.
-    public func identity() async throws(RestError) -> RestResponse {
+    package func identity() async throws(RestError) -> RestResponse {
         try await send(RestRequest(path: credentials.identityURL.path))
     }
 
@@ -116,7 +116,7 @@ public actor RestClient {
     /// that session, redirects to the app's callback with a code instead of showing the login page.
     /// An expired access token is refreshed once. The org's refusal (an unknown client id, a redirect
     /// URI it does not know) is `RestError.oauth` with its error and description.
-    public func authorizationCode(for app: OAuthLogin.App, codeChallenge: String, state: String?) async throws(RestError) -> String {
+    package func authorizationCode(for app: OAuthLogin.App, codeChallenge: String, state: String?) async throws(RestError) -> String {
         var query = [
             "response_type": "code", "client_id": app.clientId, "redirect_uri": app.redirectURI,
             "code_challenge": codeChallenge, "code_challenge_method": "S256", "scope": app.scopes.joined(separator: " "),

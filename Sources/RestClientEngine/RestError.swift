@@ -1,14 +1,14 @@
 import Foundation
 
 /// One error of the REST API's `[{"errorCode", "message", "fields"}]` body.
-public struct SalesforceError: Sendable, Equatable, Codable {
-    public var errorCode: String
-    public var message: String
-    public var fields: [String]?
+package struct SalesforceError: Sendable, Equatable, Codable {
+    package var errorCode: String
+    package var message: String
+    package var fields: [String]?
 }
 
 /// What can go wrong talking to the org. Descriptions never contain a token.
-public enum RestError: Error, Sendable, Equatable {
+package enum RestError: Error, Sendable, Equatable {
     /// No connection to the org (refused, unreachable, timed out).
     case offline(String)
     /// The refresh token was refused (`invalid_grant`): the user must be logged out.
@@ -28,7 +28,7 @@ public enum RestError: Error, Sendable, Equatable {
 }
 
 extension RestError: CustomStringConvertible, LocalizedError {
-    public var description: String {
+    package var description: String {
         switch self {
         case .offline(let detail): return "the org cannot be reached (\(detail)); check the --org URL and that sf-simulator is running"
         case .sessionRevoked: return "the session was revoked at the org (refresh token refused); log in again"
@@ -43,10 +43,10 @@ extension RestError: CustomStringConvertible, LocalizedError {
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 
     /// The first Salesforce error code of an HTTP error.
-    public var errorCode: String? {
+    package var errorCode: String? {
         if case .http(_, let errors) = self { return errors.first?.errorCode }
         return nil
     }

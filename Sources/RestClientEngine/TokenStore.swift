@@ -2,22 +2,22 @@ import Foundation
 import Keychain
 
 /// The access and refresh tokens of a session, in the keychain under the SDK's service names.
-public struct TokenStore: Sendable {
-    public static let accessService = SessionTokenItems.accessService
-    public static let refreshService = SessionTokenItems.refreshService
+package struct TokenStore: Sendable {
+    package static let accessService = SessionTokenItems.accessService
+    package static let refreshService = SessionTokenItems.refreshService
 
-    public let keychain: KeychainHelper
-    public let account: String
+    package let keychain: KeychainHelper
+    package let account: String
 
-    public init(keychain: KeychainHelper, account: String) {
+    package init(keychain: KeychainHelper, account: String) {
         self.keychain = keychain
         self.account = account
     }
 
-    public func accessToken() async throws(RestError) -> String? { try await read(Self.accessService) }
-    public func refreshToken() async throws(RestError) -> String? { try await read(Self.refreshService) }
+    package func accessToken() async throws(RestError) -> String? { try await read(Self.accessService) }
+    package func refreshToken() async throws(RestError) -> String? { try await read(Self.refreshService) }
 
-    public func save(accessToken: String, refreshToken: String?) async throws(RestError) {
+    package func save(accessToken: String, refreshToken: String?) async throws(RestError) {
         try check(await keychain.write(Array(accessToken.utf8), service: Self.accessService, account: account))
         if let refreshToken {
             try check(await keychain.write(Array(refreshToken.utf8), service: Self.refreshService, account: account))
@@ -25,7 +25,7 @@ public struct TokenStore: Sendable {
     }
 
     /// Empties both items (the SDK resets them at logout rather than deleting them).
-    public func reset() async throws(RestError) {
+    package func reset() async throws(RestError) {
         for service in [Self.accessService, Self.refreshService] {
             let result = await keychain.reset(service: service, account: account)
             if result.status != .success && result.status != .itemNotFound { try check(result) }
@@ -33,7 +33,7 @@ public struct TokenStore: Sendable {
     }
 
     /// Deletes both items (a session that never became an account); a missing item is not an error.
-    public func remove() async throws(RestError) {
+    package func remove() async throws(RestError) {
         for service in [Self.accessService, Self.refreshService] {
             let result = await keychain.remove(service: service, account: account)
             if result.status != .success && result.status != .itemNotFound { try check(result) }

@@ -12,20 +12,20 @@ import Keychain
 /// One difference, on purpose: the SDK wraps the key with an EC key pair of its own (Secure Enclave
 /// where there is one) before it writes it; here the 32 bytes are the item's secret, which the Secret
 /// Service already encrypts at rest.
-public enum AccountEncryption {
-    public static let keyLabel = "com.salesforce.userAccount.encryptionKey"
+package enum AccountEncryption {
+    package static let keyLabel = "com.salesforce.userAccount.encryptionKey"
     /// `KeyGenerator.keyStoreService` + "." + the label.
-    public static let keyService = "com.salesforce.keystore." + keyLabel
+    package static let keyService = "com.salesforce.keystore." + keyLabel
 
     /// nonce (12 bytes) ‖ ciphertext ‖ tag (16 bytes).
-    public static func seal(_ plaintext: Data, with key: SymmetricKey) throws -> Data {
+    package static func seal(_ plaintext: Data, with key: SymmetricKey) throws -> Data {
         guard let combined = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce()).combined else {
             throw AccountCipherError.sealFailed
         }
         return combined
     }
 
-    public static func open(_ sealed: Data, with key: SymmetricKey) throws -> Data {
+    package static func open(_ sealed: Data, with key: SymmetricKey) throws -> Data {
         do {
             return try AES.GCM.open(try AES.GCM.SealedBox(combined: sealed), using: key)
         } catch {
@@ -36,18 +36,18 @@ public enum AccountEncryption {
 
     /// A file as it is on disk: sealed by this build, or a plain property list that a build before
     /// encryption wrote (read once, and sealed at the app's next launch).
-    public static func isPlainPropertyList(_ data: Data) -> Bool {
+    package static func isPlainPropertyList(_ data: Data) -> Bool {
         data.starts(with: Array("<?xml".utf8)) || data.starts(with: Array("bplist".utf8))
     }
 }
 
-public enum AccountCipherError: Error, Equatable {
+package enum AccountCipherError: Error, Equatable {
     case sealFailed
     case cannotDecrypt(String)
 }
 
 /// The account key of this process, read once from the keychain (the SDK caches it the same way).
-public enum AccountKeyState: Sendable {
+package enum AccountKeyState: Sendable {
     case notLoaded
     /// The key, and the access group its item is in.
     case loaded(AccountKey, group: String)
@@ -58,10 +58,10 @@ public enum AccountKeyState: Sendable {
 }
 
 /// The 32 bytes of the account key. Never printed: its description says only that it is a key.
-public struct AccountKey: Sendable, CustomStringConvertible {
+package struct AccountKey: Sendable, CustomStringConvertible {
     let bytes: [UInt8]
     var symmetric: SymmetricKey { SymmetricKey(data: bytes) }
-    public var description: String { "AccountKey(256 bits)" }
+    package var description: String { "AccountKey(256 bits)" }
 }
 
 final class AccountKeyBox: @unchecked Sendable {
@@ -101,15 +101,15 @@ extension KeychainHelper {
 
 /// An account file read from the outside (`msdk-sim inspect`): how it is protected and, when the key
 /// could be read, whose it is.
-public struct AccountFileContents: Sendable {
+package struct AccountFileContents: Sendable {
     /// "encrypted, key in group G", "encrypted, key not found in the keychain", or "not encrypted (…)".
-    public var protection: String
-    public var account: UserAccount?
+    package var protection: String
+    package var account: UserAccount?
     /// Why the account could not be read, when it could not.
-    public var problem: String?
+    package var problem: String?
 
     /// - Parameter key: the key item's value and group, when the keychain gave it.
-    public static func read(_ data: Data, key: (secret: [UInt8], group: String)?) -> AccountFileContents {
+    package static func read(_ data: Data, key: (secret: [UInt8], group: String)?) -> AccountFileContents {
         if AccountEncryption.isPlainPropertyList(data) {
             let dict = PlistValue.dictionary(propertyList: data)
             let account = dict.flatMap { UserAccount(sdkArchive: .dictionary($0)) } ?? (try? PropertyListDecoder().decode(UserAccount.self, from: data))

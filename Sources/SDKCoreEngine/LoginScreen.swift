@@ -4,22 +4,22 @@ import Foundation
 /// The SDK's `SFSDKLoginViewControllerConfig`, read from the bundle's `LoginViewConfig.plist`:
 /// whether the login screen shows its navigation bar and the settings icon (which opens the
 /// login-host list), the bar's colour, its title's colour and font.
-public struct LoginViewConfig: Sendable, Equatable {
-    public static let fileName = "LoginViewConfig.plist"
+package struct LoginViewConfig: Sendable, Equatable {
+    package static let fileName = "LoginViewConfig.plist"
 
-    public var showsSettingsIcon = true
-    public var showsNavigationBar = true
+    package var showsSettingsIcon = true
+    package var showsNavigationBar = true
     /// `#RRGGBB`.
-    public var navBarColor = "#0070D2"
-    public var navBarTitleColor = "#FFFFFF"
-    public var navBarFontName = "SalesforceSans-Bold"
-    public var navBarFontSize = 17.0
-    public var title = "Log In"
+    package var navBarColor = "#0070D2"
+    package var navBarTitleColor = "#FFFFFF"
+    package var navBarFontName = "SalesforceSans-Bold"
+    package var navBarFontSize = 17.0
+    package var title = "Log In"
 
-    public init() {}
+    package init() {}
 
     /// The bundle's configuration, or the SDK's defaults when it has none.
-    public static func load(from bundle: AppBundle) throws -> LoginViewConfig {
+    package static func load(from bundle: AppBundle) throws -> LoginViewConfig {
         var config = LoginViewConfig()
         guard let plist = try bundle.plistResource(fileName) else { return config }
         let path = bundle.resourceURL(fileName).path
@@ -58,7 +58,7 @@ public struct LoginViewConfig: Sendable, Equatable {
     /// The screen's top, as text. On a terminal the bar is drawn in its colours (24-bit ANSI) and the
     /// title in bold or italic when the font's name says so; a terminal has no other fonts, so the
     /// font's name and size are shown after the title.
-    public func renderBar(loginHost: URL, ansi: Bool) -> String {
+    package func renderBar(loginHost: URL, ansi: Bool) -> String {
         var lines: [String] = []
         if showsNavigationBar {
             let icon = showsSettingsIcon ? "⚙ " : "  "

@@ -5,19 +5,19 @@ import Keychain
 /// What every simulated process does first, like an iOS app's launch: find its bundle and device,
 /// apply the bundle's `AppGroupConfig.plist` (name, then flag, before `initializeSDK`, as the sample's
 /// AppDelegate does), and get a keychain limited to its entitled access groups.
-public struct ProcessLaunch: Sendable {
+package struct ProcessLaunch: Sendable {
     /// Standard-defaults key where `main-app app-group enable|disable` keeps the app's own choice.
-    public static let appGroupsEnabledOverrideKey = "AppGroupSimAppGroupsEnabled"
+    package static let appGroupsEnabledOverrideKey = "AppGroupSimAppGroupsEnabled"
 
-    public let sandbox: AppSandbox
-    public let dataSharing: DataSharingHelper
-    public let config: AppGroupConfig?
-    public let keychain: KeychainHelper
+    package let sandbox: AppSandbox
+    package let dataSharing: DataSharingHelper
+    package let config: AppGroupConfig?
+    package let keychain: KeychainHelper
 
     /// - Parameter applyConfig: false for tools that only look (`msdk-sim defaults`), so that looking changes nothing.
     /// - Parameter initializeDevice: make `devicePath` a device even when it is a directory AppGroupSim did not
     ///   make (`--init`).
-    public init(bundlePath: String, devicePath: String?, applyConfig: Bool = true, secretStore: (any SecretStore)? = nil, initializeDevice: Bool = false)
+    package init(bundlePath: String, devicePath: String?, applyConfig: Bool = true, secretStore: (any SecretStore)? = nil, initializeDevice: Bool = false)
         throws
     {
         let device = try Device.resolve(path: devicePath, initialize: initializeDevice)
@@ -47,5 +47,5 @@ public struct ProcessLaunch: Sendable {
     }
 
     /// The key the app writes its login state under (`userLoggedIn` unless the bundle says otherwise).
-    public var userLogInStatusKey: String { config?.userLogInStatusKey ?? "userLoggedIn" }
+    package var userLogInStatusKey: String { config?.userLogInStatusKey ?? "userLoggedIn" }
 }

@@ -4,8 +4,8 @@ import PushNotifications
 @preconcurrency import _CryptoExtras
 
 /// The push key's keychain item (`PushKey.service`), in the app's keychain group.
-public enum PushKeyStore {
-    public enum Failure: Error, CustomStringConvertible, Equatable {
+package enum PushKeyStore {
+    package enum Failure: Error, CustomStringConvertible, Equatable {
         /// The keychain could not be asked, or refused (its status).
         case keychain(KeychainResult)
         /// No item in any keychain group this process may read.
@@ -13,7 +13,7 @@ public enum PushKeyStore {
         /// The item is not an RSA private key.
         case unreadable
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .keychain(let r): return "the push key (\(PushKey.service)) cannot be read: \(r.error?.message ?? "status \(r.status.rawValue)")"
             case .notFound(let groups):
@@ -25,7 +25,7 @@ public enum PushKeyStore {
 
     /// The private key; with `create`, made now when no entitled group has one (the app does, at its
     /// first registration; an extension never does).
-    public static func privateKey(_ keychain: KeychainHelper, create: Bool) async throws(Failure) -> _RSA.Encryption.PrivateKey {
+    package static func privateKey(_ keychain: KeychainHelper, create: Bool) async throws(Failure) -> _RSA.Encryption.PrivateKey {
         let read = await keychain.read(service: PushKey.service)
         if read.success, let bytes = read.data, !bytes.isEmpty {
             guard let key = PushKey.privateKey(der: bytes) else { throw .unreadable }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The SDK's notification names, so a trace reads like the SDK's own life cycle.
-public enum SDKNotification: String, Sendable, Codable {
+package enum SDKNotification: String, Sendable, Codable {
     case userWillLogIn = "SFNotificationUserWillLogIn"
     case userDidLogIn = "SFNotificationUserDidLogIn"
     case userWillLogout = "SFNotificationUserWillLogout"
@@ -14,8 +14,8 @@ public enum SDKNotification: String, Sendable, Codable {
 }
 
 /// Observers of SDK notifications, and the `--trace` file: JSON lines of launch steps and notifications.
-public final class SDKEvents: @unchecked Sendable {
-    public typealias Observer = @Sendable (SDKNotification, [String: String]) -> Void
+package final class SDKEvents: @unchecked Sendable {
+    package typealias Observer = @Sendable (SDKNotification, [String: String]) -> Void
 
     private let lock = NSLock()
     private var observers: [(SDKNotification?, Observer)] = []
@@ -23,7 +23,7 @@ public final class SDKEvents: @unchecked Sendable {
 
     /// - Parameter append: add to the file instead of starting it afresh (an app launched by another
     ///   process to handle a URL writes into its launcher's trace).
-    public init(traceFile: String? = nil, append: Bool = false) {
+    package init(traceFile: String? = nil, append: Bool = false) {
         if let traceFile {
             if !append || !FileManager.default.fileExists(atPath: traceFile) {
                 FileManager.default.createFile(atPath: traceFile, contents: nil, attributes: [.posixPermissions: 0o600])
@@ -37,18 +37,18 @@ public final class SDKEvents: @unchecked Sendable {
     }
 
     /// Calls `observer` for `name` (or every notification when nil).
-    public func observe(_ name: SDKNotification?, _ observer: @escaping Observer) {
+    package func observe(_ name: SDKNotification?, _ observer: @escaping Observer) {
         lock.withLock { observers.append((name, observer)) }
     }
 
-    public func post(_ name: SDKNotification, _ info: [String: String] = [:]) {
+    package func post(_ name: SDKNotification, _ info: [String: String] = [:]) {
         record(["notification": name.rawValue], info)
         let matching = lock.withLock { observers.filter { $0.0 == nil || $0.0 == name }.map(\.1) }
         for observer in matching { observer(name, info) }
     }
 
     /// A launch-flow step, for the trace only.
-    public func step(_ name: String, _ info: [String: String] = [:]) {
+    package func step(_ name: String, _ info: [String: String] = [:]) {
         record(["step": name], info)
     }
 

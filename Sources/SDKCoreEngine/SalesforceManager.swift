@@ -6,32 +6,32 @@ import SmartStoreEngine
 /// The SDK's manager hierarchy: `SalesforceManager` (accounts) → `SmartStoreSDKManager` (stores)
 /// → `MobileSyncSDKManager` (syncs), with the hybrid and React Native flavours on top.
 /// `initializeSDK()` is called on the class the app uses, and that class is the instance class.
-open class SalesforceManager: @unchecked Sendable {
-    public let launch: ProcessLaunch
-    public let events: SDKEvents
-    public let userAccountManager: UserAccountManager
+package class SalesforceManager: @unchecked Sendable {
+    package let launch: ProcessLaunch
+    package let events: SDKEvents
+    package let userAccountManager: UserAccountManager
 
-    public required init(launch: ProcessLaunch, events: SDKEvents) {
+    package required init(launch: ProcessLaunch, events: SDKEvents) {
         self.launch = launch
         self.events = events
         userAccountManager = UserAccountManager(launch: launch, events: events)
     }
 
     /// Creates the shared instance of this class (the sample calls it after setting the app group).
-    public class func initializeSDK(launch: ProcessLaunch, events: SDKEvents) -> Self {
+    package class func initializeSDK(launch: ProcessLaunch, events: SDKEvents) -> Self {
         events.step("initializeSDK", ["class": String(describing: self)])
         return self.init(launch: launch, events: events)
     }
 
     /// What this flavour sets up, for `status` and the trace.
-    open var features: [String] { ["accounts"] }
+    package var features: [String] { ["accounts"] }
 }
 
-open class SmartStoreSDKManager: SalesforceManager, @unchecked Sendable {
-    open override var features: [String] { super.features + ["smartstore"] }
+package class SmartStoreSDKManager: SalesforceManager, @unchecked Sendable {
+    package override var features: [String] { super.features + ["smartstore"] }
 
     /// The stores of this process's SDK root; a user store opens only for a logged-in user.
-    public func storeManager() throws -> StoreManager {
+    package func storeManager() throws -> StoreManager {
         let accounts = userAccountManager
         let loggedIn = try accounts.allAccounts().map(\.identity)
         return StoreManager(sdkRoot: try launch.dataSharing.sdkRootDirectory(), isLoggedIn: { user in
@@ -40,7 +40,7 @@ open class SmartStoreSDKManager: SalesforceManager, @unchecked Sendable {
     }
 
     /// The user's default store, with the bundle's `userstore.json` soups registered.
-    public func userStore(for account: UserAccount) async throws -> SmartStore {
+    package func userStore(for account: UserAccount) async throws -> SmartStore {
         guard try await userAccountManager.isLoggedIn(account) else { throw SDKError.notLoggedIn }
         let store = try storeManager().store(for: account.storeUser)
         try StoreConfig.load(launch.sandbox.bundle.resourceURL("userstore.json"))?.register(in: store)
@@ -49,8 +49,22 @@ open class SmartStoreSDKManager: SalesforceManager, @unchecked Sendable {
 
     /// The user's default store as an extension opens it: read-only, never created or altered; nil when
     /// the app has not created it yet.
-    public func existingUserStore(for account: UserAccount) async throws -> SmartStore? {
+    package func existingUserStore(for account: UserAccount) async throws -> SmartStore? {
         guard try await userAccountManager.isLoggedIn(account) else { throw SDKError.notLoggedIn }
         return try storeManager().existingStore(for: account.storeUser)
     }
+}
+
+/// The flavour of the SDK the sample app initializes; its sync manager (which needs the network) is in
+/// SalesforceSDK, as an extension, so that an extension linking this module links no networking.
+package class MobileSyncSDKManager: SmartStoreSDKManager, @unchecked Sendable {
+    package override var features: [String] { super.features + ["mobilesync"] }
+}
+
+package class SalesforceHybridSDKManager: MobileSyncSDKManager, @unchecked Sendable {
+    package override var features: [String] { super.features + ["hybrid"] }
+}
+
+package class SalesforceReactSDKManager: MobileSyncSDKManager, @unchecked Sendable {
+    package override var features: [String] { super.features + ["react"] }
 }

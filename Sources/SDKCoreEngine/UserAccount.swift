@@ -5,29 +5,29 @@ import SmartStoreEngine
 
 /// A logged-in (or once logged-in) user, as the SDK keeps it in `UserAccount.plist`. No token is in
 /// here: tokens live in the keychain under `credentials.keychainAccount`.
-public struct UserAccount: Sendable, Codable, Equatable {
-    public var credentials: OAuthCredentials
-    public var username: String
-    public var displayName: String
-    public var email: String
+package struct UserAccount: Sendable, Codable, Equatable {
+    package var credentials: OAuthCredentials
+    package var username: String
+    package var displayName: String
+    package var email: String
     /// The connected app's screen-lock policy from the identity service (`nil` when none).
-    public var screenLockPinLength: Int?
+    package var screenLockPinLength: Int?
     /// The policy's lock timeout in minutes (`screen_lock`), when there is a policy.
-    public var screenLockTimeoutMinutes: Int?
+    package var screenLockTimeoutMinutes: Int?
     /// The scopes the session was granted (`accessScopes`).
-    public var accessScopes: [String] = []
+    package var accessScopes: [String] = []
 
     /// What a build before the SDK's keys wrote (a plain plist of these names): still read, once.
     enum CodingKeys: String, CodingKey {
         case credentials, username, displayName, email, screenLockPinLength, screenLockTimeoutMinutes
     }
 
-    public var orgId: String { credentials.orgId }
-    public var userId: String { credentials.userId }
-    public var identity: UserIdentity { UserIdentity(orgId: orgId, userId: userId) }
-    public var storeUser: StoreUser { StoreUser(orgId: orgId, userId: userId) }
+    package var orgId: String { credentials.orgId }
+    package var userId: String { credentials.userId }
+    package var identity: UserIdentity { UserIdentity(orgId: orgId, userId: userId) }
+    package var storeUser: StoreUser { StoreUser(orgId: orgId, userId: userId) }
 
-    public init(
+    package init(
         credentials: OAuthCredentials, username: String, displayName: String, email: String, screenLockPinLength: Int? = nil,
         screenLockTimeoutMinutes: Int? = nil
     ) {
@@ -41,22 +41,22 @@ public struct UserAccount: Sendable, Codable, Equatable {
 }
 
 /// Which user: the SDK's `LastUserIdentity`.
-public struct UserIdentity: Sendable, Codable, Hashable, CustomStringConvertible {
-    public var orgId: String
-    public var userId: String
+package struct UserIdentity: Sendable, Codable, Hashable, CustomStringConvertible {
+    package var orgId: String
+    package var userId: String
 
-    public init(orgId: String, userId: String) {
+    package init(orgId: String, userId: String) {
         self.orgId = orgId
         self.userId = userId
     }
 
-    public var description: String { "\(orgId)/\(userId)" }
+    package var description: String { "\(orgId)/\(userId)" }
 
     /// `LastUserIdentity` as the SDK keeps it in `msdkUserDefaults` (keyed-archive data).
     var plist: PlistValue { .data(LastUserIdentityArchive.encode(self)) }
 
     /// Reads `LastUserIdentity`: the SDK's keyed archive, or the dictionary older builds wrote.
-    public init?(plist: PlistValue?) {
+    package init?(plist: PlistValue?) {
         guard let identity = LastUserIdentityArchive.decode(plist) else { return nil }
         self = identity
     }
@@ -169,12 +169,12 @@ package struct AccountFiles {
 
 /// What to do with account files that cannot be read because the key cannot be: keep them (AppGroupSim's
 /// default) or delete them as the SDK does (`--sdk-recovery`).
-public enum AccountRecovery: Sendable, Equatable {
+package enum AccountRecovery: Sendable, Equatable {
     case keepFiles
     case sdkDestructive
 }
 
-public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError {
+package enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError {
     case notLoggedIn
     case noSuchAccount(String)
     case passcodeRequired(pinLength: Int)
@@ -208,7 +208,7 @@ public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError 
     /// The identity provider app answered `error` (the user cancelled, the connected app refused the client…).
     case idpError(code: String, reason: String, description: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notLoggedIn: return "no user is logged in; run main-app login --username U --password P"
         case .noSuchAccount(let who): return "no account for \(who) on this device; log in with main-app login first"
@@ -248,5 +248,5 @@ public enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError 
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }

@@ -4,15 +4,15 @@ import Keychain
 import SmartStoreEngine
 
 /// The bundle's `bootconfig.plist`: the connected app.
-public struct BootConfig: Sendable, Equatable {
-    public var consumerKey: String
-    public var redirectURI: String
-    public var scopes: [String]
-    public var shouldAuthenticate: Bool
+package struct BootConfig: Sendable, Equatable {
+    package var consumerKey: String
+    package var redirectURI: String
+    package var scopes: [String]
+    package var shouldAuthenticate: Bool
     /// The login host from the bundle's Info.plist (`SFDCOAuthLoginHost`, as in the SDK), when set.
-    public var loginHost: URL?
+    package var loginHost: URL?
 
-    public static func load(from bundle: AppBundle) throws -> BootConfig {
+    package static func load(from bundle: AppBundle) throws -> BootConfig {
         let path = bundle.resourceURL("bootconfig.plist").path
         guard let plist = try bundle.plistResource("bootconfig.plist"), let key = plist["remoteAccessConsumerKey"]?.stringValue,
             let redirect = plist["oauthRedirectURI"]?.stringValue
@@ -39,16 +39,16 @@ final class RecoveryBox: @unchecked Sendable {
 /// The SDK's `UserAccountManager`: accounts persisted per org/user, the current user in
 /// `msdkUserDefaults` (`LastUserIdentity`). This part reads and needs no network (an extension links
 /// it); login, switching and logout in the SDK's order are in SalesforceSDK.
-public final class UserAccountManager: Sendable {
-    public static let lastUserIdentityKey = "LastUserIdentity"
+package final class UserAccountManager: Sendable {
+    package static let lastUserIdentityKey = "LastUserIdentity"
 
-    public let launch: ProcessLaunch
-    public let events: SDKEvents
+    package let launch: ProcessLaunch
+    package let events: SDKEvents
 
     private let key = AccountKeyBox()
     private let recoveryBox = RecoveryBox()
 
-    public init(launch: ProcessLaunch, events: SDKEvents) {
+    package init(launch: ProcessLaunch, events: SDKEvents) {
         self.launch = launch
         self.events = events
     }
@@ -58,7 +58,7 @@ public final class UserAccountManager: Sendable {
     }
 
     /// The account key's state in this process (`.notLoaded` before `loadAccountKey`).
-    public var accountKey: AccountKeyState { key.state }
+    package var accountKey: AccountKeyState { key.state }
 
     /// Reads the key that seals `UserAccount.plist` from the keychain group, once per process, before any
     /// account is read (the SDK's `KeyGenerator.encryptionKey(for:)`, with its cache). A process with no
@@ -67,7 +67,7 @@ public final class UserAccountManager: Sendable {
     /// read. With `.keepFiles`, nothing is created or deleted, and each read says why it cannot be done.
     /// Never throws: the first account read reports the state, naming the file.
     @discardableResult
-    public func loadAccountKey(recovery: AccountRecovery = .keepFiles) async -> AccountKeyState {
+    package func loadAccountKey(recovery: AccountRecovery = .keepFiles) async -> AccountKeyState {
         recoveryBox.value = recovery
         if case .loaded = key.state { return key.state }
         guard (try? files.count()) ?? 0 > 0 else {
@@ -83,7 +83,7 @@ public final class UserAccountManager: Sendable {
 
     /// The key, made now if no entitled group has one (the SDK makes it at the first save); before an
     /// account file is written. An unusable key item is an error, not replaced.
-    public func ensureAccountKey() async throws {
+    package func ensureAccountKey() async throws {
         if case .loaded = key.state { return }
         let state = await launch.keychain.accountKey(create: true)
         switch state {
@@ -97,16 +97,16 @@ public final class UserAccountManager: Sendable {
         }
     }
 
-    public func allAccounts() throws -> [UserAccount] { try files.all() }
+    package func allAccounts() throws -> [UserAccount] { try files.all() }
 
-    public func account(_ identity: UserIdentity) throws -> UserAccount? { try files.load(identity) }
+    package func account(_ identity: UserIdentity) throws -> UserAccount? { try files.load(identity) }
 
-    public func account(username: String) throws -> UserAccount? {
+    package func account(username: String) throws -> UserAccount? {
         try allAccounts().first { $0.username.lowercased() == username.lowercased() }
     }
 
     /// `LastUserIdentity`, resolved against the stored accounts.
-    public func currentUser() throws -> UserAccount? {
+    package func currentUser() throws -> UserAccount? {
         guard let identity = UserIdentity(plist: try launch.dataSharing.msdkUserDefaults().value(forKey: Self.lastUserIdentityKey)) else {
             return nil
         }
@@ -114,14 +114,14 @@ public final class UserAccountManager: Sendable {
     }
 
     /// Setting the current user posts the did-change-user notification, as the SDK does.
-    public func setCurrentUser(_ account: UserAccount?) throws {
+    package func setCurrentUser(_ account: UserAccount?) throws {
         try launch.dataSharing.msdkUserDefaults().set(account?.identity.plist, forKey: Self.lastUserIdentityKey)
         events.post(.didChangeCurrentUser, ["user": account?.identity.description ?? ""])
     }
 
     /// An account is logged in iff its refresh token in the keychain is not empty. A keychain that
     /// cannot be read is an error, never "not logged in".
-    public func isLoggedIn(_ account: UserAccount) async throws -> Bool {
+    package func isLoggedIn(_ account: UserAccount) async throws -> Bool {
         do {
             return try await SessionTokenItems.hasRefreshToken(launch.keychain, account: account.credentials.keychainAccount)
         } catch {

@@ -5,11 +5,11 @@ import Foundation
 /// to reset its UI when the current user changes. With scenes (several windows of one app), a login,
 /// logout or switch in one scene applies to every scene, and each scene's registered block runs so
 /// that scene can reset its root. Nothing authenticates until `loginIfRequired` is called.
-public final class AuthHelper: @unchecked Sendable {
-    public typealias Block = @Sendable () -> Void
+package final class AuthHelper: @unchecked Sendable {
+    package typealias Block = @Sendable () -> Void
 
     /// What `handleLogout` did.
-    public enum LogoutOutcome: Equatable, Sendable {
+    package enum LogoutOutcome: Equatable, Sendable {
         /// Several accounts are left: the SDK shows its user picker; nobody is current until one is chosen.
         case userPicker([String])
         /// Exactly one account was left, and it is now the current user.
@@ -19,7 +19,7 @@ public final class AuthHelper: @unchecked Sendable {
     }
 
     /// How `loginIfRequired` got to a current user, or why it did not.
-    public enum LoginOutcome: Equatable, Sendable {
+    package enum LoginOutcome: Equatable, Sendable {
         /// The current user has a token: authentication skipped (and the screen lock passed).
         case alreadyLoggedIn(String)
         /// A new login through the login screen.
@@ -29,13 +29,13 @@ public final class AuthHelper: @unchecked Sendable {
     }
 
     /// Where the login screen gets what the user types, nil for "cancelled".
-    public struct LoginEntry: Sendable {
-        public var loginHost: URL
-        public var username: String
-        public var password: String
-        public var passcode: String?
+    package struct LoginEntry: Sendable {
+        package var loginHost: URL
+        package var username: String
+        package var password: String
+        package var passcode: String?
 
-        public init(loginHost: URL, username: String, password: String, passcode: String?) {
+        package init(loginHost: URL, username: String, password: String, passcode: String?) {
             self.loginHost = loginHost
             self.username = username
             self.password = password
@@ -45,12 +45,12 @@ public final class AuthHelper: @unchecked Sendable {
 
     private enum Kind { case logout, switchUser, login }
 
-    public let sdk: SalesforceManager
+    package let sdk: SalesforceManager
     private let lock = NSLock()
     private var blocks: [(kind: Kind, scene: String?, block: Block)] = []
     private var lastLogoutOutcome: LogoutOutcome?
 
-    public init(sdk: SalesforceManager) {
+    package init(sdk: SalesforceManager) {
         self.sdk = sdk
         sdk.events.observe(.userDidLogout) { [weak self] _, _ in self?.didLogout() }
         sdk.events.observe(.userDidSwitch) { [weak self] _, _ in self?.run(.switchUser) }
@@ -62,29 +62,29 @@ public final class AuthHelper: @unchecked Sendable {
     // MARK: registering blocks
 
     /// Logout and switch: the SDK's `registerBlock(forCurrentUserChangeNotifications:)`.
-    public func registerBlock(forCurrentUserChangeNotifications block: @escaping Block) {
+    package func registerBlock(forCurrentUserChangeNotifications block: @escaping Block) {
         registerBlock(forLogoutNotifications: block)
         registerBlock(forSwitchUserNotifications: block)
     }
 
     /// Called after a logout, once `handleLogout` has switched to the remaining account, if any.
-    public func registerBlock(forLogoutNotifications block: @escaping Block) { add(.logout, nil, block) }
+    package func registerBlock(forLogoutNotifications block: @escaping Block) { add(.logout, nil, block) }
 
-    public func registerBlock(forSwitchUserNotifications block: @escaping Block) { add(.switchUser, nil, block) }
+    package func registerBlock(forSwitchUserNotifications block: @escaping Block) { add(.switchUser, nil, block) }
 
     /// The scene variant: `block` resets `scene`'s root after a login, logout or switch made in any scene.
-    public func registerBlock(forCurrentUserChangeNotifications scene: String, block: @escaping Block) {
+    package func registerBlock(forCurrentUserChangeNotifications scene: String, block: @escaping Block) {
         add(.logout, scene, block)
         add(.switchUser, scene, block)
         add(.login, scene, block)
     }
 
-    public func registerBlock(forLogoutNotifications scene: String, block: @escaping Block) { add(.logout, scene, block) }
+    package func registerBlock(forLogoutNotifications scene: String, block: @escaping Block) { add(.logout, scene, block) }
 
-    public func registerBlock(forSwitchUserNotifications scene: String, block: @escaping Block) { add(.switchUser, scene, block) }
+    package func registerBlock(forSwitchUserNotifications scene: String, block: @escaping Block) { add(.switchUser, scene, block) }
 
     /// A closed scene's blocks go away with it.
-    public func unregister(scene: String) {
+    package func unregister(scene: String) {
         lock.withLock { blocks.removeAll { $0.scene == scene } }
     }
 
@@ -103,7 +103,7 @@ public final class AuthHelper: @unchecked Sendable {
     /// lock, when a policy applies); otherwise the login screen, unless `shouldAuthenticate` is off.
     /// A cancelled login, a failed passcode or an unreachable org fire an internal event, change no
     /// user, and return control to the app with the error.
-    public func loginIfRequired(
+    package func loginIfRequired(
         passcode: String? = nil, loginScreen: () async throws -> LoginEntry?
     ) async throws -> LoginOutcome {
         let events = sdk.events
@@ -131,7 +131,7 @@ public final class AuthHelper: @unchecked Sendable {
     /// The SDK's `handleLogout`: more than one account left → the user picker; exactly one → switch to
     /// it; none → the login screen. Runs by itself on did-logout; returns what it did last.
     @discardableResult
-    public func handleLogout() throws -> LogoutOutcome {
+    package func handleLogout() throws -> LogoutOutcome {
         let left = try accounts.allAccounts()
         let outcome: LogoutOutcome
         switch left.count {
@@ -150,7 +150,7 @@ public final class AuthHelper: @unchecked Sendable {
     }
 
     /// What the last `handleLogout` (run on did-logout) decided.
-    public var lastLogout: LogoutOutcome? { lock.withLock { lastLogoutOutcome } }
+    package var lastLogout: LogoutOutcome? { lock.withLock { lastLogoutOutcome } }
 
     private func didLogout() {
         _ = try? handleLogout()

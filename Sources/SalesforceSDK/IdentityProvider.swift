@@ -6,11 +6,11 @@ import SDKCoreEngine
 
 /// The IDP settings of an app's boot config: `isIdentityProvider` for an IDP app, `idpAppURIScheme`
 /// (the SDK's `identityProviderURLScheme`) for an SP app.
-public struct IDPConfig: Sendable, Equatable {
-    public var isIdentityProvider: Bool
-    public var idpAppURIScheme: String?
+package struct IDPConfig: Sendable, Equatable {
+    package var isIdentityProvider: Bool
+    package var idpAppURIScheme: String?
 
-    public static func load(from bundle: AppBundle) throws -> IDPConfig {
+    package static func load(from bundle: AppBundle) throws -> IDPConfig {
         let plist = try bundle.plistResource("bootconfig.plist") ?? [:]
         return IDPConfig(
             isIdentityProvider: plist["isIdentityProvider"]?.boolValue ?? false,
@@ -28,7 +28,7 @@ struct PendingIDPLogin: Sendable, Equatable {
 
 extension UserAccountManager {
     /// `UserAccountManager.IDPSceneKey` (`kSFIDPSceneIdKey`): the scene a response is handled in.
-    public static let IDPSceneKey = "kSFIDPSceneIdKey"
+    package static let IDPSceneKey = "kSFIDPSceneIdKey"
     static let pendingIDPLoginsKey = "IDPAuthSessions"
     static let idpVerifierService = "com.salesforce.mobilesdk.idp.codeVerifier"
 
@@ -59,7 +59,7 @@ extension UserAccountManager {
 
     /// The SP side of SP-initiated login: a new state and PKCE pair for `scene` (replacing a login
     /// pending there), and the `authrequest` command to open at the IDP app.
-    public func beginIdentityProviderLogin(scene: String, loginHost: URL, userHint: String?) async throws -> IDPCommand {
+    package func beginIdentityProviderLogin(scene: String, loginHost: URL, userHint: String?) async throws -> IDPCommand {
         let boot = try BootConfig.load(from: launch.sandbox.bundle)
         guard let idpScheme = try IDPConfig.load(from: launch.sandbox.bundle).idpAppURIScheme else {
             throw SDKError.idpNotConfigured("bootconfig.plist of \(launch.sandbox.bundle.url.lastPathComponent) has no idpAppURIScheme (the identity provider app's URL scheme)")
@@ -100,7 +100,7 @@ extension UserAccountManager {
     }
 
     /// Gives up the login pending in `scene` (no answer came): its record and verifier go.
-    public func abandonIdentityProviderLogin(scene: String) async throws {
+    package func abandonIdentityProviderLogin(scene: String) async throws {
         guard let pending = try pendingIDPLogins()[scene] else { return }
         _ = await launch.keychain.remove(service: Self.idpVerifierService, account: pending.state)
         try savePendingIDPLogin(nil, scene: scene)
@@ -111,7 +111,7 @@ extension UserAccountManager {
     /// (`IDPSceneKey`, else the scene the command names) with the code and the kept verifier, through
     /// the same steps as a password login (identity, mobile policy, passcode, persist); `error` ends it.
     /// A state that matches no pending login, or a scene with none, is refused and changes nothing.
-    public func handleIdentityProviderResponse(from url: URL, with options: [String: String] = [:], passcode: String? = nil) async throws -> UserAccount {
+    package func handleIdentityProviderResponse(from url: URL, with options: [String: String] = [:], passcode: String? = nil) async throws -> UserAccount {
         guard let command = IDPCommand(url: url), command.name == .authResponse || command.name == .error else {
             throw SDKError.idpRefused("\(url.scheme ?? "?"): URL is not an IDP authresponse or error command")
         }
@@ -177,7 +177,7 @@ extension UserAccountManager {
 
     /// The SP side of `idpinit`: the IDP asks this app to log its user in. A user the app already has
     /// becomes current; otherwise the SP-initiated flow starts (the returned `authrequest` to open).
-    public func handleIdentityProviderInitiated(_ command: IDPCommand, scene: String = "main", fallbackLoginHost: URL?) async throws -> IDPCommand? {
+    package func handleIdentityProviderInitiated(_ command: IDPCommand, scene: String = "main", fallbackLoginHost: URL?) async throws -> IDPCommand? {
         events.step("idpCommandReceived", command.traceInfo)
         let hint = command.params[IDPCommand.Param.userHint]
         if let hint, let account = try account(matchingHint: hint) {
@@ -190,7 +190,7 @@ extension UserAccountManager {
     }
 
     /// The account a `user_hint` names: `userId:orgId` (the SDK's encoding) or a username.
-    public func account(matchingHint hint: String) throws -> UserAccount? {
+    package func account(matchingHint hint: String) throws -> UserAccount? {
         let accounts = try allAccounts()
         let parts = hint.split(separator: ":").map(String.init)
         if parts.count == 2 { return accounts.first { $0.userId == parts[0] && $0.orgId == parts[1] } }
@@ -198,12 +198,12 @@ extension UserAccountManager {
     }
 
     /// The SDK's encoding of a user for `user_hint`.
-    public static func userHint(_ account: UserAccount) -> String { "\(account.userId):\(account.orgId)" }
+    package static func userHint(_ account: UserAccount) -> String { "\(account.userId):\(account.orgId)" }
 
     // MARK: IDP side
 
     /// What the IDP app's user did on its user-selection screen.
-    public enum IDPUserChoice: Sendable {
+    package enum IDPUserChoice: Sendable {
         case account(UserAccount)
         case cancelled
     }
@@ -217,7 +217,7 @@ extension UserAccountManager {
     /// client id (the org refuses a code for any other), never to the `calling_app_url` the caller chose: an
     /// app asking in another app's name gets nothing. A request whose redirect URI has no usable scheme has
     /// nowhere to be answered and throws `idpRefused`.
-    public func answerAuthRequest(_ request: IDPCommand, choose: ([UserAccount], String?) async throws -> IDPUserChoice) async throws -> IDPCommand {
+    package func answerAuthRequest(_ request: IDPCommand, choose: ([UserAccount], String?) async throws -> IDPUserChoice) async throws -> IDPCommand {
         events.step("idpCommandReceived", request.traceInfo)
         let p = request.params
         guard let scheme = IDPCommand.scheme(of: p[IDPCommand.Param.redirectURI]) else {
@@ -277,7 +277,7 @@ extension UserAccountManager {
     }
 
     /// The IDP side of IDP-initiated login: `idpinit` for the SP app's scheme, naming the user.
-    public func identityProviderInitiated(spScheme: String, account: UserAccount) -> IDPCommand {
+    package func identityProviderInitiated(spScheme: String, account: UserAccount) -> IDPCommand {
         let command = IDPCommand(scheme: spScheme, name: .idpInit, params: [
             IDPCommand.Param.userHint: Self.userHint(account), IDPCommand.Param.loginHost: account.credentials.loginHost.absoluteString,
         ])

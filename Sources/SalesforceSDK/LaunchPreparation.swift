@@ -6,10 +6,10 @@ import Foundation
 /// SDK's recovery when asked for), and the tokens of logins that were killed before their account was
 /// saved revoked and removed. `note` gets what the app should say on stderr, one line each, as it
 /// happens (so a launch that then stops has said what it repaired first).
-public enum LaunchPreparation {
+package enum LaunchPreparation {
     /// - Parameter requireKeychain: false for a launch that only reports (`status`): it goes on with a
     ///   keychain it cannot use, and so touches nothing that needs it.
-    public static func run(
+    package static func run(
         _ launch: ProcessLaunch, accounts: UserAccountManager, recovery: UserAccountManager.Recovery, requireKeychain: Bool,
         note: (String) -> Void
     ) async throws {

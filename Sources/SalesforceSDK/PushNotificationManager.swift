@@ -12,23 +12,23 @@ import RestClientEngine
 /// record (`ConnectionToken`, `ServiceType` "Apple", `ApplicationBundle`, `RsaPublicKey`, `CipherName`
 /// "RSA_OAEP_SHA256"); its id is kept per user (in the app's standard defaults) for the DELETE.
 /// A registration that fails never fails the login: it is reported and retried at the next launch.
-public final class PushNotificationManager: Sendable {
+package final class PushNotificationManager: Sendable {
     /// Where the app keeps its simulated APNs device token (standard defaults).
-    public static let deviceTokenKey = "APNSDeviceToken"
+    package static let deviceTokenKey = "APNSDeviceToken"
     /// Where the app keeps each user's registration (`orgId/userId` → `{id, token}`), in its standard defaults.
-    public static let registrationsKey = "MobilePushServiceDevices"
+    package static let registrationsKey = "MobilePushServiceDevices"
 
-    public let launch: ProcessLaunch
-    public let events: SDKEvents
+    package let launch: ProcessLaunch
+    package let events: SDKEvents
 
-    public init(launch: ProcessLaunch, events: SDKEvents) {
+    package init(launch: ProcessLaunch, events: SDKEvents) {
         self.launch = launch
         self.events = events
     }
 
     /// The device's APNs token for this app: 32 random bytes as 64 hex digits, made at the first
     /// registration for remote notifications and kept on the device (the app's standard defaults).
-    public func deviceToken() throws -> String {
+    package func deviceToken() throws -> String {
         let defaults = launch.sandbox.standardDefaults
         return try defaults.update(Self.deviceTokenKey) { value -> String in
             if let existing = value?.stringValue, !existing.isEmpty { return existing }
@@ -40,19 +40,19 @@ public final class PushNotificationManager: Sendable {
     }
 
     /// What the org answered for a user's device: the record id and the token it was made for.
-    public struct Registration: Sendable, Equatable {
-        public var id: String
-        public var token: String
+    package struct Registration: Sendable, Equatable {
+        package var id: String
+        package var token: String
     }
 
-    public func registration(for account: UserAccount) throws -> Registration? {
+    package func registration(for account: UserAccount) throws -> Registration? {
         guard let entry = try launch.sandbox.standardDefaults.value(forKey: Self.registrationsKey)?.dictionaryValue?[Self.key(account)]?.dictionaryValue,
             let id = entry["id"]?.stringValue, let token = entry["token"]?.stringValue
         else { return nil }
         return Registration(id: id, token: token)
     }
 
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         case registered(id: String)
         case alreadyRegistered(id: String)
         case unregistered(id: String)
@@ -63,7 +63,7 @@ public final class PushNotificationManager: Sendable {
 
     /// Registers the account's device unless it is registered with the current token.
     @discardableResult
-    public func registerIfNeeded(_ account: UserAccount) async -> Outcome {
+    package func registerIfNeeded(_ account: UserAccount) async -> Outcome {
         do {
             let token = try deviceToken()
             if let existing = try registration(for: account), existing.token == token { return .alreadyRegistered(id: existing.id) }
@@ -89,7 +89,7 @@ public final class PushNotificationManager: Sendable {
     /// At logout, before the session is revoked: DELETE the device's record. A failure is reported; the
     /// logout goes on (the SDK does not wait either).
     @discardableResult
-    public func unregister(_ account: UserAccount) async -> Outcome {
+    package func unregister(_ account: UserAccount) async -> Outcome {
         do {
             guard let existing = try registration(for: account) else { return .nothingToUnregister }
             let path = "/services/data/\(RestClient.apiVersion)/sobjects/MobilePushServiceDevice/\(existing.id)"
@@ -125,7 +125,7 @@ public final class PushNotificationManager: Sendable {
     }
 
     /// Where the device (the OS, which registers with APNs on an app's behalf) finds sf-simulator's admin token.
-    public static let adminTokenVariable = "APPGROUPSIM_ADMIN_TOKEN"
+    package static let adminTokenVariable = "APPGROUPSIM_ADMIN_TOKEN"
 
     private func client(_ account: UserAccount) -> RestClient {
         RestClient(credentials: account.credentials, tokens: TokenStore(keychain: launch.keychain, account: account.credentials.keychainAccount))

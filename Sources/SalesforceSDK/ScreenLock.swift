@@ -8,16 +8,16 @@ import Keychain
 /// The passcode is set at the login that brought the policy, kept only as a salted hash in the
 /// keychain, asked for again at a launch once the app has been idle longer than the policy's timeout,
 /// and after `maxAttempts` wrong passcodes every account under the policy is logged out.
-public struct ScreenLock: Sendable {
-    public static let passcodeService = "com.salesforce.mobilesdk.screenlock.passcode"
+package struct ScreenLock: Sendable {
+    package static let passcodeService = "com.salesforce.mobilesdk.screenlock.passcode"
     /// App-private bookkeeping (standard defaults): when the app was last unlocked or used, failed attempts.
-    public static let lastActiveKey = "AppGroupSimScreenLockLastActive"
-    public static let failedAttemptsKey = "AppGroupSimScreenLockFailedAttempts"
-    public static let maxAttempts = 10
+    package static let lastActiveKey = "AppGroupSimScreenLockLastActive"
+    package static let failedAttemptsKey = "AppGroupSimScreenLockFailedAttempts"
+    package static let maxAttempts = 10
 
-    public struct Policy: Sendable, Equatable {
-        public var pinLength: Int
-        public var timeoutMinutes: Int
+    package struct Policy: Sendable, Equatable {
+        package var pinLength: Int
+        package var timeoutMinutes: Int
     }
 
     let launch: ProcessLaunch
@@ -26,7 +26,7 @@ public struct ScreenLock: Sendable {
     let accounts: @Sendable () throws -> [UserAccount]
     let logout: @Sendable (UserAccount, _ reason: String) async throws -> Void
 
-    public init(
+    package init(
         launch: ProcessLaunch, accounts: @escaping @Sendable () throws -> [UserAccount],
         logout: @escaping @Sendable (UserAccount, String) async throws -> Void
     ) {
@@ -36,7 +36,7 @@ public struct ScreenLock: Sendable {
     }
 
     /// The strictest policy among the device's accounts, nil when none has one.
-    public func policy() throws -> Policy? {
+    package func policy() throws -> Policy? {
         let policies = try accounts().compactMap { a in
             a.screenLockPinLength.map { Policy(pinLength: $0, timeoutMinutes: a.screenLockTimeoutMinutes ?? 1) }
         }
@@ -45,25 +45,25 @@ public struct ScreenLock: Sendable {
     }
 
     /// Whether a launch now has to show the lock screen.
-    public func isLocked(now: Date = Date()) throws -> Bool {
+    package func isLocked(now: Date = Date()) throws -> Bool {
         guard let policy = try policy() else { return false }
         guard let last = try launch.sandbox.standardDefaults.value(forKey: Self.lastActiveKey)?.dateValue else { return true }
         return now.timeIntervalSince(last) > Double(policy.timeoutMinutes * 60) || now < last
     }
 
     /// Records use of the unlocked app (the timeout counts from the last use, as on a device in the foreground).
-    public func touch(now: Date = Date()) throws {
+    package func touch(now: Date = Date()) throws {
         guard try policy() != nil else { return }
         try launch.sandbox.standardDefaults.set(.date(now), forKey: Self.lastActiveKey)
     }
 
     /// Is a passcode already set for this app?
-    public func hasPasscode() async -> Bool {
+    package func hasPasscode() async -> Bool {
         await launch.keychain.read(service: Self.passcodeService, account: "").data.map { !$0.isEmpty } ?? false
     }
 
     /// Sets the passcode (only a salted SHA-256 goes to the keychain) and unlocks.
-    public func setPasscode(_ passcode: String) async throws {
+    package func setPasscode(_ passcode: String) async throws {
         var salt = [UInt8](repeating: 0, count: 16)
         for i in salt.indices { salt[i] = UInt8.random(in: 0...255) }
         let result = await launch.keychain.write(salt + Self.hash(passcode, salt: salt), service: Self.passcodeService, account: "")
@@ -74,7 +74,7 @@ public struct ScreenLock: Sendable {
 
     /// Checks `passcode` against the stored hash. Wrong: counts the attempt and throws; at the last
     /// attempt the accounts under the policy are logged out (returned in the error).
-    public func unlock(_ passcode: String?, events: SDKEvents) async throws {
+    package func unlock(_ passcode: String?, events: SDKEvents) async throws {
         guard let policy = try policy() else { return }
         events.step("screenLockShown", ["pinLength": String(policy.pinLength)])
         guard let passcode else {
@@ -116,7 +116,7 @@ public struct ScreenLock: Sendable {
     }
 
     /// Forgets the passcode when no account needs it any more (the SDK does this on the last such logout).
-    public func reset() async throws {
+    package func reset() async throws {
         guard try policy() == nil else { return }
         _ = await launch.keychain.remove(service: Self.passcodeService, account: "")
         try launch.sandbox.standardDefaults.set(nil, forKey: Self.failedAttemptsKey)
@@ -132,7 +132,7 @@ public struct ScreenLock: Sendable {
 
 extension UserAccountManager {
     /// The app's screen lock, over this manager's accounts.
-    public var screenLock: ScreenLock {
+    package var screenLock: ScreenLock {
         ScreenLock(launch: launch, accounts: { try self.allAccounts() }, logout: { account, reason in _ = try await self.logout(account, reason: reason) })
     }
 }

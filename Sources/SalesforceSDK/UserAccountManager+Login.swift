@@ -15,18 +15,18 @@ extension BootConfig {
 
 /// Login, switching and logout in the SDK's order, and the REST client of an account.
 extension UserAccountManager {
-    public func tokens(_ account: UserAccount) -> TokenStore {
+    package func tokens(_ account: UserAccount) -> TokenStore {
         TokenStore(keychain: launch.keychain, account: account.credentials.keychainAccount)
     }
 
-    public func restClient(_ account: UserAccount) -> RestClient {
+    package func restClient(_ account: UserAccount) -> RestClient {
         RestClient(credentials: account.credentials, tokens: tokens(account))
     }
 
     /// The web-view login: code + PKCE, then the identity service; a screen-lock policy must be met with a
     /// passcode (set now, or the app's existing one) before the account is kept. The org unreachable is an
     /// error that returns to login: no account, no current-user change, no notification but the will-log-in.
-    public func login(org: URL, username: String, password: String, passcode: String?) async throws -> UserAccount {
+    package func login(org: URL, username: String, password: String, passcode: String?) async throws -> UserAccount {
         let boot = try BootConfig.load(from: launch.sandbox.bundle)
         return try await loginSteps(loginHost: org, username: username, passcode: passcode) { keychainAccount in
             try await OAuthLogin.login(
@@ -179,7 +179,7 @@ extension UserAccountManager {
     /// app group's or its own container: the flag may have moved since the login). What a login killed
     /// between the token exchange and the account file leaves. Empty items (what logout leaves, as the
     /// SDK does) are not live and do not count.
-    public func orphanedTokenAccounts() async throws -> [String] {
+    package func orphanedTokenAccounts() async throws -> [String] {
         var referenced = Set<String>()
         for root in try launch.dataSharing.allSDKRoots() {
             referenced.formUnion(try AccountFiles(sdkRoot: root, key: accountKey).all().map(\.credentials.keychainAccount))
@@ -196,7 +196,7 @@ extension UserAccountManager {
     /// interrupted before their account was saved: only sessions the login journal names are touched,
     /// never tokens whose story the app does not know (doctor reports those). Returns what was discarded
     /// and what could not be (the org unreachable): those stay for the next launch.
-    public func cleanUpOrphanedTokens() async throws -> (discarded: [String], kept: [String]) {
+    package func cleanUpOrphanedTokens() async throws -> (discarded: [String], kept: [String]) {
         var discarded: [String] = []
         var kept: [String] = []
         let journaled = try journal.entries()
@@ -212,7 +212,7 @@ extension UserAccountManager {
 
     /// What a launch does with accounts it cannot read because the keychain cannot be: keep every file
     /// (AppGroupSim's default) or the SDK's destructive recovery.
-    public typealias Recovery = AccountRecovery
+    package typealias Recovery = AccountRecovery
 
     /// The launch's check of the keychain and the account key, before anything is changed. A keychain
     /// that cannot be used (locked, no Secret Service, no bus, no answer) stops the launch with one
@@ -221,7 +221,7 @@ extension UserAccountManager {
     /// each is deleted with its stores; the current user is cleared. Account files written before
     /// encryption are sealed. Returns the users that recovery deleted (empty otherwise).
     @discardableResult
-    public func verifyAtLaunch(recovery: Recovery) async throws -> [String] {
+    package func verifyAtLaunch(recovery: Recovery) async throws -> [String] {
         let status = await launch.keychain.status()
         let stored = try files.count()
         if let error = status.error {
@@ -262,7 +262,7 @@ extension UserAccountManager {
     /// Runs `body`, which talks to the org as `account`. A refresh token the org refuses
     /// (`RestError.sessionRevoked`) logs the user out, as the SDK does (reason `refreshTokenRevoked`),
     /// and is thrown as `SDKError.sessionRevoked`.
-    public func withSession<T>(_ account: UserAccount, _ body: () async throws -> T) async throws -> T {
+    package func withSession<T>(_ account: UserAccount, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch RestError.sessionRevoked {
@@ -271,7 +271,7 @@ extension UserAccountManager {
         }
     }
 
-    public func switchToUser(_ account: UserAccount) throws {
+    package func switchToUser(_ account: UserAccount) throws {
         let current = try currentUser()
         guard current?.identity != account.identity else { return }
         events.post(.userWillSwitch, ["from": current?.identity.description ?? "", "to": account.identity.description])
@@ -281,9 +281,9 @@ extension UserAccountManager {
 
     /// What a logout could not do at the org. The SDK revokes without waiting for the answer, so a
     /// failure never stops the logout; AppGroupSim reports it instead of dropping it.
-    public struct LogoutResult: Sendable, Equatable {
+    package struct LogoutResult: Sendable, Equatable {
         /// Why the org was not told to revoke the refresh token (unreachable, an error), nil when it was.
-        public var revokeFailure: String?
+        package var revokeFailure: String?
     }
 
     /// Logout in the SDK's order: will-logout; the user's files and stores; revoke at the org; empty the
@@ -291,7 +291,7 @@ extension UserAccountManager {
     /// did-logout; org-did-logout when no account of the org is left. The refresh token is read before
     /// anything is deleted: a keychain that cannot be read stops the logout with nothing changed.
     @discardableResult
-    public func logout(_ account: UserAccount, reason: String = "userInitiated") async throws -> LogoutResult {
+    package func logout(_ account: UserAccount, reason: String = "userInitiated") async throws -> LogoutResult {
         let refresh: String?
         do {
             refresh = try await tokens(account).refreshToken()

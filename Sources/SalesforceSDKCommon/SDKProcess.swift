@@ -12,7 +12,7 @@ public final class SDKProcess: @unchecked Sendable {
     public static let deviceVariable = "APPGROUPSIM_DEVICE"
 
     /// The simulated process: its sandbox on the device.
-    public let sandbox: AppSandbox
+    package let sandbox: AppSandbox
     /// The engine's data sharing helper for this process.
     package let dataSharing: AppGroup.DataSharingHelper
     /// The engine's keychain, limited to this bundle's keychain groups (of its own team).
@@ -54,7 +54,12 @@ public final class SDKProcess: @unchecked Sendable {
     /// Runs `body` as `bundle` on `device`; the SDK's singletons (`DataSharingHelper.shared`, …) are made
     /// again for that identity, and again after it.
     /// - Parameter secretStore: another Secret Service than libsecret's (tests use the in-memory double).
-    public static func run<T>(as bundle: URL, device: URL, secretStore: (any SecretStore)? = nil, _ body: () throws -> T) throws -> T {
+    public static func run<T>(as bundle: URL, device: URL, _ body: () throws -> T) throws -> T {
+        try run(as: bundle, device: device, secretStore: nil, body)
+    }
+
+    /// `run(as:device:_:)` with another Secret Service than libsecret's (AppGroupSim's tests use an in-memory one).
+    package static func run<T>(as bundle: URL, device: URL, secretStore: (any SecretStore)?, _ body: () throws -> T) throws -> T {
         let process = try SDKProcess(bundle: bundle, device: device, secretStore: secretStore)
         let previous = lock.withLock { () -> SDKProcess? in
             defer { override = process; generationCounter += 1 }

@@ -3,17 +3,17 @@
 /// `string`, `integer` and `floating` get a column of that SQLite type; `full_text` gets a column and
 /// an FTS5 table for `match` queries; `json1` gets no column, only an SQLite index on
 /// `json_extract(soup, '$.path')`.
-public struct IndexSpec: Sendable, Hashable, Codable {
-    public enum IndexType: String, Sendable, Hashable, Codable, CaseIterable {
+package struct IndexSpec: Sendable, Hashable, Codable {
+    package enum IndexType: String, Sendable, Hashable, Codable, CaseIterable {
         case string, integer, floating
         case fullText = "full_text"
         case json1
     }
 
-    public var path: String
-    public var type: IndexType
+    package var path: String
+    package var type: IndexType
 
-    public init(path: String, type: IndexType) {
+    package init(path: String, type: IndexType) {
         self.path = path
         self.type = type
     }
@@ -30,9 +30,9 @@ public struct IndexSpec: Sendable, Hashable, Codable {
 }
 
 /// The entry fields SmartStore maintains itself.
-public enum SoupField {
-    public static let entryId = "_soupEntryId"
-    public static let lastModifiedDate = "_soupLastModifiedDate"
-    public static let createdDate = "_soupCreatedDate"
-    public static let soup = "_soup"
+package enum SoupField {
+    package static let entryId = "_soupEntryId"
+    package static let lastModifiedDate = "_soupLastModifiedDate"
+    package static let createdDate = "_soupCreatedDate"
+    package static let soup = "_soup"
 }

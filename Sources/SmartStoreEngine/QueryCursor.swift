@@ -1,10 +1,10 @@
 /// Pages through a query's results, as the SDK's cursor does.
-public struct QueryCursor: Sendable {
+package struct QueryCursor: Sendable {
     let store: SmartStore
-    public let spec: QuerySpec
-    public let totalEntries: Int
-    public private(set) var currentPageIndex: Int
-    public private(set) var entries: [JSON]
+    package let spec: QuerySpec
+    package let totalEntries: Int
+    package private(set) var currentPageIndex: Int
+    package private(set) var entries: [JSON]
 
     init(store: SmartStore, spec: QuerySpec, totalEntries: Int, currentPageIndex: Int, entries: [JSON]) {
         self.store = store
@@ -14,10 +14,10 @@ public struct QueryCursor: Sendable {
         self.entries = entries
     }
 
-    public var pageSize: Int { spec.pageSize }
-    public var totalPages: Int { (totalEntries + spec.pageSize - 1) / spec.pageSize }
+    package var pageSize: Int { spec.pageSize }
+    package var totalPages: Int { (totalEntries + spec.pageSize - 1) / spec.pageSize }
 
-    public mutating func moveToPage(_ index: Int) throws {
+    package mutating func moveToPage(_ index: Int) throws {
         entries = try store.query(spec, pageIndex: index)
         currentPageIndex = index
     }

@@ -5,8 +5,8 @@
 ///     "SELECT {contacts:_soup} FROM {contacts} ORDER BY {contacts:_soupLastModifiedDate} DESC", pageSize: 3)
 /// let haas = QuerySpec.exact(soup: "contacts", path: "LastName", value: "Haas")
 /// ```
-public struct QuerySpec: Sendable, Hashable {
-    public enum Kind: Sendable, Hashable {
+package struct QuerySpec: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         case all
         case exact(JSON)
         /// Either bound may be nil: begin only, end only, both, or neither.
@@ -17,22 +17,22 @@ public struct QuerySpec: Sendable, Hashable {
         case smart(String)
     }
 
-    public enum Order: String, Sendable, Hashable { case ascending, descending }
+    package enum Order: String, Sendable, Hashable { case ascending, descending }
 
-    public var kind: Kind
+    package var kind: Kind
     /// Nil for smart SQL.
-    public var soupName: String?
+    package var soupName: String?
     /// The indexed path the query filters on (for `match`, nil searches every full_text column).
-    public var path: String?
-    public var orderPath: String?
-    public var order: Order
-    public var pageSize: Int
+    package var path: String?
+    package var orderPath: String?
+    package var order: Order
+    package var pageSize: Int
     /// When set, each result is an array of these paths' values instead of the whole entry.
-    public var selectPaths: [String]?
+    package var selectPaths: [String]?
     /// Arguments for `?` placeholders; smart SQL only.
-    public var whereArgs: [JSON]?
+    package var whereArgs: [JSON]?
 
-    public init(
+    package init(
         kind: Kind, soupName: String?, path: String? = nil, orderPath: String? = nil, order: Order = .ascending,
         pageSize: Int = 10, selectPaths: [String]? = nil, whereArgs: [JSON]? = nil
     ) {
@@ -46,20 +46,20 @@ public struct QuerySpec: Sendable, Hashable {
         self.whereArgs = whereArgs
     }
 
-    public static func all(
+    package static func all(
         soup: String, orderPath: String? = nil, order: Order = .ascending, pageSize: Int = 10, selectPaths: [String]? = nil
     ) -> QuerySpec {
         QuerySpec(kind: .all, soupName: soup, orderPath: orderPath, order: order, pageSize: pageSize, selectPaths: selectPaths)
     }
 
-    public static func exact(
+    package static func exact(
         soup: String, path: String, value: JSON, orderPath: String? = nil, order: Order = .ascending, pageSize: Int = 10,
         selectPaths: [String]? = nil
     ) -> QuerySpec {
         QuerySpec(kind: .exact(value), soupName: soup, path: path, orderPath: orderPath, order: order, pageSize: pageSize, selectPaths: selectPaths)
     }
 
-    public static func range(
+    package static func range(
         soup: String, path: String, begin: JSON?, end: JSON?, orderPath: String? = nil, order: Order = .ascending,
         pageSize: Int = 10, selectPaths: [String]? = nil
     ) -> QuerySpec {
@@ -68,21 +68,21 @@ public struct QuerySpec: Sendable, Hashable {
             pageSize: pageSize, selectPaths: selectPaths)
     }
 
-    public static func like(
+    package static func like(
         soup: String, path: String, pattern: String, orderPath: String? = nil, order: Order = .ascending, pageSize: Int = 10,
         selectPaths: [String]? = nil
     ) -> QuerySpec {
         QuerySpec(kind: .like(pattern), soupName: soup, path: path, orderPath: orderPath, order: order, pageSize: pageSize, selectPaths: selectPaths)
     }
 
-    public static func match(
+    package static func match(
         soup: String, path: String?, matchKey: String, orderPath: String? = nil, order: Order = .ascending,
         pageSize: Int = 10, selectPaths: [String]? = nil
     ) -> QuerySpec {
         QuerySpec(kind: .match(matchKey), soupName: soup, path: path, orderPath: orderPath, order: order, pageSize: pageSize, selectPaths: selectPaths)
     }
 
-    public static func smart(_ sql: String, pageSize: Int = 10, whereArgs: [JSON]? = nil) -> QuerySpec {
+    package static func smart(_ sql: String, pageSize: Int = 10, whereArgs: [JSON]? = nil) -> QuerySpec {
         QuerySpec(kind: .smart(sql), soupName: nil, pageSize: pageSize, whereArgs: whereArgs)
     }
 }

@@ -5,23 +5,23 @@ import FastJSON
 /// the order of `smartSQLArguments`), the match key inlined and qualified per term. Running
 /// `.smart(spec.smartSQL, whereArgs: spec.smartSQLArguments)` returns what `query(spec)` returns.
 extension QuerySpec {
-    public var smartSQL: String {
+    package var smartSQL: String {
         if case .smart(let sql) = kind { return sql }
         return "SELECT \(selectClause) \(fromClause)\(whereClause)\(orderByClause)"
     }
 
-    public var countSmartSQL: String {
+    package var countSmartSQL: String {
         if case .smart(let sql) = kind { return "SELECT count(*) FROM (\(sql))" }
         return "SELECT count(*) \(fromClause)\(whereClause)"
     }
 
-    public var idsSmartSQL: String {
+    package var idsSmartSQL: String {
         if case .smart(let sql) = kind { return "SELECT id FROM (\(sql))" }
         return "SELECT id \(fromClause)\(whereClause)\(orderByClause)"
     }
 
     /// The values for the `?` of `smartSQL` (and of the count and ids forms), in order.
-    public var smartSQLArguments: [JSON] {
+    package var smartSQLArguments: [JSON] {
         switch kind {
         case .all, .match: return []
         case .exact(let value): return [value]
@@ -72,7 +72,7 @@ extension SmartSQL {
     /// of the key gets `field:` in front, except the operators (AND, OR, NOT, in any case) and terms
     /// already qualified (`{soup:path}:…`). A term is a run of characters other than parentheses and
     /// spaces. With no field the key is unchanged.
-    public static func qualifyMatchKey(_ key: String, field: String?) -> String {
+    package static func qualifyMatchKey(_ key: String, field: String?) -> String {
         guard let field else { return key }
         var out = ""
         var term = ""

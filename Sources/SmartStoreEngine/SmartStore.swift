@@ -17,9 +17,9 @@ import GRDB
 /// let saved = try store.upsert([["FirstName": "Ada", "LastName": "Lovelace"]], into: "contacts")
 /// let page = try store.query(.exact(soup: "contacts", path: "LastName", value: "Lovelace"))
 /// ```
-public final class SmartStore: Sendable {
-    public let name: String
-    public let url: URL
+package final class SmartStore: Sendable {
+    package let name: String
+    package let url: URL
     /// A WAL `DatabasePool` for the app; for a read-only store (an extension), one read-only connection
     /// (`DatabaseQueue`): a pool would open a writer connection and then a reader, parsing the schema twice
     /// on the widget's launch (about 2 ms of its 3.7 ms to open the store here).
@@ -27,18 +27,18 @@ public final class SmartStore: Sendable {
     private let cache = MetadataCache()
 
     /// True when opened with `readOnly`: the store is never created, altered or written.
-    public let isReadOnly: Bool
+    package let isReadOnly: Bool
 
     /// What this open changed to bring a store written by an older AppGroupSim build to the SDK's
     /// schema (empty when the store already had it, or was opened read-only).
-    public let migrated: [String]
+    package let migrated: [String]
 
     /// Opens (creating if needed) the store at `url`. Directories are created 0700, the file 0600.
     ///
     /// With `readOnly` (what an extension does), an existing store is opened for reading only: no
     /// schema statement, no write transaction, no fsync, so a reader never holds the writer's lock
     /// and never makes the app's write fail. A missing file is an error then, not a new store.
-    public init(url: URL, name: String, readOnly: Bool = false) throws {
+    package init(url: URL, name: String, readOnly: Bool = false) throws {
         self.name = name
         self.url = url
         isReadOnly = readOnly
@@ -87,7 +87,7 @@ public final class SmartStore: Sendable {
     /// Copies the `-wal` file's committed pages into the database file and truncates it
     /// (`PRAGMA wal_checkpoint(TRUNCATE)`). A clean exit of the app does this for every open store, so
     /// that the data is not left in a file that a crash or stray write could spoil.
-    public func checkpoint() throws {
+    package func checkpoint() throws {
         guard !isReadOnly else { return }
         do {
             try pool.writeWithoutTransaction { db in _ = try Row.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
@@ -97,14 +97,14 @@ public final class SmartStore: Sendable {
     }
 
     /// `checkpoint()` on every writable store this process has open; failures are left for the next open.
-    public static func checkpointOpenStores() {
+    package static func checkpointOpenStores() {
         for store in OpenStores.shared.all() { try? store.checkpoint() }
     }
 
     // MARK: Soups
 
     /// Creates the soup with its indexes; registering an existing soup again does nothing.
-    public func registerSoup(_ soup: String, indexSpecs: [IndexSpec]) throws {
+    package func registerSoup(_ soup: String, indexSpecs: [IndexSpec]) throws {
         guard !soup.isEmpty else { throw SmartStoreError.invalidSoupName }
         guard !indexSpecs.isEmpty else { throw SmartStoreError.noIndexSpecs(soup: soup) }
         try write { db in
@@ -115,20 +115,20 @@ public final class SmartStore: Sendable {
         }
     }
 
-    public func soupExists(_ soup: String) throws -> Bool {
+    package func soupExists(_ soup: String) throws -> Bool {
         try read { db in try self.soupInfo(db, soup) != nil }
     }
 
-    public func allSoupNames() throws -> [String] {
+    package func allSoupNames() throws -> [String] {
         try read { db in try String.fetchAll(db, sql: "SELECT soupName FROM soup_attrs ORDER BY soupName") }
     }
 
-    public func indices(for soup: String) throws -> [IndexSpec] {
+    package func indices(for soup: String) throws -> [IndexSpec] {
         try read { db in try self.requireSoup(db, soup).indexes.map(\.spec) }
     }
 
     /// Deletes every entry; the soup and its indexes stay.
-    public func clearSoup(_ soup: String) throws {
+    package func clearSoup(_ soup: String) throws {
         try write { db in
             let info = try self.requireSoup(db, soup)
             try db.execute(sql: "DELETE FROM \(info.table)")
@@ -136,7 +136,7 @@ public final class SmartStore: Sendable {
         }
     }
 
-    public func removeSoup(_ soup: String) throws {
+    package func removeSoup(_ soup: String) throws {
         try write { db in
             guard let info = try self.soupInfo(db, soup) else { return }
             try db.execute(sql: "DROP TABLE IF EXISTS \(info.table)")
@@ -148,7 +148,7 @@ public final class SmartStore: Sendable {
 
     /// Changes the soup's indexes. Entry ids, data and dates are kept. With `reIndexData`, new and changed
     /// index columns are filled from the entries; without it they stay empty until `reIndexSoup`.
-    public func alterSoup(_ soup: String, indexSpecs: [IndexSpec], reIndexData: Bool) throws {
+    package func alterSoup(_ soup: String, indexSpecs: [IndexSpec], reIndexData: Bool) throws {
         guard !indexSpecs.isEmpty else { throw SmartStoreError.noIndexSpecs(soup: soup) }
         try write { db in
             let old = try self.requireSoup(db, soup)
@@ -187,7 +187,7 @@ public final class SmartStore: Sendable {
     }
 
     /// Recomputes the index columns of `paths` from the stored entries.
-    public func reIndexSoup(_ soup: String, paths: [String]) throws {
+    package func reIndexSoup(_ soup: String, paths: [String]) throws {
         try write { db in
             let info = try self.requireSoup(db, soup)
             for path in paths where info.index(for: path) == nil {
@@ -204,7 +204,7 @@ public final class SmartStore: Sendable {
     /// `externalIdPath` other than `_soupEntryId`, the entry whose value at that indexed path matches is
     /// updated, or a new one inserted. On any error nothing is written.
     @discardableResult
-    public func upsert(_ entries: [SoupEntry], into soup: String, externalIdPath: String = SoupField.entryId) throws
+    package func upsert(_ entries: [SoupEntry], into soup: String, externalIdPath: String = SoupField.entryId) throws
         -> [SoupEntry]
     {
         var saved: [SoupEntry] = []
@@ -216,7 +216,7 @@ public final class SmartStore: Sendable {
     /// `upsert` for bulk loads that do not read the entries back (a sync down): the same transaction and
     /// rules, returning only the entry ids. Building 100,000 result entries costs a tenth of the upsert.
     @discardableResult
-    public func upsertReturningIds(_ entries: [SoupEntry], into soup: String, externalIdPath: String = SoupField.entryId)
+    package func upsertReturningIds(_ entries: [SoupEntry], into soup: String, externalIdPath: String = SoupField.entryId)
         throws -> [Int64]
     {
         var ids: [Int64] = []
@@ -253,7 +253,7 @@ public final class SmartStore: Sendable {
     }
 
     /// The entries with these ids, in the order given; missing ids are skipped.
-    public func retrieve(ids: [Int64], from soup: String) throws -> [SoupEntry] {
+    package func retrieve(ids: [Int64], from soup: String) throws -> [SoupEntry] {
         try read { db in
             let info = try self.requireSoup(db, soup)
             let statement = try db.cachedStatement(sql: "SELECT soup FROM \(info.table) WHERE id = ?")
@@ -263,7 +263,7 @@ public final class SmartStore: Sendable {
         }
     }
 
-    public func remove(ids: [Int64], from soup: String) throws {
+    package func remove(ids: [Int64], from soup: String) throws {
         try write { db in
             let info = try self.requireSoup(db, soup)
             let delete = try db.cachedStatement(sql: "DELETE FROM \(info.table) WHERE id = ?")
@@ -276,7 +276,7 @@ public final class SmartStore: Sendable {
     }
 
     /// Removes the entries of the query's first page (so `pageSize` bounds how many go), as the SDK does.
-    public func remove(matching spec: QuerySpec) throws {
+    package func remove(matching spec: QuerySpec) throws {
         let soup = try spec.soupName ?? { throw SmartStoreError.invalidQuery("remove by query needs a soup") }()
         try write { db in
             let info = try self.requireSoup(db, soup)
@@ -296,7 +296,7 @@ public final class SmartStore: Sendable {
     // MARK: Queries
 
     /// One page of results: whole entries as `.object`, or with `selectPaths` / smart SQL one `.array` per row.
-    public func query(_ spec: QuerySpec, pageIndex: Int = 0) throws -> [JSON] {
+    package func query(_ spec: QuerySpec, pageIndex: Int = 0) throws -> [JSON] {
         guard spec.pageSize > 0, pageIndex >= 0 else {
             throw SmartStoreError.invalidQuery("page size must be positive and page index not negative")
         }
@@ -314,7 +314,7 @@ public final class SmartStore: Sendable {
     }
 
     /// How many results the query has in all pages.
-    public func count(_ spec: QuerySpec) throws -> Int {
+    package func count(_ spec: QuerySpec) throws -> Int {
         try read { db in
             let (sql, arguments) = try self.sql(for: spec, db)
             return try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(sql))", arguments: arguments) ?? 0
@@ -322,7 +322,7 @@ public final class SmartStore: Sendable {
     }
 
     /// A cursor over the query's pages, starting on the first.
-    public func cursor(_ spec: QuerySpec) throws -> QueryCursor {
+    package func cursor(_ spec: QuerySpec) throws -> QueryCursor {
         let total = try count(spec)
         return QueryCursor(store: self, spec: spec, totalEntries: total, currentPageIndex: 0, entries: try query(spec))
     }

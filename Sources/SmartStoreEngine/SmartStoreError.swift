@@ -1,5 +1,5 @@
 /// Errors of SmartStore, with the Mobile SDK's codes where it has them.
-public enum SmartStoreError: Error, Equatable, Sendable {
+package enum SmartStoreError: Error, Equatable, Sendable {
     /// Upsert by external id: more than one entry has the value (SDK code 1).
     case externalIdNotUnique(soup: String, path: String, value: String)
     /// Upsert by external id: the path is not an index of the soup (SDK code 2).
@@ -26,7 +26,7 @@ public enum SmartStoreError: Error, Equatable, Sendable {
     case storeNotCreatedYet(path: String)
 
     /// The SDK's numeric code for the errors that have one.
-    public var code: Int? {
+    package var code: Int? {
         switch self {
         case .externalIdNotUnique: return 1
         case .externalIdPathNotIndexed: return 2
@@ -38,7 +38,7 @@ public enum SmartStoreError: Error, Equatable, Sendable {
 }
 
 extension SmartStoreError: CustomStringConvertible {
-    public var description: String {
+    package var description: String {
         switch self {
         case .externalIdNotUnique(let soup, let path, let value):
             return "there are more than one soup elements where \(path) is \(value) in soup \(soup)"

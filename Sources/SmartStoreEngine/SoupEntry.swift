@@ -2,4 +2,4 @@
 // so that code importing SmartStore keeps `JSON` as before.
 @_exported import FastJSON
 
-public typealias SoupEntry = [String: JSON]
+package typealias SoupEntry = [String: JSON]

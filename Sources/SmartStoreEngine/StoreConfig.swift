@@ -5,16 +5,16 @@ import Foundation
 /// ```json
 /// {"soups": [{"soupName": "contacts", "indexes": [{"path": "Id", "type": "string"}]}]}
 /// ```
-public struct StoreConfig: Sendable, Decodable, Equatable {
-    public struct Soup: Sendable, Decodable, Equatable {
-        public var soupName: String
-        public var indexes: [IndexSpec]
+package struct StoreConfig: Sendable, Decodable, Equatable {
+    package struct Soup: Sendable, Decodable, Equatable {
+        package var soupName: String
+        package var indexes: [IndexSpec]
     }
 
-    public var soups: [Soup]
+    package var soups: [Soup]
 
     /// Reads the file; nil when it does not exist.
-    public static func load(_ url: URL) throws -> StoreConfig? {
+    package static func load(_ url: URL) throws -> StoreConfig? {
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
         do {
             return try JSONDecoder().decode(StoreConfig.self, from: data)
@@ -24,7 +24,7 @@ public struct StoreConfig: Sendable, Decodable, Equatable {
     }
 
     /// Registers every soup (existing ones are left as they are).
-    public func register(in store: SmartStore) throws {
+    package func register(in store: SmartStore) throws {
         for soup in soups { try store.registerSoup(soup.soupName, indexSpecs: soup.indexes) }
     }
 }

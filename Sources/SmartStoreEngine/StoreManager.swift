@@ -2,12 +2,12 @@ import AppGroup
 import Foundation
 
 /// Whose store: the SDK keeps user stores under `<orgId>/<userId>/<communityId or "internal">`.
-public struct StoreUser: Sendable, Hashable {
-    public var orgId: String
-    public var userId: String
-    public var communityId: String?
+package struct StoreUser: Sendable, Hashable {
+    package var orgId: String
+    package var userId: String
+    package var communityId: String?
 
-    public init(orgId: String, userId: String, communityId: String? = nil) {
+    package init(orgId: String, userId: String, communityId: String? = nil) {
         self.orgId = orgId
         self.userId = userId
         self.communityId = communityId
@@ -18,35 +18,35 @@ public struct StoreUser: Sendable, Hashable {
 /// global stores in `Documents/stores/<name>/store.sqlite`, user stores in
 /// `Documents/<orgId>/<userId>/internal/stores/<name>/store.sqlite`. A user store opens only for a
 /// logged-in user (the SDK facade says who is). One `SmartStore` per file per process.
-public final class StoreManager: @unchecked Sendable {
-    public static let defaultStoreName = "defaultStore"
+package final class StoreManager: @unchecked Sendable {
+    package static let defaultStoreName = "defaultStore"
 
     /// The SDK root's folders, as `DeviceLayout` names them.
-    public let sdkRoot: DeviceLayout.SDKRoot
-    public var documentsDirectory: URL { sdkRoot.documents }
+    package let sdkRoot: DeviceLayout.SDKRoot
+    package var documentsDirectory: URL { sdkRoot.documents }
     private let isLoggedIn: @Sendable (StoreUser) -> Bool
     private let lock = NSLock()
     private var open: [String: SmartStore] = [:]
 
     /// - Parameter sdkRoot: `DataSharingHelper.sdkRootDirectory()`: the app group when enabled, the process's container otherwise.
-    public init(sdkRoot: URL, isLoggedIn: @escaping @Sendable (StoreUser) -> Bool) {
+    package init(sdkRoot: URL, isLoggedIn: @escaping @Sendable (StoreUser) -> Bool) {
         self.sdkRoot = DeviceLayout.SDKRoot(sdkRoot)
         self.isLoggedIn = isLoggedIn
     }
 
     /// `SmartStore.sharedGlobal(withName:)`.
-    public func globalStore(named name: String = defaultStoreName) throws -> SmartStore {
+    package func globalStore(named name: String = defaultStoreName) throws -> SmartStore {
         try openStore(at: DeviceLayout.SDKRoot.storeFile(in: globalStoresDirectory, named: try Self.checked(name)), name: name)
     }
 
     /// `SmartStore.shared(withName:forUserAccount:)`; refuses a user who is not logged in.
-    public func store(named name: String = defaultStoreName, for user: StoreUser) throws -> SmartStore {
+    package func store(named name: String = defaultStoreName, for user: StoreUser) throws -> SmartStore {
         guard isLoggedIn(user) else { throw SmartStoreError.userNotLoggedIn(orgId: user.orgId, userId: user.userId) }
         return try openStore(at: DeviceLayout.SDKRoot.storeFile(in: storesDirectory(for: user), named: try Self.checked(name)), name: name)
     }
 
     /// The user's store opened read-only, as an extension opens it; nil when the app has not created it.
-    public func existingStore(named name: String = defaultStoreName, for user: StoreUser) throws -> SmartStore? {
+    package func existingStore(named name: String = defaultStoreName, for user: StoreUser) throws -> SmartStore? {
         guard isLoggedIn(user) else { throw SmartStoreError.userNotLoggedIn(orgId: user.orgId, userId: user.userId) }
         let file = DeviceLayout.SDKRoot.storeFile(in: storesDirectory(for: user), named: try Self.checked(name))
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
@@ -63,31 +63,31 @@ public final class StoreManager: @unchecked Sendable {
         }
     }
 
-    public func allGlobalStoreNames() -> [String] { Self.storeNames(in: globalStoresDirectory) }
+    package func allGlobalStoreNames() -> [String] { Self.storeNames(in: globalStoresDirectory) }
 
     /// Where a user's named store file is (whether or not it exists).
-    public func storeFile(named name: String = defaultStoreName, for user: StoreUser) -> URL {
+    package func storeFile(named name: String = defaultStoreName, for user: StoreUser) -> URL {
         DeviceLayout.SDKRoot.storeFile(in: storesDirectory(for: user), named: name)
     }
 
-    public func allStoreNames(for user: StoreUser) -> [String] { Self.storeNames(in: storesDirectory(for: user)) }
+    package func allStoreNames(for user: StoreUser) -> [String] { Self.storeNames(in: storesDirectory(for: user)) }
 
-    public func removeGlobalStore(named name: String) throws {
+    package func removeGlobalStore(named name: String) throws {
         try removeStore(at: DeviceLayout.SDKRoot.storeFile(in: globalStoresDirectory, named: try Self.checked(name)))
     }
 
     /// `SmartStore.removeShared(withName:forUserAccount:)`.
-    public func removeSharedStore(named name: String, for user: StoreUser) throws {
+    package func removeSharedStore(named name: String, for user: StoreUser) throws {
         try removeStore(at: DeviceLayout.SDKRoot.storeFile(in: storesDirectory(for: user), named: try Self.checked(name)))
     }
 
     /// Every store of the user, as logout does.
-    public func removeAllStores(for user: StoreUser) throws {
+    package func removeAllStores(for user: StoreUser) throws {
         for name in allStoreNames(for: user) { try removeSharedStore(named: name, for: user) }
     }
 
     /// The user's directory under Documents (`<orgId>/<userId>/<communityId or internal>`).
-    public func userDirectory(for user: StoreUser) -> URL {
+    package func userDirectory(for user: StoreUser) -> URL {
         sdkRoot.userDocuments(orgId: user.orgId, userId: user.userId, communityId: user.communityId)
     }
 
@@ -96,7 +96,7 @@ public final class StoreManager: @unchecked Sendable {
     func storesDirectory(for user: StoreUser) -> URL { sdkRoot.userStores(orgId: user.orgId, userId: user.userId, communityId: user.communityId) }
 
     /// The SDK's path rule: `/\?%*|"<>:@` become `_`.
-    public static func safePathComponent(_ component: String) -> String { DeviceLayout.safePathComponent(component) }
+    package static func safePathComponent(_ component: String) -> String { DeviceLayout.safePathComponent(component) }
 
     static func safe(_ component: String) -> String { DeviceLayout.safePathComponent(component) }
 

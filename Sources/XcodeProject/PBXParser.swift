@@ -1,23 +1,23 @@
 import Foundation
 
 /// A value of an old-style (OpenStep) ASCII property list, the format of `project.pbxproj`.
-public indirect enum PBXValue: Sendable, Equatable {
+package indirect enum PBXValue: Sendable, Equatable {
     case string(String)
     case data(Data)
     case array([PBXValue])
     case dictionary([String: PBXValue])
 
-    public var string: String? { if case .string(let s) = self { return s } else { return nil } }
-    public var array: [PBXValue]? { if case .array(let a) = self { return a } else { return nil } }
-    public var dictionary: [String: PBXValue]? { if case .dictionary(let d) = self { return d } else { return nil } }
-    public subscript(_ key: String) -> PBXValue? { dictionary?[key] }
+    package var string: String? { if case .string(let s) = self { return s } else { return nil } }
+    package var array: [PBXValue]? { if case .array(let a) = self { return a } else { return nil } }
+    package var dictionary: [String: PBXValue]? { if case .dictionary(let d) = self { return d } else { return nil } }
+    package subscript(_ key: String) -> PBXValue? { dictionary?[key] }
 }
 
-public struct PBXParseError: Error, Equatable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
-    public var message: String
-    public var description: String { "line \(line), column \(column): \(message)" }
+package struct PBXParseError: Error, Equatable, CustomStringConvertible {
+    package var line: Int
+    package var column: Int
+    package var message: String
+    package var description: String { "line \(line), column \(column): \(message)" }
 }
 
 /// Parses the old-style property list grammar Xcode writes: dictionaries `{ key = value; }`, arrays
@@ -25,14 +25,14 @@ public struct PBXParseError: Error, Equatable, CustomStringConvertible {
 /// strings, `<hex>` data, and `/* */` and `//` comments. Our own parser, not corelibs Foundation's:
 /// that one reads this format too, but writes its complaints to stderr and gives only a line; this one
 /// gives line and column, and the fuzzer runs it alone.
-public struct PBXParser {
+package struct PBXParser {
     let bytes: [UInt8]
     var i = 0
     var line = 1
     var lineStart = 0
     var depth = 0
 
-    public static func parse(_ data: Data) throws(PBXParseError) -> PBXValue {
+    package static func parse(_ data: Data) throws(PBXParseError) -> PBXValue {
         var parser = PBXParser(bytes: [UInt8](data))
         if parser.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.i = 3 }
         let value = try parser.value()

@@ -1,13 +1,13 @@
 import Foundation
 
-public enum XcodeProjectError: Error, Equatable, CustomStringConvertible {
+package enum XcodeProjectError: Error, Equatable, CustomStringConvertible {
     case notFound(path: String)
     case parse(file: String, line: Int, column: Int, message: String)
     case malformed(file: String, detail: String)
     case unknownProductType(file: String, target: String, productType: String)
     case noConfiguration(file: String, name: String, available: [String])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notFound(let path): return "\(path) does not exist; pass the .xcodeproj folder (or its project.pbxproj)"
         case .parse(let file, let line, let column, let message):
@@ -23,23 +23,23 @@ public enum XcodeProjectError: Error, Equatable, CustomStringConvertible {
 
 /// A `.xcodeproj`: its native targets, build configurations and settings, file references and the
 /// extensions each app embeds, read from `project.pbxproj`.
-public struct XcodeProject: Sendable {
-    public let projectURL: URL
-    public let pbxprojURL: URL
+package struct XcodeProject: Sendable {
+    package let projectURL: URL
+    package let pbxprojURL: URL
     /// `SRCROOT`: the folder that holds the `.xcodeproj`.
-    public let sourceRoot: URL
+    package let sourceRoot: URL
     let objects: [String: [String: PBXValue]]
     let root: [String: PBXValue]
-    public let targets: [Target]
+    package let targets: [Target]
     let parents: [String: String]
 
-    public enum ProductKind: String, Sendable { case application, appExtension, other }
+    package enum ProductKind: String, Sendable { case application, appExtension, other }
 
-    public struct Target: Sendable, Equatable {
-        public let id: String
-        public let name: String
-        public let productType: String
-        public let kind: ProductKind
+    package struct Target: Sendable, Equatable {
+        package let id: String
+        package let name: String
+        package let productType: String
+        package let kind: ProductKind
         let configurationListID: String?
         let buildPhaseIDs: [String]
         let dependencyIDs: [String]
@@ -64,7 +64,7 @@ public struct XcodeProject: Sendable {
     ]
 
     /// Reads `PATH` (the `.xcodeproj` folder or its `project.pbxproj`).
-    public init(at path: URL) throws {
+    package init(at path: URL) throws {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDir) else { throw XcodeProjectError.notFound(path: path.path) }
         pbxprojURL = isDir.boolValue ? path.appendingPathComponent("project.pbxproj") : path
@@ -128,8 +128,8 @@ public struct XcodeProject: Sendable {
         self.targets = targets
     }
 
-    public var apps: [Target] { targets.filter { $0.kind == .application } }
-    public var appExtensions: [Target] { targets.filter { $0.kind == .appExtension } }
+    package var apps: [Target] { targets.filter { $0.kind == .application } }
+    package var appExtensions: [Target] { targets.filter { $0.kind == .appExtension } }
 
     // MARK: Build settings
 
@@ -178,14 +178,14 @@ public struct XcodeProject: Sendable {
     }
 
     /// The project's configuration names (Debug, Release, …).
-    public var configurationNames: [String] {
+    package var configurationNames: [String] {
         guard let listID = root["buildConfigurationList"]?.string, let list = objects[listID] else { return [] }
         return (list["buildConfigurations"]?.array ?? []).compactMap { $0.string.flatMap { objects[$0]?["name"]?.string } }
     }
 
     /// The target's settings for `configuration`: Xcode's defaults, then the project level, then the
     /// target level, `$(inherited)` standing for the level below.
-    public func settings(for target: Target, configuration: String) throws -> BuildSettings {
+    package func settings(for target: Target, configuration: String) throws -> BuildSettings {
         let names = configurationNames
         guard names.contains(configuration) else {
             throw XcodeProjectError.noConfiguration(file: pbxprojURL.path, name: configuration, available: names)
@@ -227,11 +227,11 @@ public struct XcodeProject: Sendable {
     // MARK: Files
 
     /// How deep groups may nest (the loader refuses deeper trees, and cycles).
-    public static let maxGroupDepth = 256
+    package static let maxGroupDepth = 256
 
     /// Where a file reference or group is on disk; nil for products and SDK files. Walks up the group tree
     /// without recursion (the loader has refused cycles and trees deeper than `maxGroupDepth`).
-    public func path(of id: String) -> URL? {
+    package func path(of id: String) -> URL? {
         var chain: [String?] = []
         var current = id
         var base = sourceRoot
@@ -266,7 +266,7 @@ public struct XcodeProject: Sendable {
 
     /// The app extensions an app embeds: its "Embed App Extensions" copy phase (destination PlugIns),
     /// then its dependencies that are extensions.
-    public func embeddedExtensions(of app: Target) -> [Target] {
+    package func embeddedExtensions(of app: Target) -> [Target] {
         var out: [Target] = []
         for phase in app.buildPhaseIDs where objects[phase]?["isa"]?.string == "PBXCopyFilesBuildPhase" && objects[phase]?["dstSubfolderSpec"]?.string == "13" {
             for (_, ref) in files(ofPhase: phase) {
@@ -281,7 +281,7 @@ public struct XcodeProject: Sendable {
 
     /// The target's resources by file name (the Copy Bundle Resources phase, and the folders of a
     /// synchronized group), only those on disk.
-    public func resources(of target: Target) -> [String: URL] {
+    package func resources(of target: Target) -> [String: URL] {
         var out: [String: URL] = [:]
         for phase in target.buildPhaseIDs where objects[phase]?["isa"]?.string == "PBXResourcesBuildPhase" {
             for (_, ref) in files(ofPhase: phase) {
@@ -300,12 +300,12 @@ public struct XcodeProject: Sendable {
 }
 
 /// A target's resolved build settings, with where each came from.
-public struct BuildSettings: Sendable {
-    public var values: [String: String]
+package struct BuildSettings: Sendable {
+    package var values: [String: String]
     /// "project, Debug" or "target App, Release" for every setting the project file sets.
-    public var origins: [String: String]
+    package var origins: [String: String]
 
-    public subscript(_ key: String) -> String? {
+    package subscript(_ key: String) -> String? {
         guard let raw = values[key] else { return nil }
         let expanded = expand(raw)
         return expanded.isEmpty ? nil : expanded
@@ -314,12 +314,12 @@ public struct BuildSettings: Sendable {
     /// Expands `$(VAR)`, `${VAR}` and the modifiers `:rfc1034identifier`, `:c99extidentifier`,
     /// `:identifier`, `:lower`, `:upper`. An unknown variable is empty, as in Xcode; one this target
     /// does not define is reported in `unresolved`.
-    public func expand(_ text: String) -> String {
+    package func expand(_ text: String) -> String {
         var unresolved: [String] = []
         return expand(text, depth: 0, unresolved: &unresolved)
     }
 
-    public func unresolved(in text: String) -> [String] {
+    package func unresolved(in text: String) -> [String] {
         var unresolved: [String] = []
         _ = expand(text, depth: 0, unresolved: &unresolved)
         return unresolved

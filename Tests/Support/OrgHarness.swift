@@ -5,13 +5,13 @@ import RestClientEngine
 import XCTest
 
 /// A real sf-simulator on an ephemeral port of 127.0.0.1, in this process.
-public final class OrgHarness: @unchecked Sendable {
+package final class OrgHarness: @unchecked Sendable {
     let task: Task<Void, any Error>
-    public let baseURL: URL
+    package let baseURL: URL
     let simulator: OrgSimulator
 
-    public static var fixtureDirectory: URL { TestSupport.packageRoot.appendingPathComponent("Fixtures/org") }
-    public static let app = OAuthLogin.App(
+    package static var fixtureDirectory: URL { TestSupport.packageRoot.appendingPathComponent("Fixtures/org") }
+    package static let app = OAuthLogin.App(
         clientId: "3MVG9AppGroupSim.MobileSyncExplorer.Sample", redirectURI: "testsfdc:///mobilesdk/detect/oauth/done",
         scopes: ["web", "api"])
 
@@ -21,7 +21,7 @@ public final class OrgHarness: @unchecked Sendable {
         self.simulator = simulator
     }
 
-    public static func start(stateFile: URL? = nil, faults: FaultSettings = FaultSettings(), tokenLifetime: TimeInterval = 3600, dataDirectory: URL? = nil,
+    package static func start(stateFile: URL? = nil, faults: FaultSettings = FaultSettings(), tokenLifetime: TimeInterval = 3600, dataDirectory: URL? = nil,
                              connectedApps: [OrgDefinition.ConnectedApp] = [], csv: [CSVSource] = []
     ) async throws
         -> OrgHarness
@@ -42,22 +42,22 @@ public final class OrgHarness: @unchecked Sendable {
     }
 
     /// The admin token of every harness in a test process (a test may also start one with another).
-    public static let testAdminToken = "test-admin-token-" + UUID().uuidString
+    package static let testAdminToken = "test-admin-token-" + UUID().uuidString
 
     /// What `/__admin/*` and `/__apns/*` require.
-    public var adminToken: String { simulator.adminToken }
+    package var adminToken: String { simulator.adminToken }
 
-    public func stop() async {
+    package func stop() async {
         await simulator.shutdown()
         _ = try? await task.value
     }
 
     /// A keychain of its own per test (the in-memory double).
-    public static func keychain() -> KeychainHelper {
+    package static func keychain() -> KeychainHelper {
         KeychainHelper(store: InMemorySecretStore(), deviceID: "test", accessGroups: ["SIMTEAM001.com.salesforce.mobilesdk.MobileSyncExplorer"])
     }
 
-    public func login(_ username: String = "alice@acme.test", _ password: String = "alice-pass", keychain: KeychainHelper? = nil) async throws
+    package func login(_ username: String = "alice@acme.test", _ password: String = "alice-pass", keychain: KeychainHelper? = nil) async throws
         -> RestClient
     {
         let keychain = keychain ?? Self.keychain()
@@ -66,7 +66,7 @@ public final class OrgHarness: @unchecked Sendable {
     }
 
     /// POST /__admin/faults.
-    public func admin(_ body: [String: Any]) async throws -> [String: Any] {
+    package func admin(_ body: [String: Any]) async throws -> [String: Any] {
         var request = URLRequest(url: baseURL.appendingPathComponent("__admin/faults"))
         request.setValue(adminToken, forHTTPHeaderField: OrgSimulator.adminTokenHeader)
         request.httpMethod = "POST"
@@ -76,7 +76,7 @@ public final class OrgHarness: @unchecked Sendable {
     }
 
     /// A plain request, redirects not followed.
-    public func raw(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    package func raw(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         try await withCheckedThrowingContinuation { continuation in
             let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
             session.dataTask(with: request) { data, response, error in
@@ -101,7 +101,7 @@ final class NoRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
 #endif
 
 /// The `RestError` a body throws, or nil when it succeeds (or throws something else).
-public func restError(_ body: () async throws -> Void) async -> RestError? {
+package func restError(_ body: () async throws -> Void) async -> RestError? {
     do {
         try await body()
         return nil

@@ -7,7 +7,7 @@ import RestClientEngine
 
 extension RestRequest {
     /// A request whose body is Foundation objects (a dictionary or array literal).
-    public static func json(_ method: String, _ path: String, _ object: Any) throws -> RestRequest {
+    package static func json(_ method: String, _ path: String, _ object: Any) throws -> RestRequest {
         RestRequest(
             method: method, path: path, body: try JSONSerialization.data(withJSONObject: object), headers: ["Content-Type": "application/json"])
     }
@@ -15,13 +15,13 @@ extension RestRequest {
 
 extension RestResponse {
     /// The body as Foundation objects; an empty body is an empty dictionary.
-    public func json() throws -> Any {
+    package func json() throws -> Any {
         guard !body.isEmpty else { return [String: Any]() }
         return try JSONSerialization.jsonObject(with: body)
     }
 
     /// The body as a dictionary.
-    public func object() throws -> [String: Any] {
+    package func object() throws -> [String: Any] {
         guard let object = try json() as? [String: Any] else { throw RestError.malformedResponse("expected a JSON object") }
         return object
     }

@@ -3,21 +3,21 @@ import XCTest
 
 /// Helpers shared by the test targets: temp directories, the package's paths, and running the
 /// built executables as separate processes.
-public enum TestSupport {
+package enum TestSupport {
     /// The package root (this file is Tests/Support/TestSupport.swift).
-    public static let packageRoot = URL(fileURLWithPath: #filePath)
+    package static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    public static var fixtureApp: URL {
+    package static var fixtureApp: URL {
         packageRoot.appendingPathComponent("Fixtures/MobileSyncExplorer/MobileSyncExplorer.app")
     }
 
-    public static var fixtureWidget: URL {
+    package static var fixtureWidget: URL {
         fixtureApp.appendingPathComponent("PlugIns/RecentContacts.appex")
     }
 
     /// A new empty directory, removed when the test ends.
-    public static func temporaryDirectory(_ test: XCTestCase) throws -> URL {
+    package static func temporaryDirectory(_ test: XCTestCase) throws -> URL {
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("appgroupsim-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -26,7 +26,7 @@ public enum TestSupport {
     }
 
     /// A built executable of this package (tests run after `swift build --build-tests`, which builds them all).
-    public static func executable(_ name: String) throws -> URL {
+    package static func executable(_ name: String) throws -> URL {
         let candidates = [
             Bundle.main.executableURL?.deletingLastPathComponent(),
             Bundle.main.bundleURL,
@@ -39,17 +39,17 @@ public enum TestSupport {
         throw MissingExecutable(name: name, searched: candidates.map(\.path))
     }
 
-    public struct MissingExecutable: Error, CustomStringConvertible {
-        public let name: String
-        public let searched: [String]
-        public var description: String {
+    package struct MissingExecutable: Error, CustomStringConvertible {
+        package let name: String
+        package let searched: [String]
+        package var description: String {
             "\(name) is not built (looked in \(searched.joined(separator: ", "))); run `swift build --build-tests` first, as scripts/test does"
         }
     }
 
     /// Runs a process to completion and returns its status and output.
     @discardableResult
-    public static func run(
+    package static func run(
         _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, stdin: Data? = nil
     ) throws -> (status: Int32, stdout: String, stderr: String) {
         let p = Process()
