@@ -210,6 +210,26 @@ extension SyncState {
         SyncManager.sharedInstance(store: store)?.createSyncUp(target, options: options, soupName: soupName, syncName: name)
     }
 
+    /// Writes this state into the store's syncs_soup (as the SDK's sync manager does after each step).
+    public func save(_ store: SmartStore) {
+        guard let manager = SyncManager.sharedInstance(store: store) else { return }
+        do { try manager.engine.store.upsert([engine.entry], into: MobileSyncEngine.SyncState.soupName) } catch {
+            SDKProcess.warn("SyncState \(syncId) could not be saved: \(error)")
+        }
+    }
+
+    /// A sync state from its dictionary (as `asDict()` gives it); nil when it is not one.
+    public class func build(dict: [AnyHashable: Any]) -> SyncState? {
+        guard let entry = JSON.object(sdkEntry: dict), let state = MobileSyncEngine.SyncState(entry: entry) else { return nil }
+        return SyncState(engine: state)
+    }
+
+    /// The store's syncs with this status.
+    public class func getSyncs(withStatus store: SmartStore, status: SyncStatus) -> [SyncState] {
+        guard let manager = SyncManager.sharedInstance(store: store), let all = try? manager.engine.allSyncs() else { return [] }
+        return all.map(SyncState.init(engine:)).filter { $0.status == status }
+    }
+
     public class func buildSyncUp(options: SyncOptions, soupName: String, store: SmartStore) -> SyncState? {
         buildSyncUp(options: options, target: SyncUpTarget(), soupName: soupName, name: nil, store: store)
     }

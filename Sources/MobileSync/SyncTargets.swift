@@ -222,6 +222,11 @@ public final class SyncUpTarget: SyncTarget, @unchecked Sendable {
         set { engine.externalIdFieldName = newValue.isEmpty ? nil : newValue }
     }
 
+    /// The store ids (`_soupEntryId`) of the soup's records to send: those edited locally.
+    public func getIdsOfRecords(toSyncUp syncManager: SyncManager, soupName: String) -> [Any] {
+        getDirtyRecordIds(syncManager, soupName: soupName, idField: SmartStore.soupEntryId).array
+    }
+
     public class func build(dict: [AnyHashable: Any]?) -> SyncUpTarget? {
         guard let dict, let json = JSON(sdkValue: dict) else { return SyncUpTarget() }
         return SyncUpTarget(engine: .init(
@@ -235,4 +240,74 @@ public final class SyncUpTarget: SyncTarget, @unchecked Sendable {
     public class func targetType(toString targetType: TargetType) -> String { targetType == .custom ? "custom" : "rest" }
 
     public override func asDict() -> [AnyHashable: Any] { engine.json.objectValue?.foundationEntry ?? [:] }
+}
+
+// The SDK's target methods that read and write the local records (the engine's sync manager does the same
+// when it runs a sync): on the sync manager's store, with the SDK's local flags.
+extension SyncTarget {
+    /// Saves the record as synced: the local flags cleared, the sync id when given.
+    public func cleanAndSaveInLocalStore(syncManager: SyncManager, soupName: String, record: [AnyHashable: Any]) {
+        cleanAndSaveRecordsToLocalStore(syncManager: syncManager, soupName: soupName, records: [record], syncId: nil)
+    }
+
+    public func cleanAndSaveRecordsToLocalStore(syncManager: SyncManager, soupName: String, records: [Any], syncId: NSNumber?) {
+        let cleaned: [[AnyHashable: Any]] = records.compactMap { $0 as? [AnyHashable: Any] }.map { record in
+            var record = record
+            record[kSyncTargetLocal] = false
+            record[kSyncTargetLocallyCreated] = false
+            record[kSyncTargetLocallyUpdated] = false
+            record[kSyncTargetLocallyDeleted] = false
+            record[kSyncTargetLastError] = nil
+            if let syncId { record[kSyncTargetSyncId] = syncId.intValue }
+            return record
+        }
+        syncManager.store.upsert(entries: cleaned, forSoupNamed: soupName)
+    }
+
+    /// The ids (`idField`) of the soup's records edited locally and not synced up yet.
+    public func getDirtyRecordIds(_ syncManager: SyncManager, soupName: String, idField: String) -> NSOrderedSet {
+        let sql = "SELECT {\(soupName):\(idField)} FROM {\(soupName)} WHERE {\(soupName):\(kSyncTargetLocal)} = 1 OR {\(soupName):\(kSyncTargetLocal)} = 'true' ORDER BY {\(soupName):_soupEntryId}"
+        guard case .success(let rows) = syncManager.store.query(sql) else { return NSOrderedSet() }
+        return NSOrderedSet(array: rows.compactMap { ($0 as? [Any])?.first }.filter { !($0 is NSNull) })
+    }
+
+    public func get(fromLocalStore syncManager: SyncManager, soupName: String, storeId: NSNumber) -> [AnyHashable: Any] {
+        syncManager.store.retrieve(usingSoupEntryIds: [storeId], fromSoupNamed: soupName).first ?? [:]
+    }
+
+    public func get(fromLocalStore syncManager: SyncManager, soupName: String, storeIds: [NSNumber]) -> [[AnyHashable: Any]] {
+        syncManager.store.retrieve(usingSoupEntryIds: storeIds, fromSoupNamed: soupName)
+    }
+
+    public func deleteFromLocalStore(syncManager: SyncManager, soupName: String, record: [AnyHashable: Any]) {
+        guard let id = record[SmartStore.soupEntryId] as? NSNumber else { return }
+        try? syncManager.store.remove(entryIds: [id], forSoupNamed: soupName)
+    }
+}
+
+extension SyncDownTarget {
+    /// The newest `LastModifiedDate` (the target's modification date field) among the records, in ms since 1970.
+    public func getLatestModificationTimeStamp(_ records: [Any]) -> Int64 {
+        let field = modificationDateFieldName
+        let parser = ISO8601DateFormatter()
+        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let plain = ISO8601DateFormatter()
+        var latest: Int64 = -1
+        for case let record as [AnyHashable: Any] in records {
+            guard var text = record[field] as? String else { continue }
+            // Salesforce writes +0000; ISO 8601 parsers want +00:00.
+            if text.hasSuffix("+0000") { text = String(text.dropLast(5)) + "Z" }
+            guard let date = parser.date(from: text) ?? plain.date(from: text) else { continue }
+            latest = max(latest, Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        }
+        return latest
+    }
+
+    /// SOQL, MRU and refresh targets return records ordered by their modification date, as the SDK's do.
+    public func isSyncDownSortedByLatestModification() -> Bool { queryType == .soql }
+
+    /// The ids a sync down must not overwrite: the records edited locally (merge mode leave-if-changed).
+    public func getIds(toSkip syncManager: SyncManager, soupName: String) -> NSOrderedSet {
+        getDirtyRecordIds(syncManager, soupName: soupName, idField: idFieldName)
+    }
 }

@@ -53,13 +53,13 @@ package struct SyncState: Sendable, Equatable {
     package var endTime: Int64
     package var error: String?
 
-    static let soupName = "syncs_soup"
+    package static let soupName = "syncs_soup"
     /// As the SDK's `setupSyncsSoupIfNeeded:` registers them: json1 indexes (no columns) on type, name, status.
     static let indexSpecs = [
         IndexSpec(path: "type", type: .json1), IndexSpec(path: "name", type: .json1), IndexSpec(path: "status", type: .json1),
     ]
 
-    var entry: SoupEntry {
+    package var entry: SoupEntry {
         var e: SoupEntry = [
             SoupField.entryId: .int(id), "type": .string(type.rawValue), "target": target, "soupName": .string(soupName),
             "options": options.json, "status": .string(status.rawValue), "progress": .int(Int64(progress)),
@@ -81,7 +81,7 @@ package struct SyncState: Sendable, Equatable {
         return nil
     }
 
-    init?(entry: SoupEntry) {
+    package init?(entry: SoupEntry) {
         guard let id = entry[SoupField.entryId]?.intValue, let type = entry["type"]?.stringValue.flatMap(SyncType.init(rawValue:)),
             let soupName = entry["soupName"]?.stringValue
         else { return nil }

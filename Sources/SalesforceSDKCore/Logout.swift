@@ -30,6 +30,9 @@ extension UserAccountManager {
 
     /// Makes the account the current user, with the will/did-switch notifications.
     public func switchToUserAccount(_ userAccount: UserAccount) {
+        let from = currentUserAccount
+        for delegate in delegates.all { delegate.userAccountManager(accountManager: self, willSwitchFrom: from, to: userAccount) }
+        defer { for delegate in delegates.all { delegate.userAccountManager(accountManager: self, didSwitchFrom: from, to: userAccount) } }
         do { try engine.loadedAccounts().switchToUser(userAccount.engine) } catch {
             engine.warn("UserAccountManager could not switch to \(userAccount.accountIdentity): \(error)")
         }

@@ -53,6 +53,33 @@ public final class RestRequest: NSObject, @unchecked Sendable {
         RestRequest(method: method, path: path, queryParams: queryParams)
     }
 
+    /// `SFSDKRestServiceHostType`: the user's instance, or the login host.
+    @objc public enum ServiceHostType: Int, Sendable { case instance = 0, login }
+
+    public var serviceHostType: ServiceHostType = .instance
+
+    public convenience init(method: Method, serviceHostType: ServiceHostType, path: String, queryParams: [String: Any]?) {
+        self.init(method: method, path: path, queryParams: queryParams)
+        self.serviceHostType = serviceHostType
+    }
+
+    public class func customUrlRequest(withMethod method: Method, baseURL: String, path: String, queryParams: [String: Any]?) -> RestRequest {
+        RestRequest(method: method, baseURL: baseURL, path: path, queryParams: queryParams)
+    }
+
+    public class func customEndPointRequest(withMethod method: Method, endPoint: String, path: String, queryParams: [String: Any]?) -> RestRequest {
+        let request = RestRequest(method: method, path: path, queryParams: queryParams)
+        request.endpoint = endPoint
+        return request
+    }
+
+    /// The URL relative to the instance, as composite and batch requests name their parts.
+    var relativeURL: String {
+        let query = (queryParams ?? [:]).sorted { $0.key < $1.key }
+            .map { "\($0.key)=\(String(describing: $0.value).addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? "")" }.joined(separator: "&")
+        return endpoint + path + (query.isEmpty ? "" : "?" + query)
+    }
+
     public class func request(withMethod method: Method, baseURL: String, path: String, queryParams: [String: Any]?) -> RestRequest {
         let request = RestRequest(method: method, path: path, queryParams: queryParams)
         request.baseURL = baseURL
@@ -81,10 +108,78 @@ public final class RestRequest: NSObject, @unchecked Sendable {
         setHeaderValue(contentType, forHeaderName: "Content-Type")
     }
 
+    /// The body from a stream, read now.
+    public func setCustomRequestBodyStream(_ bodyStreamBlock: @escaping () -> InputStream, contentType: String) {
+        let stream = bodyStreamBlock()
+        stream.open()
+        defer { stream.close() }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while stream.hasBytesAvailable {
+            let read = stream.read(&buffer, maxLength: buffer.count)
+            if read <= 0 { break }
+            data.append(buffer, count: read)
+        }
+        setCustomRequestBodyData(data, contentType: contentType)
+    }
+
+    /// A file as one part of a `multipart/form-data` body, with the other parameters as parts before it.
+    public func addPostFileData(_ fileData: Data, paramName: String, fileName: String, mimeType: String, params: [AnyHashable: Any]?) {
+        let boundary = "AppGroupSim-\(UUID().uuidString)"
+        var body = Data()
+        func line(_ text: String) { body.append(Data((text + "\r\n").utf8)) }
+        for (name, value) in (params ?? [:]).sorted(by: { "\($0.key)" < "\($1.key)" }) {
+            line("--\(boundary)")
+            line("Content-Disposition: form-data; name=\"\(name)\"")
+            line("")
+            line("\(value)")
+        }
+        line("--\(boundary)")
+        line("Content-Disposition: form-data; name=\"\(paramName)\"; filename=\"\(fileName)\"")
+        line("Content-Type: \(mimeType)")
+        line("")
+        body.append(fileData)
+        line("")
+        line("--\(boundary)--")
+        setCustomRequestBodyData(body, contentType: "multipart/form-data; boundary=\(boundary)")
+    }
+
+    /// The `URLRequest` the client sends for the user: the instance's URL, the method, the headers and body,
+    /// and the session's access token.
+    public func prepareRequest(forSend user: UserAccount) -> URLRequest? {
+        guard let instance = user.credentials.instanceUrl, var components = URLComponents(url: instance, resolvingAgainstBaseURL: false) else { return nil }
+        let engineRequest = engine
+        components.path = engineRequest.path
+        if !engineRequest.queryItems.isEmpty { components.queryItems = engineRequest.queryItems }
+        guard let url = (baseURL.flatMap { URL(string: $0 + engineRequest.path) }) ?? components.url else { return nil }
+        var request = URLRequest(url: url)
+        request.httpMethod = engineRequest.method
+        request.httpBody = engineRequest.body
+        request.timeoutInterval = timeoutInterval
+        for (name, value) in engineRequest.headers { request.setValue(value, forHTTPHeaderField: name) }
+        if requiresAuthentication, let token = user.credentials.accessToken { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        return request
+    }
+
     /// The body as a dictionary, when it is JSON.
     public var requestBodyAsDictionary: [AnyHashable: Any]? {
         body.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [AnyHashable: Any] }
     }
+
+    /// `SFSDKNetworkServiceType`: how URLSession should schedule the request (no difference here).
+    @objc public enum NetWorkServiceType: Int, Sendable {
+        case SFNetworkServiceTypeDefault = 0, SFNetworkServiceTypeBackground, SFNetworkServiceTypeResponsiveData
+    }
+
+    public var networkServiceType: NetWorkServiceType = .SFNetworkServiceTypeDefault
+
+    private let inFlightLock = NSLock()
+    nonisolated(unsafe) private var inFlight: (any CancellableTask)?
+
+    /// Cancels the request while it is sent: its failure block gets a cancellation error.
+    public func cancel() { inFlightLock.withLock { inFlight }?.cancelTask() }
+
+    func sending(_ task: any CancellableTask) { inFlightLock.withLock { inFlight = task } }
 
     public var isQueryRequest: Bool { method == .GET && (path.hasSuffix("/query") || path.hasSuffix("/queryAll")) }
 
@@ -263,6 +358,81 @@ public final class RestClient: NSObject, @unchecked Sendable {
         RestRequest(method: .DELETE, path: versioned(apiVersion) + "/sobjects/\(objectType)/\(objectId)", queryParams: nil)
     }
 
+    public func requestForUpdate(withObjectType objectType: String, objectId: String, fields: [String: Any]?, ifUnmodifiedSinceDate: Date?, apiVersion: String?) -> RestRequest {
+        let request = requestForUpdate(withObjectType: objectType, objectId: objectId, fields: fields, apiVersion: apiVersion)
+        if let date = ifUnmodifiedSinceDate {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            request.setHeaderValue(formatter.string(from: date), forHeaderName: SFRestIfUnmodifiedSince)
+        }
+        return request
+    }
+
+    public func requestForLayout(withObjectAPIName objectAPIName: String, formFactor: String?, layoutType: String?, mode: String?, recordTypeId: String?, apiVersion: String?) -> RestRequest {
+        var params: [String: Any] = [:]
+        params["formFactor"] = formFactor
+        params["layoutType"] = layoutType
+        params["mode"] = mode
+        params["recordTypeId"] = recordTypeId
+        return RestRequest(method: .GET, path: versioned(apiVersion) + "/ui-api/layout/\(objectAPIName)", queryParams: params.isEmpty ? nil : params)
+    }
+
+    public func request(forPrimingRecords relayToken: String?, changedAfterTimestamp timestamp: NSNumber?, apiVersion: String?) -> RestRequest {
+        var params: [String: Any] = [:]
+        params["relayToken"] = relayToken
+        params["changedAfterTimestamp"] = timestamp?.int64Value
+        return RestRequest(method: .GET, path: versioned(apiVersion) + "/connect/briefcase/priming-records", queryParams: params.isEmpty ? nil : params)
+    }
+
+    /// A single-access URL (frontdoor) for the redirect URI, from the login service.
+    public func request(forSingleAccess redirectUri: String) -> RestRequest {
+        let request = RestRequest(method: .POST, path: "/services/oauth2/singleaccess", queryParams: nil)
+        request.endpoint = ""
+        request.setCustomRequestBodyString("redirect_uri=\(redirectUri.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")", contentType: "application/x-www-form-urlencoded")
+        return request
+    }
+
+    public func request(forSearchScopeAndOrder apiVersion: String?) -> RestRequest {
+        RestRequest(method: .GET, path: versioned(apiVersion) + "/search/scopeOrder", queryParams: nil)
+    }
+
+    public func request(forSearchResultLayout objectList: String, apiVersion: String?) -> RestRequest {
+        RestRequest(method: .GET, path: versioned(apiVersion) + "/search/layout", queryParams: ["q": objectList])
+    }
+
+    /// `/composite/batch`: the requests run one after the other, each with its own answer.
+    public func batchRequest(_ requests: [RestRequest], haltOnError: Bool, apiVersion: String?) -> RestRequest {
+        let items: [[String: Any]] = requests.map { request in
+            var item: [String: Any] = ["method": RestRequest.httpMethod(from: request.method), "url": request.relativeURL]
+            if let body = request.requestBodyAsDictionary { item["richInput"] = body }
+            return item
+        }
+        return jsonRequest(.POST, versioned(apiVersion) + "/composite/batch", ["batchRequests": items, "haltOnError": haltOnError])
+    }
+
+    /// `/composite`: the requests in one call, each named by its reference id, all or none.
+    public func compositeRequest(_ requests: [RestRequest], refIds: [String], allOrNone: Bool, apiVersion: String?) -> RestRequest {
+        let items: [[String: Any]] = zip(requests, refIds).map { request, refId in
+            var item: [String: Any] = ["method": RestRequest.httpMethod(from: request.method), "url": request.relativeURL, "referenceId": refId]
+            if let body = request.requestBodyAsDictionary { item["body"] = body }
+            return item
+        }
+        return jsonRequest(.POST, versioned(apiVersion) + "/composite", ["allOrNone": allOrNone, "compositeRequest": items])
+    }
+
+    /// Revokes the user's access token at the login host (`/services/oauth2/revoke`).
+    public func requestForRevokeAccessToken(user: UserAccount? = UserAccountManager.shared.currentUserAccount) -> RestRequest? {
+        guard let user, let token = user.credentials.accessToken else { return nil }
+        var host = user.credentials.engine.loginHost.absoluteString
+        if host.hasSuffix("/") { host.removeLast() }
+        let request = RestRequest.customUrlRequest(withMethod: .POST, baseURL: host, path: "/services/oauth2/revoke", queryParams: nil)
+        request.setCustomRequestBodyString("token=\(token)", contentType: "application/x-www-form-urlencoded")
+        request.requiresAuthentication = false
+        return request
+    }
+
     public func request(forQuery soql: String, apiVersion: String?) -> RestRequest {
         RestRequest(method: .GET, path: versioned(apiVersion) + "/query", queryParams: ["q": soql])
     }
@@ -310,7 +480,7 @@ public final class RestClient: NSObject, @unchecked Sendable {
     public class func isStatusCodeSuccess(_ statusCode: UInt) -> Bool { (200..<300).contains(statusCode) }
     public class func isStatusCodeNotFound(_ statusCode: UInt) -> Bool { statusCode == 404 }
     public class func userAgentString() -> String { userAgentString("") }
-    public class func userAgentString(_ qualifier: String) -> String { "SalesforceMobileSDK/13.1.0 linux AppGroupSim Native\(qualifier)" }
+    public class func userAgentString(_ qualifier: String) -> String { SalesforceManager.shared.userAgentGenerator(qualifier) }
 
     // MARK: Sending
 
@@ -336,6 +506,33 @@ public final class RestClient: NSObject, @unchecked Sendable {
 
     public func sendRequest(_ request: RestRequest, failureBlock: @escaping RestRequestFailBlock, successBlock: @escaping RestResponseBlock) {
         send(request, failureBlock: failureBlock, successBlock: successBlock)
+    }
+
+    /// Sends a `URLRequest`: to the user's instance with the session's token (refreshed once on a 401), to any
+    /// other host as it is.
+    public func send(urlRequest: URLRequest, networkServiceType: RestRequest.NetWorkServiceType = .SFNetworkServiceTypeDefault, requiresAuthentication: Bool = true)
+        async throws -> (Data, URLResponse)
+    {
+        guard let url = urlRequest.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw RestClientError.invalidRequest("a URLRequest without a URL")
+        }
+        let method = RestRequest.sfRestMethod(fromHTTPMethod: urlRequest.httpMethod ?? "GET")
+        let params = components.queryItems.map { Dictionary($0.map { ($0.name, $0.value ?? "" as Any) }, uniquingKeysWith: { $1 }) }
+        let request: RestRequest
+        if requiresAuthentication, url.host == userAccount?.credentials.instanceUrl?.host, url.port == userAccount?.credentials.instanceUrl?.port {
+            request = RestRequest(method: method, path: components.path, queryParams: params)
+            request.endpoint = ""
+        } else {
+            var base = components
+            base.path = ""
+            base.query = nil
+            request = RestRequest(method: method, baseURL: base.string ?? "", path: components.path, queryParams: params)
+        }
+        request.body = urlRequest.httpBody
+        request.customHeaders = urlRequest.allHTTPHeaderFields
+        request.networkServiceType = networkServiceType
+        let response = try await send(request: request)
+        return (response.asData(), response.urlResponse)
     }
 
     public func send(request: RestRequest) async throws -> RestResponse {
@@ -406,15 +603,46 @@ public final class RestClient: NSObject, @unchecked Sendable {
 
     /// Sends through the engine (tokens from the keychain, one refresh on 401); the SDK's NSError on failure.
     private func perform(_ request: RestRequest) -> Task<Outcome, Never> {
+        let task = performTask(request)
+        request.sending(task)
+        return task
+    }
+
+    private func performTask(_ request: RestRequest) -> Task<Outcome, Never> {
         let engine = self.engine
         let engineRequest = request.engine
         let instance = userAccount?.credentials.instanceUrl ?? URL(string: "http://127.0.0.1")!
+        // A request to another host (a custom URL, the login host) goes as it is, without the session's token.
+        if let base = request.baseURL, var components = URLComponents(string: base + engineRequest.path) {
+            if !engineRequest.queryItems.isEmpty { components.queryItems = engineRequest.queryItems }
+            let url = components.url ?? URL(fileURLWithPath: "/")
+            var urlRequest = URLRequest(url: url)
+            urlRequest.httpMethod = engineRequest.method
+            urlRequest.httpBody = engineRequest.body
+            for (name, value) in engineRequest.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+            urlRequest.timeoutInterval = request.timeoutInterval
+            let sending = UncheckedBox(urlRequest)
+            return Task.detached {
+                do {
+                    let (data, response) = try await URLSession.shared.data(for: sending.value)
+                    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                    guard status < 400 else {
+                        let body = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+                        return .failure(Failure(body: body, error: NSError(domain: SFRestErrorDomain, code: status, userInfo: [NSLocalizedDescriptionKey: "HTTP \(status) from \(url.host ?? "")"]), response: response))
+                    }
+                    return .success((data, response))
+                } catch {
+                    return .failure(Failure(body: nil, error: error, response: nil))
+                }
+            }
+        }
         return Task.detached {
             guard let engine else {
                 return .failure(Failure(body: nil, error: NSError(domain: SFRestErrorDomain, code: SFRestErrorCode, userInfo: [NSLocalizedDescriptionKey: "no current user: log in first"]), response: nil))
             }
             do {
                 let response = try await engine.send(engineRequest)
+                if Task.isCancelled { throw CancellationError() }
                 let url = instance.appendingPathComponent(engineRequest.path)
                 let http = HTTPURLResponse(url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])!
                 return .success((response.body, http))
@@ -425,6 +653,9 @@ public final class RestClient: NSObject, @unchecked Sendable {
         }
     }
 }
+
+protocol CancellableTask: Sendable { func cancelTask() }
+extension Task: CancellableTask { func cancelTask() { cancel() } }
 
 private struct Blocks: @unchecked Sendable {
     let failure: RestRequestFailBlock

@@ -35,6 +35,9 @@ package final class SDKEngine: @unchecked Sendable {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var instance: (generation: Int, engine: SDKEngine)?
 
+    /// The next `current` is made again (the account key read again).
+    package static func reset() { lock.withLock { instance = nil } }
+
     package static var current: SDKEngine {
         let generation = SDKProcess.generation
         if let engine = lock.withLock({ instance?.generation == generation ? instance?.engine : nil }) { return engine }

@@ -46,6 +46,22 @@ open class SalesforceManager: NSObject, @unchecked Sendable {
         set { lock.withLock { appNameValue = newValue } }
     }
 
+    /// The app name analytics events carry (the app's name unless set).
+    public class var analyticsAppName: String {
+        get { lock.withLock { analyticsName } ?? appName }
+        set { lock.withLock { analyticsName = newValue } }
+    }
+    nonisolated(unsafe) private static var analyticsName: String?
+
+    /// Makes the User-Agent the REST client sends (`RestClient.userAgentString`) from a qualifier.
+    public var userAgentGenerator: (String) -> String {
+        get { Self.lock.withLock { Self.userAgent } }
+        set { Self.lock.withLock { Self.userAgent = newValue } }
+    }
+    nonisolated(unsafe) private static var userAgent: (String) -> String = { qualifier in
+        "SalesforceMobileSDK/13.1.0 linux AppGroupSim \(SalesforceManager.appName) Native\(qualifier)"
+    }
+
     public var appDisplayName: String {
         get { Self.appName }
         set { Self.appName = newValue }

@@ -74,6 +74,38 @@ public final class OAuthCredentials: NSObject, @unchecked Sendable {
     public var issuedAt: Date? { nil }
 
     public var accessToken: String? { token(SessionTokenItems.accessService) }
+
+    /// Takes the tokens of an OAuth answer (`access_token`, `refresh_token`) into the session's keychain items,
+    /// as the SDK's credentials do after a login or a refresh.
+    public func updateCredentials(_ params: [AnyHashable: Any]) {
+        let keychain = SDKEngine.current.process.keychain
+        for (key, service) in [("access_token", SessionTokenItems.accessService), ("refresh_token", SessionTokenItems.refreshService)] {
+            guard let token = params[key] as? String else { continue }
+            let result = keychain.writeBlocking(Array(token.utf8), service: service, account: engine.keychainAccount)
+            if !result.success { SDKProcess.warn("OAuthCredentials could not keep \(key): \(result.error?.message ?? "status \(result.status.rawValue)")") }
+        }
+    }
+
+    /// The client id a refresh uses (the connected app's).
+    public func getClientIdForRefresh() -> String { engine.clientId }
+
+    /// Forgets both tokens: the keychain items are emptied (the account is logged out from then on, as in
+    /// the SDK, where `revoke` clears the credentials' tokens; the org is not told: logout does that).
+    public func revoke() {
+        revokeAccessToken()
+        revokeRefreshToken()
+    }
+
+    public func revokeAccessToken() { empty(SessionTokenItems.accessService) }
+
+    public func revokeRefreshToken() { empty(SessionTokenItems.refreshService) }
+
+    private func empty(_ service: String) {
+        let result = SDKEngine.current.process.keychain.resetBlocking(service: service, account: engine.keychainAccount)
+        if !result.success, result.status != .itemNotFound {
+            SDKProcess.warn("OAuthCredentials could not clear \(service): \(result.error?.message ?? "status \(result.status.rawValue)")")
+        }
+    }
     public var refreshToken: String? { token(SessionTokenItems.refreshService) }
 
     private func token(_ service: String) -> String? {
@@ -114,6 +146,12 @@ public final class UserAccount: NSObject, @unchecked Sendable {
     let engine: SDKCoreEngine.UserAccount
 
     init(_ engine: SDKCoreEngine.UserAccount) { self.engine = engine }
+
+    /// An account for these credentials, not saved yet (`UserAccountManager.upsert` writes its file); its
+    /// identity data is empty until the identity service is read, as in the SDK.
+    public init(credentials: OAuthCredentials) {
+        engine = SDKCoreEngine.UserAccount(credentials: credentials.engine, username: "", displayName: "", email: "")
+    }
 
     public var accountIdentity: UserAccountIdentity { UserAccountIdentity(userId: engine.userId, orgId: engine.orgId) }
     public var credentials: OAuthCredentials { OAuthCredentials(engine.credentials) }

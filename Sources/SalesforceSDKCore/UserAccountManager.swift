@@ -47,6 +47,7 @@ public final class UserAccountManager: NSObject, @unchecked Sendable {
     }
 
     var engine: SDKEngine { SDKEngine.current }
+    let delegates = DelegateList()
 
     /// The user `LastUserIdentity` names, when its account file is in this process's SDK root; nil before a
     /// login, and in an extension that has not set the group (its own SDK root has no accounts). Setting
@@ -64,6 +65,10 @@ public final class UserAccountManager: NSObject, @unchecked Sendable {
     }
 
     public var currentUserAccountIdentity: UserAccountIdentity? { currentUserAccount?.accountIdentity }
+
+    /// Forgets what this process holds about accounts (the account key it read), changing nothing on disk: the
+    /// next read starts again from the files and the keychain.
+    public func clearAllAccountState() { SDKEngine.reset() }
 
     /// Reads the account files again; the SDK's loading is done at each read here, so this only reports
     /// whether they can be read.
@@ -99,14 +104,14 @@ public final class UserAccountManager: NSObject, @unchecked Sendable {
     public var appDisplayName: String { SalesforceManager.appName }
 
     /// The login host of the bundle's `bootconfig.plist` (the simulated org's URL).
-    public var loginHost: String { (try? BootConfig.load(from: engine.launch.sandbox.bundle).loginHost?.absoluteString) ?? "" }
+    public var loginHost: String { (try? SDKCoreEngine.BootConfig.load(from: engine.launch.sandbox.bundle).loginHost?.absoluteString) ?? "" }
 
     /// The scopes the bundle's `bootconfig.plist` asks for.
-    public var scopes: Set<String> { Set((try? BootConfig.load(from: engine.launch.sandbox.bundle).scopes) ?? []) }
+    public var scopes: Set<String> { Set((try? SDKCoreEngine.BootConfig.load(from: engine.launch.sandbox.bundle).scopes) ?? []) }
 
     /// The app's connected app, from its bundle's `bootconfig.plist`.
-    public var oauthClientID: String { (try? BootConfig.load(from: engine.launch.sandbox.bundle).consumerKey) ?? "" }
-    public var oauthCompletionURL: String { (try? BootConfig.load(from: engine.launch.sandbox.bundle).redirectURI) ?? "" }
+    public var oauthClientID: String { (try? SDKCoreEngine.BootConfig.load(from: engine.launch.sandbox.bundle).consumerKey) ?? "" }
+    public var oauthCompletionURL: String { (try? SDKCoreEngine.BootConfig.load(from: engine.launch.sandbox.bundle).redirectURI) ?? "" }
 
     /// The SDK's error for a failed account read, with the engine's message (which names the file).
     static func nsError(_ error: any Error) -> NSError {

@@ -11,20 +11,24 @@ import sys
 
 RULES = [
     (r"SalesforceManager\.(usesSnapshotView|snapshotView\w+|loginFlowSelectionViewProvider|idpUserSelectionViewProvider|brandLoginIdentifier|isLoginWebviewInspectable|useEphemeralSessionForAdvancedAuth|useWebServerAuthentication|useHybridAuthentication|customDomainInferencePattern|blockSalesforceIntegrationUser|bootConfigRuntimeSelector|bootConfig\(forLoginHost:callback:\)|nativeLoginManager\(\)|useNativeLogin\w*)",
-     "login screen and its options: UI; the simulated apps log in with main-app login"),
-    (r"SalesforceManager\.(isDevSupportEnabled|devSupportInfoList\(\)|devInfoTitleString\(\)|showDevSupportDialog\w*|devActionsList\w*)", "dev support menu: UI"),
-    (r"(SalesforceManager\.(screenLockManager|biometricAuthenticationManager)\(\)|\.kSFScreenLock\w+|\.kSFBiometric\w+)", "screen lock and biometrics are the app's UI; main-app simulates the screen lock"),
-    (r"SalesforceManager\.(isIdentityProvider|identityProviderURLScheme)|UserAccountManager\.(\w*IDP\w*|idp\w+|isIdentityProvider|handleIdentityProviderResponse\w*|kickOffIDPInitiatedLoginFlow\w*)", "IDP flows run through the apps' URL schemes (msdk-sim idp), not an API a data layer calls"),
-    (r"UserAccountManager\.(willShowAuthenticationView|userCancelledAuthentication|loginViewControllerConfig|shouldFallbackToWebAuthentication|showAuthWindowWhileLoading|usesAdvancedAuthentication|authClient|brandLoginPath|retriesLoginAfterFailure|switchToNewUser\w*|login\w*|stopCurrentAuthentication\w*|additionalOAuthParameterKeys|isLogoutSettingEnabled)", "the login flow is UI; main-app login and AppGroupSimTesting.logIn do it"),
+     "UI: the login screen and its options; the simulated apps log in with main-app login"),
+    (r"SalesforceManager\.(isDevSupportEnabled|devSupportInfoList\(\)|devInfoTitleString\(\)|showDevSupportDialog\w*|devActionsList\w*)", "UI: the dev support menu"),
+    (r"(SalesforceManager\.(screenLockManager|biometricAuthenticationManager)\(\)|\.kSFScreenLock\w+|\.kSFBiometric\w+)", "UI: screen lock and biometrics; main-app simulates the screen lock"),
+    (r"SalesforceManager\.(isIdentityProvider|identityProviderURLScheme)|UserAccountManager\.(\w*IDP\w*|idp\w+|isIdentityProvider|handleIdentityProviderResponse\w*|kickOffIDPInitiatedLoginFlow\w*)", "UI: IDP login flows, which run through the apps' URL schemes (main-app login --idp)"),
+    (r"UserAccountManager\.(willShowAuthenticationView|userCancelledAuthentication|loginViewControllerConfig|shouldFallbackToWebAuthentication|showAuthWindowWhileLoading|usesAdvancedAuthentication|authClient|brandLoginPath|retriesLoginAfterFailure|switchToNewUser\w*|login\w*|stopCurrentAuthentication\w*|additionalOAuthParameterKeys|isLogoutSettingEnabled)", "UI: the login flow; main-app login and AppGroupSimTesting.logIn do it"),
     (r"UserAccountManager\.(refreshCredentials\w*|migrateRefreshToken\w*|additionalTokenRefreshParameters)", "token refresh happens inside RestClient and SyncManager (one refresh on a 401), not called by app code here"),
     (r"OAuthCredentials\.(jwt|lightningDomain|lightningSid|vfDomain|vfSid|contentDomain|contentSid|csrfToken|cookieClientSrc|cookieSidClient|sidCookieName|parentSid|tokenFormat|beaconChildConsumerKey|beaconChildConsumerSecret|challengeString|authCode|additionalOAuthFields)", "web session cookies, JWT and beacon fields: the simulated org issues none of these"),
-    (r"OAuthCredentials\.(init\(\w.*\)|revoke\w*\(\)|overrideDomainIfNeeded\(\)|updateCredentials\(_:\)|getClientIdForRefresh\(\))", "credentials are made by login and changed by refresh in the engine; app code reads them"),
+    (r"OAuthCredentials\.(init\(\w.*\)|overrideDomainIfNeeded\(\))", "credentials are made by login and changed by refresh in the engine; app code reads them"),
     (r"SmartStore\.(encryptionKeyGenerator|encryptionSaltBlock|setEncryptionKeyGenerator\(_:\)|setLicenseKey\(_:\)|versionOfSQLCipher\(\)|cipherProviderVersion\(\)|cipherFIPSStatus\(\)|runtimeSettings\(\)|compileOptions\(\))", "SQLCipher: stores are plain SQLite here (README, Limits)"),
-    (r"(SyncTarget|SyncDownTarget|SyncUpTarget)\.(cleanAndSave\w+|getDirtyRecordIds\w*|get\(fromLocalStore\w*|deleteFromLocalStore\w*|startFetch\w*|continueFetch\w*|getLatestModificationTimeStamp\w*|isSyncDownSortedByLatestModification\(\)|cleanGhosts\w*|getIds\w*|isNewerThanServer\w*|areNewerThanServer\w*|createOnServer\w*|updateOnServer\w*|deleteOnServer\w*|saveRecordToLocalStoreWithLastError\w*)",
+    (r"(SyncTarget|SyncDownTarget|SyncUpTarget)\.(startFetch\w*|continueFetch\w*|cleanGhosts\w*|isNewerThanServer\w*|areNewerThanServer\w*|createOnServer\w*|updateOnServer\w*|deleteOnServer\w*|saveRecordToLocalStoreWithLastError\w*)",
      "target internals the SDK's sync manager calls; custom targets are not simulated (the engine runs SOQL, MRU, refresh and sync up)"),
-    (r"RestRequest\.(sessionDataTask|requestDelegate|prepareRequest\w*|networkServiceType|serviceHostType|addPostFileData\w*|setCustomRequestBodyStream\w*)|RestClient\.send\(_:requestDelegate:\)", "URLSession task plumbing and delegates: requests are sent by the engine's client"),
+    (r"RestRequest\.(sessionDataTask|requestDelegate)|RestClient\.send\(_:requestDelegate:\)", "URLSession task plumbing and delegates: requests are sent by the engine's client"),
     (r"SalesforceLogger\.(setInstanceClass|setLogReceiverFactory)", "log receivers plug into os_log; lines go to standard error here"),
-    (r"UserAccount\.(photo|setPhoto\w*)", "UI"),
+    (r"UserAccount\.(photo|setPhoto\w*)", "UI: the user's photo"),
+    (r"KeychainHelper\.setAccessibleAttribute\(_:\)|\.KeychainItemAccessibility$", "kSecAttrAccessible has no Secret Service counterpart: items are readable while the keyring is unlocked"),
+    (r"SmartStore\.isJsonSerializationCheckEnabled|\.kValue(ExtractedToColumn|ExtractedToFtsColumn|IndexedWithJSONExtract)$", "SmartStore internals: external storage is not simulated; the index filters are the store's own"),
+    (r"SalesforceManager\.URLCacheType", "no URL cache: every request reaches the simulated org"),
+    (r"PushNotificationManager\.fetchAndStoreNotificationTypes\w*|UserAccount\.notificationTypes", "notification types and actions are not simulated (the org sends the SDK's encrypted payloads only)"),
 ]
 
 
