@@ -5,9 +5,9 @@ extension FileManager {
     /// group's container on the simulated device when this process's bundle is entitled to the group (and no
     /// other team owns it there), `nil` otherwise, as on iOS.
     public func containerURL(forSecurityApplicationGroupIdentifier groupIdentifier: String) -> URL? {
-        let sandbox = SDKProcess.current.sandbox
-        guard let url = sandbox.containerURL(forSecurityApplicationGroupIdentifier: groupIdentifier) else {
-            SDKProcess.warn("\(sandbox.bundleIdentifier) is not entitled to app group \(groupIdentifier): containerURL(forSecurityApplicationGroupIdentifier:) is nil, as on iOS")
+        let process = SDKProcess.current
+        guard let url = process.sandbox.containerURL(forSecurityApplicationGroupIdentifier: groupIdentifier) else {
+            process.noteNotEntitled(group: groupIdentifier, "containerURL(forSecurityApplicationGroupIdentifier:) is nil, as on iOS")
             return nil
         }
         return url

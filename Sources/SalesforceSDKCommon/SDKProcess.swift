@@ -15,12 +15,17 @@ public final class SDKProcess: @unchecked Sendable {
     package let sandbox: AppSandbox
     /// The engine's data sharing helper for this process.
     package let dataSharing: AppGroup.DataSharingHelper
+    /// An app's process holds the app's instance lock (as `main-app` does); an extension's does not.
+    private var instanceLock: AppInstanceLock?
     /// The engine's keychain, limited to this bundle's keychain groups (of its own team).
     package let keychain: Keychain.KeychainHelper
 
     init(bundle: URL, device: URL, secretStore: (any SecretStore)? = nil) throws {
         sandbox = AppSandbox(device: try Device.open(at: device.standardizedFileURL), bundle: try AppBundle(at: bundle))
         try sandbox.checkContainers()
+        // iOS runs one instance of an app per device, and its extensions beside it: an app bundle's process
+        // waits for (or fails on) another instance, as a second `main-app` does.
+        instanceLock = sandbox.bundle.isExtension ? nil : try AppInstanceLock(sandbox: sandbox)
         dataSharing = AppGroup.DataSharingHelper(sandbox: sandbox)
         keychain = Keychain.KeychainHelper(store: secretStore ?? LibsecretStore(), deviceID: sandbox.device.id.uuidString, accessGroups: sandbox.keychainAccessGroups)
     }
@@ -65,7 +70,11 @@ public final class SDKProcess: @unchecked Sendable {
             defer { override = process; generationCounter += 1 }
             return override
         }
-        defer { lock.withLock { override = previous; generationCounter += 1 } }
+        defer {
+            lock.withLock { override = previous; generationCounter += 1 }
+            // The app's instance ends with the closure, whoever still holds the process object.
+            process.instanceLock = nil
+        }
         return try body()
     }
 
@@ -81,6 +90,17 @@ public final class SDKProcess: @unchecked Sendable {
         if first { FileHandle.standardError.write(Data("warning: \(line)\n".utf8)) }
     }
     nonisolated(unsafe) private static var warned = Set<String>()
+
+    /// The bundle is not entitled to the group its code names: one line on stderr and one trace line
+    /// (`appGroupNotEntitled`), once, as the binaries report it; the call goes on as on iOS (no container,
+    /// a private suite).
+    package func noteNotEntitled(group: String, _ consequence: String) {
+        let line = "\(sandbox.bundleIdentifier) is not entitled to app group \(group): \(consequence)"
+        let first = Self.lock.withLock { Self.warned.insert(line).inserted }
+        guard first else { return }
+        FileHandle.standardError.write(Data("warning: \(line)\n".utf8))
+        Self.traceStep("appGroupNotEntitled", ["bundle": sandbox.bundleIdentifier, "group": group, "consequence": consequence])
+    }
 }
 
 extension SDKProcess {

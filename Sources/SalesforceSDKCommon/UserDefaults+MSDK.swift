@@ -20,7 +20,13 @@ final class MSDKUserDefaults: UserDefaults, @unchecked Sendable {
     }
 
     private func suite() -> SharedDefaults? {
-        do { return try SDKProcess.current.dataSharing.msdkUserDefaults() } catch {
+        let process = SDKProcess.current
+        if let group = try? process.dataSharing.appGroupName(), (try? process.dataSharing.appGroupEnabled()) == true,
+           !process.sandbox.isEntitled(toAppGroup: group)
+        {
+            process.noteNotEntitled(group: group, "UserDefaults.msdk() is a private suite, as on iOS")
+        }
+        do { return try process.dataSharing.msdkUserDefaults() } catch {
             SDKProcess.warn("msdkUserDefaults cannot be read: \(error)")
             return nil
         }

@@ -58,14 +58,35 @@ final class SDKCommonTests: XCTestCase {
         var plist = try XCTUnwrap(try PropertyListSerialization.propertyList(from: Data(contentsOf: entitlements), format: nil) as? [String: Any])
         plist[Entitlements.applicationGroupsKey] = [String]()
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: entitlements)
+        let trace = root.appendingPathComponent("trace.jsonl")
+        setenv(SDKProcess.traceVariable, trace.path, 1)
+        defer { unsetenv(SDKProcess.traceVariable) }
         try asWidget {
             DataSharingHelper.shared.appGroupName = group
+            XCTAssertNil(FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: group))
             XCTAssertNil(FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: group))
             XCTAssertFalse(DataSharingHelper.shared.isAppGroupEnabled)
             XCTAssertNil(UserDefaults.msdk().string(forKey: "LastUserName"))
             UserDefaults.msdk().set("mallory", forKey: "LastUserName")
         }
         try asApp { XCTAssertEqual(UserDefaults.msdk().string(forKey: "LastUserName"), "alice", "the widget's write stayed in its own suite") }
+        // One trace line says why, however often the code asks.
+        let lines = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("appGroupNotEntitled") }
+        XCTAssertEqual(lines.count, 1, "\(lines)")
+        XCTAssertTrue(lines.first?.contains(group) == true && lines.first?.contains("RecentContacts") == true, "\(lines)")
+    }
+
+    /// As on iOS, one instance of the app per device: a process running as the app holds the app's instance
+    /// lock (a second instance waits for it, as a second main-app does); one running as the extension does not.
+    func testAnAppProcessHoldsTheInstanceLockAndAnExtensionDoesNot() throws {
+        let sandbox = { (bundle: URL) in AppSandbox(device: try Device.open(at: self.device, initialize: true), bundle: try AppBundle(at: bundle)) }
+        try asApp {
+            XCTAssertThrowsError(try AppInstanceLock(sandbox: sandbox(app), timeout: 0), "the app's process holds the lock")
+        }
+        try asWidget {
+            XCTAssertNoThrow(try AppInstanceLock(sandbox: sandbox(app), timeout: 0), "the extension's process does not")
+        }
+        XCTAssertNoThrow(try AppInstanceLock(sandbox: sandbox(app), timeout: 0), "the lock ends with run(as:)")
     }
 
     /// Turning the flag on copies the app's standard defaults into the group once, as the SDK does.
