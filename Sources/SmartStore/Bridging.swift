@@ -21,7 +21,12 @@ extension JSON {
 
     /// A Foundation value from SDK code; nil when it is not JSON (a `Date`, a custom object), which the SDK
     /// refuses too (`JSONSerialization` cannot write it).
-    package init?(sdkValue value: Any) {
+    /// Nil too past `JSON.maxDepth` levels of nesting: the store could not read such an entry back, and the
+    /// conversion must not exhaust the stack on a value nested deeper than a thread's stack holds.
+    package init?(sdkValue value: Any) { self.init(sdkValue: value, depth: 0) }
+
+    private init?(sdkValue value: Any, depth: Int) {
+        guard depth <= JSON.maxDepth else { return nil }
         // Swift's own types first, by their exact dynamic type (a boxed Int casts to Bool and 2.0 to Int
         // through NSNumber's bridging otherwise); then NSNumber, as JSONSerialization's numbers.
         let kind = type(of: value)
@@ -35,12 +40,12 @@ extension JSON {
         // Collections by their exact type first: a failed cast of a dictionary to NSNumber or NSString costs
         // more than converting it.
         if kind == [String: Any].self {
-            guard let object = Self.object(value as! [String: Any]) else { return nil }
+            guard let object = Self.object(value as! [String: Any], depth: depth + 1) else { return nil }
             self = .object(object)
             return
         }
         if kind == [AnyHashable: Any].self {
-            guard let object = Self.object(sdkEntry: value as! [AnyHashable: Any]) else { return nil }
+            guard let object = Self.object(sdkEntry: value as! [AnyHashable: Any], depth: depth + 1) else { return nil }
             self = .object(object)
             return
         }
@@ -52,7 +57,7 @@ extension JSON {
             var array: [JSON] = []
             array.reserveCapacity(values.count)
             for element in values {
-                guard let json = JSON(sdkValue: element) else { return nil }
+                guard let json = JSON(sdkValue: element, depth: depth + 1) else { return nil }
                 array.append(json)
             }
             self = .array(array)
@@ -60,7 +65,7 @@ extension JSON {
             var object: [String: JSON] = [:]
             object.reserveCapacity(members.count)
             for (key, element) in members {
-                guard let key = key.base as? String, let json = JSON(sdkValue: element) else { return nil }
+                guard let key = key.base as? String, let json = JSON(sdkValue: element, depth: depth + 1) else { return nil }
                 object[key] = json
             }
             self = .object(object)
@@ -71,21 +76,21 @@ extension JSON {
 
 extension JSON {
     /// An entry as app code gives it (`[AnyHashable: Any]` with String keys); nil when it is not JSON.
-    package static func object(sdkEntry entry: [AnyHashable: Any]) -> [String: JSON]? {
+    package static func object(sdkEntry entry: [AnyHashable: Any], depth: Int = 0) -> [String: JSON]? {
         var object: [String: JSON] = [:]
         object.reserveCapacity(entry.count)
         for (key, element) in entry {
-            guard let key = key.base as? String, let json = JSON(sdkValue: element) else { return nil }
+            guard let key = key.base as? String, let json = JSON(sdkValue: element, depth: depth) else { return nil }
             object[key] = json
         }
         return object
     }
 
-    static func object(_ entry: [String: Any]) -> [String: JSON]? {
+    static func object(_ entry: [String: Any], depth: Int) -> [String: JSON]? {
         var object: [String: JSON] = [:]
         object.reserveCapacity(entry.count)
         for (key, element) in entry {
-            guard let json = JSON(sdkValue: element) else { return nil }
+            guard let json = JSON(sdkValue: element, depth: depth) else { return nil }
             object[key] = json
         }
         return object

@@ -219,7 +219,7 @@ public final class SmartStore: NSObject, @unchecked Sendable {
     private func upsertEngine(_ entries: [Any], _ soupName: String, _ externalIdPath: String) throws -> [[AnyHashable: Any]] {
         let dictionaries = try entries.map { entry -> [AnyHashable: Any] in
             if let dictionary = entry as? [AnyHashable: Any] { return dictionary }
-            throw SmartStoreEngine.SmartStoreError.invalidEntry("an entry is not a JSON object")
+            throw SmartStoreEngine.SmartStoreError.invalidEntry("an entry is not a JSON object of JSON values, or nests deeper than \(JSON.maxDepth) levels")
         }
         return try upsertFoundation(dictionaries, soupName, externalIdPath)
     }
@@ -228,7 +228,7 @@ public final class SmartStore: NSObject, @unchecked Sendable {
     /// `_soupLastModifiedDate` (the engine stores exactly that), without converting the stored JSON back.
     private func upsertFoundation(_ entries: [[AnyHashable: Any]], _ soupName: String, _ externalIdPath: String) throws -> [[AnyHashable: Any]] {
         let converted = try entries.map { entry -> SoupEntry in
-            guard let object = JSON.object(sdkEntry: entry) else { throw SmartStoreEngine.SmartStoreError.invalidEntry("an entry is not a JSON object") }
+            guard let object = JSON.object(sdkEntry: entry) else { throw SmartStoreEngine.SmartStoreError.invalidEntry("an entry is not a JSON object of JSON values, or nests deeper than \(JSON.maxDepth) levels") }
             return object
         }
         let (ids, modified) = try engine.upsertReturningIdsAndModified(converted, into: soupName, externalIdPath: externalIdPath)

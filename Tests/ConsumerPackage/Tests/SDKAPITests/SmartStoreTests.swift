@@ -126,6 +126,21 @@ final class SmartStoreTests: XCTestCase {
         }
     }
 
+    // An entry nested deeper than the store can read back (or than a stack holds) is refused, whole.
+    func testAnEntryNestedTooDeepIsRefusedNotACrash() {
+        _ = store!.registerSoup(withName: "MyTestSoup", withIndexPaths: ["key"])
+        var nested: Any = "bottom"
+        for _ in 0..<2_000 { nested = [nested] }
+        XCTAssertThrowsError(try store!.upsert(entries: [["key": "deep", "value": nested]], forSoupNamed: "MyTestSoup", withExternalIdPath: "key")) { error in
+            XCTAssertEqual((error as NSError).domain, SmartStore.errorDomain)
+            XCTAssertTrue("\(error)".contains("nests deeper than 512 levels"), "refused by the conversion's bound: \(error)")
+        }
+        XCTAssertEqual(store!.upsert(entries: [["key": "deep", "value": nested]], forSoupNamed: "MyTestSoup").count, 0)
+        var shallow: Any = "bottom"
+        for _ in 0..<100 { shallow = [shallow] }
+        XCTAssertEqual(store!.upsert(entries: [["key": "ok", "value": shallow]], forSoupNamed: "MyTestSoup").count, 1)
+    }
+
     // With no current user there is no user store: nil, as the SDK.
     func testNoCurrentUserNoSharedStore() {
         XCTAssertNil(UserAccountManager.shared.currentUserAccount)
