@@ -34,14 +34,19 @@ public final class SyncManager: NSObject, @unchecked Sendable {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var managers: (generation: Int, byPath: [String: SyncManager]) = (-1, [:])
 
-    /// The sync manager of the user's default store; nil when the store cannot be opened.
-    public class func sharedInstance(forUserAccount user: UserAccount) -> SyncManager? {
+    /// The sync manager of the user's default store. The SDK's is never nil: when the user's store cannot be
+    /// opened (no account file for the user here, a store that is not SmartStore's), the process stops with
+    /// one line saying why, as a nil here would crash the app's Swift code anyway.
+    public class func sharedInstance(forUserAccount user: UserAccount) -> SyncManager {
         sharedInstance(named: nil, forUserAccount: user)
     }
 
-    public class func sharedInstance(named storeName: String?, forUserAccount userAccount: UserAccount) -> SyncManager? {
-        guard let store = SmartStore.shared(withName: storeName ?? SmartStore.defaultStoreName, forUserAccount: userAccount) else { return nil }
-        return sharedInstance(store: store)
+    public class func sharedInstance(named storeName: String?, forUserAccount userAccount: UserAccount) -> SyncManager {
+        let name = storeName ?? SmartStore.defaultStoreName
+        guard let store = SmartStore.shared(withName: name, forUserAccount: userAccount), let manager = sharedInstance(store: store) else {
+            SDKProcess.fail("AppGroupSim: no sync manager for \(userAccount.accountIdentity)'s store \(name); the line above says why")
+        }
+        return manager
     }
 
     /// The sync manager of a user store (a global store has no user, so no org to sync with: nil).
@@ -342,7 +347,8 @@ open class MobileSyncSDKManager: SmartStoreSDKManager, @unchecked Sendable {
 
     /// Creates the syncs of the bundle's `usersyncs.json` in the current user's default store (once each).
     public func setupUserSyncsFromDefaultConfig() {
-        guard let user = UserAccountManager.shared.currentUserAccount, let manager = SyncManager.sharedInstance(forUserAccount: user) else { return }
+        guard let user = UserAccountManager.shared.currentUserAccount else { return }
+        let manager = SyncManager.sharedInstance(forUserAccount: user)
         do {
             try manager.engine.createSyncs(fromConfig: SDKEngine.current.launch.sandbox.bundle.resourceURL("usersyncs.json"))
         } catch {

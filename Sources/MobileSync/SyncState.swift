@@ -85,7 +85,7 @@ extension SyncMergeMode {
 /// The SDK's `SFSyncState` (`NS_SWIFT_NAME(SyncState)`): one sync as recorded in `syncs_soup`, at the
 /// moment it was read.
 public final class SyncState: NSObject, @unchecked Sendable {
-    package let engine: MobileSyncEngine.SyncState
+    package private(set) var engine: MobileSyncEngine.SyncState
 
     package init(engine: MobileSyncEngine.SyncState) { self.engine = engine }
 
@@ -96,22 +96,49 @@ public final class SyncState: NSObject, @unchecked Sendable {
     /// The target's dictionary, as the SDK stores it.
     public var target: [AnyHashable: Any] { engine.target.objectValue?.foundationEntry ?? [:] }
     public var options: SyncOptions { SyncOptions(engine: engine.options) }
-    public var mergeMode: SyncMergeMode { options.mergeMode }
+    public var mergeMode: SyncMergeMode {
+        get { options.mergeMode }
+        set { engine.options.mergeMode = newValue.engine }
+    }
+    // Settable, as the SDK's (`save(_:)` writes them to syncs_soup).
     public var status: SyncStatus {
-        switch engine.status {
-        case .new: return .new
-        case .running: return .running
-        case .done: return .done
-        case .failed: return .failed
-        case .stopped: return .stopped
+        get {
+            switch engine.status {
+            case .new: return .new
+            case .running: return .running
+            case .done: return .done
+            case .failed: return .failed
+            case .stopped: return .stopped
+            }
+        }
+        set {
+            switch newValue {
+            case .new: engine.status = .new
+            case .running: engine.status = .running
+            case .done: engine.status = .done
+            case .failed: engine.status = .failed
+            case .stopped: engine.status = .stopped
+            }
         }
     }
-    public var progress: Int { engine.progress }
-    public var totalSize: Int { engine.totalSize }
-    public var maxTimeStamp: Int64 { engine.maxTimeStamp }
+    public var progress: Int {
+        get { engine.progress }
+        set { engine.progress = newValue }
+    }
+    public var totalSize: Int {
+        get { engine.totalSize }
+        set { engine.totalSize = newValue }
+    }
+    public var maxTimeStamp: Int64 {
+        get { engine.maxTimeStamp }
+        set { engine.maxTimeStamp = newValue }
+    }
     public var startTime: Int { Int(engine.startTime) }
     public var endTime: Int { Int(engine.endTime) }
-    public var error: String { engine.error ?? "" }
+    public var error: String {
+        get { engine.error ?? "" }
+        set { engine.error = newValue.isEmpty ? nil : newValue }
+    }
 
     public func isDone() -> Bool { status == .done }
     public func hasFailed() -> Bool { status == .failed }

@@ -171,3 +171,26 @@ public final class UserAccount: NSObject, @unchecked Sendable {
 
     public override var description: String { "UserAccount(\(engine.identity), \(engine.username))" }
 }
+
+extension UserAccount {
+    /// `SFUserAccountScope`.
+    @objc public enum AccountScope: Int, Sendable {
+        case global = 0, org, user, community
+    }
+}
+
+/// The SDK's key for a user at a scope (`-global-`, `<org>`, `<org>-<user>`, `<org>-<user>-<community>`), as app
+/// code keys its per-user objects.
+public func SFKeyForUserAndScope(_ user: UserAccount?, _ scope: UserAccount.AccountScope) -> String? {
+    let credentials = user?.credentials
+    return SFKeyForUserIdAndScope(credentials?.userId, credentials?.organizationId, credentials?.communityId, scope)
+}
+
+public func SFKeyForUserIdAndScope(_ userId: String?, _ orgId: String?, _ communityId: String?, _ scope: UserAccount.AccountScope) -> String? {
+    switch scope {
+    case .global: return "-global-"
+    case .org: return orgId ?? ""
+    case .user: return orgId.flatMap { org in userId.map { "\(org)-\($0)" } } ?? ""
+    case .community: return orgId.flatMap { org in userId.map { "\(org)-\($0)-\(communityId ?? "(null)")" } } ?? ""
+    }
+}

@@ -13,11 +13,9 @@ final class ContactsModel: ObservableObject {
     private let syncManager: SyncManager
 
     init?(user: UserAccount) {
-        guard let store = SmartStore.shared(withName: SmartStore.defaultStoreName, forUserAccount: user),
-              let syncManager = SyncManager.sharedInstance(forUserAccount: user)
-        else { return nil }
+        guard let store = SmartStore.shared(withName: SmartStore.defaultStoreName, forUserAccount: user) else { return nil }
         self.store = store
-        self.syncManager = syncManager
+        syncManager = SyncManager.sharedInstance(forUserAccount: user)
     }
 
     /// Runs the configured sync down, then reloads the list and the widget's timelines.

@@ -44,7 +44,7 @@ final class AppAndExtensionTests: XCTestCase {
             XCTAssertEqual(user.idData.username, "alice@acme.test")
             MobileSyncSDKManager.shared.setupUserStoreFromDefaultConfig()
             MobileSyncSDKManager.shared.setupUserSyncsFromDefaultConfig()
-            let manager = try XCTUnwrap(SyncManager.sharedInstance(forUserAccount: user))
+            let manager = SyncManager.sharedInstance(forUserAccount: user)
             XCTAssertTrue(manager.hasSync(forName: "syncDownContacts"))
             let done = DispatchSemaphore(value: 0)
             let outcome = Outcome()
