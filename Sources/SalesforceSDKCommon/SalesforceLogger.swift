@@ -67,3 +67,16 @@ public final class SalesforceLogger: NSObject, @unchecked Sendable {
     public class func log(_ cls: AnyClass, message: String) { defaultLogger.log(cls, message: message) }
     public class func log(_ cls: AnyClass, level: Level, message: String) { defaultLogger.log(cls, level: level, message: message) }
 }
+
+/// The SDK's per-library loggers (`MobileSyncLogger`, `SmartStoreLogger`, subclasses of `SFLogger` there):
+/// class methods that log under the library's component name.
+open class ComponentLogger: NSObject, @unchecked Sendable {
+    open class var componentName: String { "SalesforceSDK" }
+    static var logger: SalesforceLogger { SalesforceLogger.logger(forComponent: componentName) }
+    public class func e(_ cls: AnyClass, message: String) { logger.e(cls, message: message) }
+    public class func w(_ cls: AnyClass, message: String) { logger.w(cls, message: message) }
+    public class func i(_ cls: AnyClass, message: String) { logger.i(cls, message: message) }
+    public class func d(_ cls: AnyClass, message: String) { logger.d(cls, message: message) }
+    public class func f(_ cls: AnyClass, message: String) { logger.f(cls, message: message) }
+    public class func log(_ cls: AnyClass, level: SalesforceLogger.Level, message: String) { logger.log(cls, level: level, message: message) }
+}
