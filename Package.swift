@@ -43,6 +43,9 @@ let package = Package(
         // Combine's names and semantics on Linux, for developer code that imports Combine (issue 26): a
         // maintained implementation of a large API that is not ours to rewrite.
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        // Reading a developer's Swift sources for doctor and import (issue 27): the compiler's own parser, so
+        // that what we read is what Swift reads; a hand-written Swift parser would be wrong at the edges.
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
         // Platform layer (DESIGN.md §1): nothing here imports upward.
@@ -55,6 +58,12 @@ let package = Package(
         .target(name: "AppGroup", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // Reads a developer's Xcode project (project.pbxproj) for `msdk-sim import` and `doctor --xcodeproj`.
         .target(name: "XcodeProject"),
+        // What a developer's code configures (group, flag, login-state key, key labels, SDK initialisation):
+        // Swift through SwiftSyntax, Objective-C through a small tokenizer (issue 27).
+        .target(name: "SourceReader", dependencies: [
+            .product(name: "SwiftSyntax", package: "swift-syntax"), .product(name: "SwiftParser", package: "swift-syntax"),
+            .product(name: "SwiftParserDiagnostics", package: "swift-syntax"),
+        ]),
 
         // The SDK face's Apple pieces (DESIGN.md §12): Combine for developer code, re-exporting OpenCombine.
         // Never a module named Combine in the build: GRDB (and any package) compiles its `#if canImport(Combine)`
@@ -149,7 +158,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Diagnosis and field-failure reproductions for msdk-sim: reads bundles and devices through the facade.
-        .target(name: "Diagnostics", dependencies: ["AppGroup", "Keychain", "RestClientEngine", "SmartStoreEngine", "SalesforceSDK", "XcodeProject"]),
+        .target(name: "Diagnostics", dependencies: ["AppGroup", "Keychain", "RestClientEngine", "SmartStoreEngine", "SalesforceSDK", "XcodeProject", "SourceReader"]),
         .executableTarget(name: "msdk-sim", dependencies: [
             "AppGroup", "Keychain", "SalesforceSDK", "Diagnostics",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -177,6 +186,7 @@ let package = Package(
 
         .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "RestClientEngine", "Keychain", "SDKCoreEngine"], path: "Tests/Support"),
         .testTarget(name: "XcodeProjectTests", dependencies: ["XcodeProject", "AppGroupSimTestSupport"]),
+        .testTarget(name: "SourceReaderTests", dependencies: ["SourceReader"]),
         .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "MobileSyncTests", dependencies: ["MobileSyncEngine", "SmartStoreEngine", "RestClientEngine", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
