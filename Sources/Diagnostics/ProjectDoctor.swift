@@ -1,5 +1,6 @@
 import AppGroup
 import Foundation
+import SourceReader
 import XcodeProject
 
 /// `msdk-sim doctor --xcodeproj`: the bundle doctor's findings in the project's own terms (target,
@@ -94,11 +95,37 @@ package enum ProjectDoctor {
         let imported: ProjectImport.Result
         do {
             imported = try ProjectImport.run(.init(xcodeproj: xcodeproj, configuration: configuration, out: work, team: findings.contains { $0.id == "no-team" } ? "NOTEAM0000" : nil))
+        } catch ProjectImport.ImportError.source(let error) {
+            findings.append(Finding("code-unparseable", .error, "\(error)",
+                fix: "fix the file at the line named (it must build in Xcode too); doctor reads the code for the app group, its flag, the login-state key and key labels"))
+            return findings
         } catch {
             findings.append(Finding("project-import-failed", .error, "\(error)", fix: "fix what the message names; the other checks need the app's Info.plist and entitlements"))
             return findings
         }
         for app in imported.apps {
+            // What the code configures (issue 27): its own findings, and the words for AppGroupConfig.plist below.
+            var codes: [String: TargetCode] = [:]
+            if let appTarget = project.apps.first(where: { $0.name == app.target }) {
+                for target in [appTarget] + project.embeddedExtensions(of: appTarget) {
+                    do { codes[target.name] = try CodeReading.read(project: project, target: target) } catch {
+                        findings.append(Finding("code-unparseable", .error, "target \(target.name): \(error)",
+                            fix: "fix the file at the line named (it must build in Xcode too); doctor reads the code for the app group, its flag, the login-state key and key labels"))
+                    }
+                }
+            }
+            if let appCode = codes[app.target], appCode.wasRead {
+                var entitled: [String: [String]] = [:]
+                var entitlementsFile: [String: String] = [:]
+                for (target, bundle) in [(app.target, app.bundle)] + app.extensions.map({ ($0.target, $0.bundle) }) {
+                    entitled[target] = (try? AppBundle(at: bundle))?.entitlements.applicationGroups ?? []
+                    if let t = project.targets.first(where: { $0.name == target }), let settings = try? project.settings(for: t, configuration: configuration) {
+                        entitlementsFile[target] = settings["CODE_SIGN_ENTITLEMENTS"].map { "\(rel($0)), CODE_SIGN_ENTITLEMENTS of \(target)" }
+                    }
+                }
+                findings += CodeDoctor.findings(app: appCode, extensions: app.extensions.compactMap { codes[$0.target] }.filter(\.wasRead),
+                    entitled: entitled, entitlementsFile: entitlementsFile)
+            }
             var terms: [(String, String)] = []
             func add(_ target: String, bundle: URL) {
                 let settings = project.targets.first { $0.name == target }.flatMap { try? project.settings(for: $0, configuration: configuration) }
@@ -108,7 +135,24 @@ package enum ProjectDoctor {
                     terms.append((bundle.lastPathComponent + "/" + ent, "\(rel(entitlements)) (CODE_SIGN_ENTITLEMENTS of target \(target), \(configuration))"))
                     terms.append((ent, "\(rel(entitlements)) (CODE_SIGN_ENTITLEMENTS of target \(target), \(configuration))"))
                 }
-                terms.append((bundle.lastPathComponent + "/AppGroupConfig.plist", "the appGroupName/appGroupsEnabled that target \(target) sets in code"))
+                if let code = codes[target], code.wasRead {
+                    // The bundle doctor's words for AppGroupConfig.plist, in the code's terms.
+                    let b = bundle.lastPathComponent
+                    let names = code.sites(.groupName).map(\.location).joined(separator: ", ")
+                    let flags = code.sites(.groupEnabled).map(\.location).joined(separator: ", ")
+                    let read = code.facts.files.joined(separator: ", ")
+                    terms.append(("\(b) has no AppGroupConfig.plist", "target \(target)'s code never sets DataSharingHelper.shared.appGroupName (read: \(read))"))
+                    terms.append(("add AppGroupConfig.plist to \(b) with appGroupName ", "in target \(target)'s code, set DataSharingHelper.shared.appGroupName = "))
+                    terms.append(("remove appGroupsEnabled from \(b)/AppGroupConfig.plist", "remove the isAppGroupEnabled assignment at \(flags) (target \(target))"))
+                    terms.append(("\(b) sets appGroupsEnabled", "target \(target) sets isAppGroupEnabled (\(flags)) to"))
+                    if !names.isEmpty { terms.append(("and \(b) sets ", "and target \(target) (\(names)) sets ")) }
+                    if target == app.target, !names.isEmpty { terms.append(("the app sets app group", "the app (\(names)) sets app group")) }
+                    let sites = code.sites(.groupName) + code.sites(.groupEnabled)
+                    let said = sites.isEmpty ? "never sets DataSharingHelper.shared.appGroupName (read: \(code.facts.files.joined(separator: ", ")))" : "sets at \(sites.map(\.location).joined(separator: ", "))"
+                    terms.append((bundle.lastPathComponent + "/AppGroupConfig.plist", "the appGroupName/appGroupsEnabled that target \(target)'s code \(said)"))
+                } else {
+                    terms.append((bundle.lastPathComponent + "/AppGroupConfig.plist", "the appGroupName/appGroupsEnabled that target \(target) sets in code"))
+                }
                 terms.append((bundle.lastPathComponent + "/Info.plist", "\(rel(info)) (INFOPLIST_FILE of target \(target))"))
                 terms.append((bundle.lastPathComponent, "target \(target)"))
             }

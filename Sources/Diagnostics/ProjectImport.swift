@@ -1,11 +1,13 @@
 import AppGroup
 import Foundation
+import SourceReader
 import XcodeProject
 
-/// `msdk-sim import`: simulated bundles (DESIGN.md §2) from a developer's Xcode project. Reads only
-/// `project.pbxproj`, each target's Info.plist and entitlements, and the SDK's config files among its
-/// resources; sources, assets and other projects are never opened. Everything is written to a
-/// temporary folder first, so a failure leaves nothing behind.
+/// `msdk-sim import`: simulated bundles (DESIGN.md §2) from a developer's Xcode project. Reads
+/// `project.pbxproj`, each target's Info.plist and entitlements, the SDK's config files among its
+/// resources, and its Swift and Objective-C sources for what they configure (`SourceReader`: the app
+/// group, its flag, the login-state key), which `AppGroupConfig.plist` records; assets and other projects
+/// are never opened. Everything is written to a temporary folder first, so a failure leaves nothing behind.
 package enum ProjectImport {
     package struct Options: Sendable {
         package var xcodeproj: URL
@@ -52,6 +54,7 @@ package enum ProjectImport {
         case noTeam(target: String, configuration: String)
         case badFile(path: String, detail: String)
         case noApps(String)
+        case source(SourceReadError)
 
         package var description: String {
             switch self {
@@ -67,6 +70,7 @@ package enum ProjectImport {
                 return "target \(target) has no DEVELOPMENT_TEAM in \(configuration), so $(AppIdentifierPrefix) cannot be resolved; set the team in Xcode (Signing & Capabilities) or pass --team TEAMID (nothing was written)"
             case .badFile(let path, let detail): return "\(path): \(detail) (nothing was written)"
             case .noApps(let path): return "\(path) has no application target; only apps and their extensions are imported"
+            case .source(let error): return "\(error); fix the file (it must build in Xcode too) and import again (nothing was written)"
             }
         }
     }
@@ -119,30 +123,89 @@ package enum ProjectImport {
                 imported.extensions.append((ext.name, w.url, w.bundleIdentifier))
                 groupSets.append(Set(w.groups))
             }
-            // The app-group name and flag are set in the app's code, which is not read: take the group
-            // the targets share, enabled, and say so.
+            // The app-group name, flag and login-state key: what each target's code sets (issue 27), read
+            // with SwiftSyntax and the Objective-C tokenizer. Where no source is on disk, or a value is built at
+            // run time, the group the targets share is taken instead, and the notes say so.
             let shared = groupSets.dropFirst().reduce(groupSets[0]) { $0.intersection($1) }.sorted()
-            let group = shared.first ?? written.groups.first
-            imported.appGroup = group
-            for bundle in [appBundle] + imported.extensions.map(\.bundle) {
-                // Only the app sets the flag; an extension names the group and reads the flag the app keeps.
+            let entitledGroup = shared.first ?? written.groups.first
+            let appCode = try readCode(project, app)
+            var extCodes: [TargetCode] = []
+            for ext in project.embeddedExtensions(of: app) { extCodes.append(try readCode(project, ext)) }
+            let appGroup = appCode.groupName ?? entitledGroup
+            imported.appGroup = appGroup
+            let bundles = [(appBundle, appCode)] + zip(imported.extensions.map(\.bundle), extCodes).map { ($0, $1) }
+            for (bundle, code) in bundles {
                 let isApp = bundle == appBundle
-                var config: [String: Any] = ["appGroupName": group ?? "", "userLogInStatusKey": "userLoggedIn"]
-                var from = [
-                    "appGroupName": group.map { "the application group the targets' entitlements share: \($0)" } ?? "none: no target is entitled to an app group",
-                    "userLogInStatusKey": "the SDK's default key, userLoggedIn; confirm if the app sets another",
-                ]
-                if isApp {
-                    config["appGroupsEnabled"] = group != nil
-                    from["appGroupsEnabled"] = "assumed \(group != nil ? "YES" : "NO"): the app sets it in code (SalesforceSDKManager's appGroupsEnabled); confirm"
-                }
                 let url = bundle.appendingPathComponent("AppGroupConfig.plist")
+                guard code.wasRead else {
+                    // Nothing to read: the group the targets share, enabled, and a note to confirm.
+                    var config: [String: Any] = ["appGroupName": entitledGroup ?? "", "userLogInStatusKey": "userLoggedIn"]
+                    var from = [
+                        "appGroupName": entitledGroup.map { "the application group the targets' entitlements share: \($0)" } ?? "none: no target is entitled to an app group",
+                        "userLogInStatusKey": "the SDK's default key, userLoggedIn; confirm if the app sets another",
+                    ]
+                    if isApp {
+                        config["appGroupsEnabled"] = entitledGroup != nil
+                        from["appGroupsEnabled"] = "assumed \(entitledGroup != nil ? "YES" : "NO"): the app sets it in code (SalesforceSDKManager's appGroupsEnabled); confirm"
+                    }
+                    try writePlist(config, to: url)
+                    provenance.append(Provenance(file: context.outPath(url), from: from))
+                    if isApp || appCode.wasRead {
+                        let missing = code.missing.isEmpty ? "it lists no Swift or Objective-C source" : "its sources are not on disk (\(code.missing.prefix(3).joined(separator: ", "))\(code.missing.count > 3 ? ", …" : ""))"
+                        notes.append("\(code.target): AppGroupConfig.plist names \(entitledGroup ?? "no group")\(isApp ? " and enables app groups" : ""), from the entitlements: the code was not read because \(missing): confirm that the \(isApp ? "app" : "extension") sets appGroupName to \(entitledGroup ?? "the group")\(isApp ? " and appGroupsEnabled to YES before initializing the SDK" : "").")
+                    }
+                    continue
+                }
+                // An extension whose code never names the group has no config: it never sets the name.
+                if !isApp, code.sites(.groupName).isEmpty {
+                    notes.append("\(code.target): its code never sets DataSharingHelper.shared.appGroupName, so it has no AppGroupConfig.plist (read: \(code.facts.files.joined(separator: ", "))).")
+                    continue
+                }
+                var config: [String: Any] = [:]
+                var from: [String: String] = [:]
+                let nameSites = code.sites(.groupName)
+                if let name = code.groupName {
+                    config["appGroupName"] = name
+                    from["appGroupName"] = nameSites.map { $0.location + ($0.via.map { " via \($0)" } ?? "") }.joined(separator: ", ")
+                } else if nameSites.isEmpty {
+                    config["appGroupName"] = entitledGroup ?? ""
+                    from["appGroupName"] = "the code never sets DataSharingHelper.shared.appGroupName; the group the entitlements share, for reference"
+                } else {
+                    config["appGroupName"] = entitledGroup ?? ""
+                    from["appGroupName"] = "could not read: \(nameSites.map { "\($0.location) sets `\($0.value)`" }.joined(separator: ", ")); the group the entitlements share instead"
+                    notes.append("\(code.target): could not read the app group name its code sets (\(nameSites.map(\.location).joined(separator: ", "))): it is built at run time or set to different values. AppGroupConfig.plist names \(entitledGroup ?? "no group"), from the entitlements: confirm.")
+                }
+                let flagSites = code.sites(.groupEnabled)
+                if let flag = code.groupEnabled {
+                    config["appGroupsEnabled"] = flag
+                    from["appGroupsEnabled"] = flagSites.map(\.location).joined(separator: ", ")
+                } else if flagSites.isEmpty {
+                    if isApp {
+                        // The SDK's default: off until the app turns it on.
+                        config["appGroupsEnabled"] = false
+                        from["appGroupsEnabled"] = "the code never sets isAppGroupEnabled: the SDK's default, NO"
+                    }
+                } else {
+                    if isApp { config["appGroupsEnabled"] = entitledGroup != nil }
+                    from["appGroupsEnabled"] = "could not read: \(flagSites.map { "\($0.location) sets `\($0.value)`" }.joined(separator: ", "))"
+                    notes.append("\(code.target): could not read the app-group flag its code sets (\(flagSites.map(\.location).joined(separator: ", "))).\(isApp ? " AppGroupConfig.plist assumes \(entitledGroup != nil ? "YES" : "NO"): confirm." : "")")
+                }
+                // The login-state key: the flag the app writes, the one the extension reads (one literal each).
+                let keySites = isApp ? code.sites(.boolWrite) : code.sites(.boolRead)
+                let keys = Set(keySites.compactMap { $0.key?.string })
+                if keys.count == 1, let key = keys.first {
+                    config["userLogInStatusKey"] = key
+                    from["userLogInStatusKey"] = keySites.filter { $0.key?.string == key }.map(\.location).joined(separator: ", ")
+                } else {
+                    config["userLogInStatusKey"] = "userLoggedIn"
+                    from["userLogInStatusKey"] = keys.isEmpty
+                        ? "the code \(isApp ? "writes" : "reads") no flag with a literal key: the sample's key, userLoggedIn"
+                        : "the code \(isApp ? "writes" : "reads") several flags (\(keys.sorted().joined(separator: ", "))): the sample's key, userLoggedIn; confirm"
+                }
                 try writePlist(config, to: url)
                 provenance.append(Provenance(file: context.outPath(url), from: from))
             }
-            if let group {
-                notes.append("\(app.name): AppGroupConfig.plist names \(group) and enables app groups. Both live in the app's code, which was not read: confirm that the app sets appGroupName to \(group) and appGroupsEnabled to YES before initializing the SDK.")
-            } else {
+            if appGroup == nil {
                 notes.append("\(app.name): no app group is shared by the app and its extensions; app groups are off in AppGroupConfig.plist.")
             }
             if let boot = try? PropertyListSerialization.propertyList(from: Data(contentsOf: appBundle.appendingPathComponent("bootconfig.plist")), format: nil) as? [String: Any] {
@@ -178,6 +241,10 @@ package enum ProjectImport {
                 a.extensions = app.extensions.map { ($0.target, rebase($0.bundle), $0.bundleIdentifier) }
                 return a
             }, notes: notes, report: options.out.appendingPathComponent("import-report.json"))
+    }
+
+    static func readCode(_ project: XcodeProject, _ target: XcodeProject.Target) throws -> TargetCode {
+        do { return try CodeReading.read(project: project, target: target) } catch let error as SourceReadError { throw ImportError.source(error) }
     }
 
     struct Written {

@@ -279,6 +279,25 @@ package struct XcodeProject: Sendable {
         return out
     }
 
+    /// The target's source files (its Compile Sources phase, and the Swift and Objective-C files of its
+    /// synchronized folders), in the project's order; with whether each is on disk.
+    package func sources(of target: Target) -> [URL] {
+        var out: [URL] = []
+        var seen = Set<String>()
+        for phase in target.buildPhaseIDs where objects[phase]?["isa"]?.string == "PBXSourcesBuildPhase" {
+            for (_, ref) in files(ofPhase: phase) {
+                if let url = path(of: ref), seen.insert(url.standardizedFileURL.path).inserted { out.append(url) }
+            }
+        }
+        for group in target.synchronizedGroupIDs {
+            guard let folder = path(of: group), let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else { continue }
+            var found: [URL] = []
+            for case let url as URL in walker where ["swift", "m", "mm"].contains(url.pathExtension) { found.append(url) }
+            for url in found.sorted(by: { $0.path < $1.path }) where seen.insert(url.standardizedFileURL.path).inserted { out.append(url) }
+        }
+        return out
+    }
+
     /// The target's resources by file name (the Copy Bundle Resources phase, and the folders of a
     /// synchronized group), only those on disk.
     package func resources(of target: Target) -> [String: URL] {
