@@ -31,9 +31,10 @@ contains() { case "$1" in *"$2"*) return 0 ;; *) fail "expected '$2' in: $1" ;; 
 
 json_field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 
-# start_org: a real sf-simulator on a free port; sets ORG (its URL) and ORG_PID, stops it at exit.
+# start_org [ARGS...]: a real sf-simulator on a free port with the fixture org (ARGS go to it, e.g.
+# --connected-app); sets ORG (its URL) and ORG_PID, stops it at exit.
 start_org() {
-  "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" > "$WORK/org.out" 2> "$WORK/org.err" &
+  "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" "$@" > "$WORK/org.out" 2> "$WORK/org.err" &
   ORG_PID=$!
   trap 'kill $ORG_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
   for _ in $(seq 1 600); do [ "$(wc -l < "$WORK/org.out")" -ge 2 ] && break; sleep 0.05; done

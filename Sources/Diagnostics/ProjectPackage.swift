@@ -1,0 +1,357 @@
+import AppGroup
+import Foundation
+import SourceReader
+import XcodeProject
+
+/// `msdk-sim import --package DIR` (issue 27): the import's bundles, and a SwiftPM package with one library
+/// target per app or extension target holding that target's Swift sources, on AppGroupSim's SDK-named
+/// products, plus a test target with one real check of the setup. UI files (a `View`, an app delegate,
+/// `@main`) are set aside without trying; every other file must compile, and `swift build` runs as part
+/// of the import: a file that does not compile without UIKit or SwiftUI is left out with the compiler's
+/// first error, and the build runs again.
+package enum ProjectPackage {
+    package struct Options: Sendable {
+        /// The import's options; its `out` is ignored (see `bundlesOut`).
+        package var importOptions: ProjectImport.Options
+        /// Where the bundles go (--out); nil: DIR/Bundles.
+        package var bundlesOut: URL?
+        package var package: URL
+        /// AppGroupSim's own folder (the package's dependency by path).
+        package var appGroupSim: URL
+        /// The build folder (`swift build --scratch-path`); nil: DIR/.build.
+        package var scratchPath: URL?
+        package var build: Bool
+
+        package init(importOptions: ProjectImport.Options, bundlesOut: URL?, package: URL, appGroupSim: URL, scratchPath: URL? = nil, build: Bool = true) {
+            self.importOptions = importOptions
+            self.bundlesOut = bundlesOut
+            self.package = package
+            self.appGroupSim = appGroupSim
+            self.scratchPath = scratchPath
+            self.build = build
+        }
+    }
+
+    package struct SetAside: Sendable, Codable, Equatable {
+        package var file: String
+        package var reason: String
+    }
+
+    package struct TargetReport: Sendable, Codable {
+        package var target: String
+        package var module: String
+        package var bundle: String
+        package var sources: [String] = []
+        package var ui: [SetAside] = []
+        package var leftOut: [SetAside] = []
+        package var changes: [String] = []
+    }
+
+    package struct Result: Sendable {
+        package var imported: ProjectImport.Result
+        package var targets: [TargetReport]
+        /// nil when the build was not run; else whether the last build succeeded, and its log.
+        package var built: Bool?
+        package var buildLog: URL?
+        package var package: URL
+    }
+
+    package enum PackageError: Error, CustomStringConvertible {
+        case exists(String)
+        case badModuleName(target: String, module: String, why: String)
+        case buildFailed(log: String, detail: String)
+
+        package var description: String {
+            switch self {
+            case .exists(let path): return "\(path) exists and is not an empty directory; give --package a new directory (nothing was written, nothing was deleted)"
+            case .badModuleName(let target, let module, let why):
+                return "target \(target) would be the package's module \(module), which \(why); rename the target in Xcode, or import without --package (nothing was written)"
+            case .buildFailed(let log, let detail): return "the package did not build, and not because of one of its files: \(detail) (the log: \(log)); the package is written, fix and run swift build there"
+            }
+        }
+    }
+
+    static let products = ["SalesforceSDKCommon", "SalesforceSDKCore", "SmartStore", "MobileSync", "Combine", "CryptoKit", "WidgetKit"]
+    static let reservedModules = Set(products + ["AppGroupSimCombine", "AppGroupSimTesting", "Foundation", "XCTest", "SetupTests", "UIKit", "SwiftUI"])
+
+    package static func run(_ options: Options) throws -> Result {
+        let fm = FileManager.default
+        let dir = options.package
+        var info = stat()
+        let exists = lstat(dir.path, &info) == 0
+        if exists {
+            guard info.st_mode & S_IFMT == S_IFDIR, ((try? fm.contentsOfDirectory(atPath: dir.path)) ?? ["?"]).isEmpty else { throw PackageError.exists(dir.path) }
+        }
+        let project = try XcodeProject(at: options.importOptions.xcodeproj)
+        let staging = dir.deletingLastPathComponent().appendingPathComponent(".\(dir.lastPathComponent).package-\(getpid())")
+        try? fm.removeItem(at: staging)
+        try fm.createDirectory(at: staging, withIntermediateDirectories: true)
+        var succeeded = false
+        defer { if !succeeded { try? fm.removeItem(at: staging) } }
+
+        // The bundles: where --out says, else inside the package.
+        var importOptions = options.importOptions
+        let bundlesInPackage = options.bundlesOut == nil
+        importOptions.out = options.bundlesOut ?? staging.appendingPathComponent("Bundles")
+        let imported = try ProjectImport.run(importOptions)
+        let finalBundle = { (url: URL) -> URL in
+            bundlesInPackage ? URL(fileURLWithPath: dir.path + url.path.dropFirst(staging.path.count)) : url
+        }
+
+        let root = project.sourceRoot.path
+        let rel = { (url: URL) -> String in url.path.hasPrefix(root + "/") ? String(url.path.dropFirst(root.count + 1)) : url.lastPathComponent }
+        var reports: [TargetReport] = []
+        var modules = Set<String>()
+        var checks: [(module: String, bundle: URL, isApp: Bool, group: String?, flag: Bool?)] = []
+        for app in imported.apps {
+            guard let appTarget = project.apps.first(where: { $0.name == app.target }) else { continue }
+            let targets = [(appTarget, app.bundle)] + project.embeddedExtensions(of: appTarget).compactMap { t in
+                app.extensions.first { $0.target == t.name }.map { (t, $0.bundle) }
+            }
+            let appCode = try ProjectImport.readCode(project, appTarget)
+            for (target, bundle) in targets {
+                let module = moduleName(target.name)
+                if reservedModules.contains(module) { throw PackageError.badModuleName(target: target.name, module: module, why: "is a module the package already uses") }
+                guard modules.insert(module).inserted else { throw PackageError.badModuleName(target: target.name, module: module, why: "another target also becomes") }
+                var report = TargetReport(target: target.name, module: module, bundle: finalBundle(bundle).path)
+                for url in project.sources(of: target) {
+                    let name = rel(url)
+                    switch url.pathExtension.lowercased() {
+                    case "swift": break
+                    case "m", "mm", "c", "cpp": report.leftOut.append(SetAside(file: name, reason: "Objective-C and C are not compiled in the package (Swift only); doctor reads them")); continue
+                    default: continue
+                    }
+                    guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+                        report.leftOut.append(SetAside(file: name, reason: "not on disk, or not UTF-8 text"))
+                        continue
+                    }
+                    if let reason = SwiftPort.uiReason(text) {
+                        report.ui.append(SetAside(file: name, reason: reason))
+                        try write(text, to: staging.appendingPathComponent("UI/\(module)/\(name)"))
+                        continue
+                    }
+                    let ported: (text: String, changes: [SwiftPort.Change])
+                    do { ported = try SwiftPort.rewriteImports(text, file: name) } catch let e as SourceReadError { throw ProjectImport.ImportError.source(e) }
+                    report.changes += ported.changes.map(\.description)
+                    report.sources.append(name)
+                    try write(ported.text, to: staging.appendingPathComponent("Sources/\(module)/\(name)"))
+                }
+                let code = target.id == appTarget.id ? appCode : try ProjectImport.readCode(project, target)
+                let group = code.groupName ?? appCode.groupName ?? imported.apps.first { $0.target == app.target }?.appGroup
+                let bundleID = (try? AppBundle(at: bundle))?.bundleIdentifier ?? ""
+                try write(bundleSource(bundle: finalBundle(bundle), bundleIdentifier: bundleID, group: group), to: staging.appendingPathComponent("Sources/\(module)/AppGroupSimImport.swift"))
+                checks.append((module, finalBundle(bundle), target.kind == .application, group, code.groupEnabled ?? appCode.groupEnabled))
+                reports.append(report)
+            }
+        }
+        let swiftVersion = project.apps.first.flatMap { try? project.settings(for: $0, configuration: importOptions.configuration) }?["SWIFT_VERSION"] ?? "5.0"
+        try write(manifest(name: packageName(project), modules: reports.map(\.module), appGroupSim: options.appGroupSim, swift6: swiftVersion.hasPrefix("6")),
+            to: staging.appendingPathComponent("Package.swift"))
+        try write(setupTest(checks), to: staging.appendingPathComponent("Tests/SetupTests/SetupTests.swift"))
+        let report = { (built: Bool?) throws in
+            struct File: Encodable { var project: String; var targets: [TargetReport]; var built: Bool? }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            try encoder.encode(File(project: project.projectURL.path, targets: reports, built: built)).write(to: dir.appendingPathComponent("import-package.json"))
+        }
+        if exists, rmdir(dir.path) != 0 { throw PackageError.exists(dir.path) }
+        try fm.moveItem(at: staging, to: dir)
+        succeeded = true
+        var result = Result(imported: imported, targets: reports, built: nil, buildLog: nil, package: dir)
+        if bundlesInPackage {
+            result.imported.apps = imported.apps.map { app in
+                var a = app
+                a.bundle = finalBundle(app.bundle)
+                a.extensions = app.extensions.map { ($0.target, finalBundle($0.bundle), $0.bundleIdentifier) }
+                return a
+            }
+            result.imported.report = finalBundle(imported.report)
+        }
+        guard options.build else {
+            try report(nil)
+            return result
+        }
+        // Build; a file the compiler refuses is left out with its first error, and the build runs again.
+        let log = dir.appendingPathComponent("build.log")
+        result.buildLog = log
+        var attempts = 0
+        let maxAttempts = reports.reduce(0) { $0 + $1.sources.count } + 1
+        while true {
+            attempts += 1
+            let (status, output) = swiftBuild(package: dir, scratch: options.scratchPath)
+            try? output.write(to: log, atomically: true, encoding: .utf8)
+            if status == 0 {
+                result.built = true
+                break
+            }
+            guard attempts <= maxAttempts, let (module, file, error) = firstError(output, package: dir, reports: reports),
+                let index = reports.firstIndex(where: { $0.module == module })
+            else {
+                result.built = false
+                result.targets = reports
+                try report(false)
+                let detail = output.split(separator: "\n").first { $0.contains("error:") }.map(String.init) ?? "exit status \(status)"
+                throw PackageError.buildFailed(log: log.path, detail: detail)
+            }
+            let from = dir.appendingPathComponent("Sources/\(module)/\(file)")
+            let to = dir.appendingPathComponent("LeftOut/\(module)/\(file)")
+            try fm.createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try fm.moveItem(at: from, to: to)
+            reports[index].sources.removeAll { $0 == file }
+            reports[index].leftOut.append(SetAside(file: file, reason: error))
+        }
+        result.targets = reports
+        try report(true)
+        return result
+    }
+
+    /// `Recents Widget` → `Recents_Widget`: a target name as a Swift module name.
+    static func moduleName(_ name: String) -> String {
+        var out = String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") ? $0 : "_" })
+        if let f = out.first, f.isNumber { out = "_" + out }
+        return out.isEmpty ? "_" : out
+    }
+
+    static func packageName(_ project: XcodeProject) -> String { moduleName(project.projectURL.deletingPathExtension().lastPathComponent) }
+
+    static func write(_ text: String, to url: URL) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    static func literal(_ s: String) -> String {
+        "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    static func bundleSource(bundle: URL, bundleIdentifier: String, group: String?) -> String {
+        """
+        // Written by msdk-sim import --package: the simulated bundle this target runs as (SDKProcess, AppGroupSimTesting).
+        import Foundation
+
+        public enum AppGroupSimImport {
+            /// The bundle the import made for this target.
+            public static let bundle = URL(fileURLWithPath: \(literal(bundle.path)))
+            public static let bundleIdentifier = \(literal(bundleIdentifier))
+            /// The app group this target's code names (or the group its targets share).
+            public static let appGroup: String? = \(group.map(literal) ?? "nil")
+        }
+
+        """
+    }
+
+    static func manifest(name: String, modules: [String], appGroupSim: URL, swift6: Bool) -> String {
+        let products = Self.products.map { "        .product(name: \(literal($0)), package: \"AppGroupSim\")," }.joined(separator: "\n")
+        let targets = modules.map { ".target(name: \(literal($0)), dependencies: sdk, swiftSettings: settings)," }.map { "        " + $0 }.joined(separator: "\n")
+        return """
+            // swift-tools-version: 6.0
+            // Written by msdk-sim import --package from \(name).xcodeproj: one library target per app or extension target,
+            // on AppGroupSim's SDK-named products. UI files are in UI/, files that did not compile in LeftOut/
+            // (import-package.json says why). Run the setup check: scripts/with-keyring swift test (in AppGroupSim).
+            import PackageDescription
+
+            let sdk: [Target.Dependency] = [
+            \(products)
+            ]
+            // `import Combine` reads AppGroupSim's OpenCombine (Sources/AppGroupSimCombine in AppGroupSim).
+            let settings: [SwiftSetting] = [.unsafeFlags(["-module-alias", "Combine=AppGroupSimCombine"]), .swiftLanguageMode(\(swift6 ? ".v6" : ".v5"))]
+
+            let package = Package(
+                name: \(literal(name)),
+                platforms: [.macOS(.v14)],
+                dependencies: [.package(name: "AppGroupSim", path: \(literal(appGroupSim.path)))],
+                targets: [
+            \(targets)
+                    .testTarget(name: "SetupTests", dependencies: [\(modules.map(literal).joined(separator: ", ")),
+                        .product(name: "AppGroupSimTesting", package: "AppGroupSim")] + sdk, swiftSettings: settings),
+                ]
+            )
+
+            """
+    }
+
+    /// The one real check: as the app bundle, the group the code names is reachable (container, suite) and a
+    /// keychain item goes to its first keychain group; as each extension, the same container, suite and item.
+    static func setupTest(_ checks: [(module: String, bundle: URL, isApp: Bool, group: String?, flag: Bool?)]) -> String {
+        let imports = checks.map { "import \($0.module)" }.joined(separator: "\n")
+        guard let app = checks.first(where: \.isApp) else { return imports }
+        let extensions = checks.filter { !$0.isApp }
+        let extLines = extensions.map { ext in
+            """
+                    try device.run(as: \(ext.module).AppGroupSimImport.bundle) {
+                        \(ext.group.map { "DataSharingHelper.shared.appGroupName = \(literal($0))" } ?? "// the code names no group")
+                        let container = try XCTUnwrap(FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: group),
+                            "\(ext.module) cannot open the container of \\(group): is it in its com.apple.security.application-groups?")
+                        XCTAssertEqual(try? Data(contentsOf: container.appendingPathComponent("msdk-sim-setup-check")), Data(token.utf8), "\(ext.module) reads what the app wrote to the group container")
+                        XCTAssertEqual(UserDefaults(suiteName: group)?.string(forKey: "msdk-sim-setup-check"), token, "\(ext.module) reads what the app wrote to the suite \\(group)")
+                        let read = KeychainHelper.read(service: "msdk-sim-setup-check", account: nil)
+                        XCTAssertEqual(read.data, Data(token.utf8), "\(ext.module) reads the app's keychain item (status \\(read.status)): is the app's first keychain group among its keychain-access-groups?")
+                    }
+            """
+        }.joined(separator: "\n")
+        return """
+            // Written by msdk-sim import --package: one real check of the setup, as the app bundle and then as each
+            // extension bundle, on a simulated device with the real Secret Service (run under AppGroupSim's
+            // scripts/with-keyring).
+            \(imports)
+            import AppGroupSimTesting
+            import Foundation
+            import SalesforceSDKCore
+            import XCTest
+
+            final class SetupTests: XCTestCase {
+                func testEveryTargetReachesTheGroupAndTheKeychainGroupTheCodeConfigures() throws {
+                    let group = try XCTUnwrap(\(app.module).AppGroupSimImport.appGroup, "the code names no app group, so nothing is shared")
+                    let device = try SimulatedDevice()
+                    let token = UUID().uuidString
+                    try device.run(as: \(app.module).AppGroupSimImport.bundle) {
+                        DataSharingHelper.shared.appGroupName = group
+                        \(app.flag.map { "DataSharingHelper.shared.isAppGroupEnabled = \($0)" } ?? "// the code never sets isAppGroupEnabled")
+                        let container = try XCTUnwrap(FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: group),
+                            "the app cannot open the container of \\(group): is it in its com.apple.security.application-groups?")
+                        try Data(token.utf8).write(to: container.appendingPathComponent("msdk-sim-setup-check"))
+                        let suite = try XCTUnwrap(UserDefaults(suiteName: group))
+                        suite.set(token, forKey: "msdk-sim-setup-check")
+                        let written = KeychainHelper.write(service: "msdk-sim-setup-check", data: Data(token.utf8), account: nil)
+                        XCTAssertTrue(written.success, "the app writes a keychain item to its first keychain group: \\(String(describing: written.error))")
+                    }
+            \(extLines)
+                }
+            }
+
+            """
+    }
+
+    static func swiftBuild(package: URL, scratch: URL?) -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift", "build", "--build-tests", "--package-path", package.path] + (scratch.map { ["--scratch-path", $0.path] } ?? [])
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return (127, "swift could not be started: \(error)") }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// The first `…/Sources/<Module>/<file>:L:C: error: …` of the package's own sources.
+    static func firstError(_ output: String, package: URL, reports: [TargetReport]) -> (module: String, file: String, error: String)? {
+        let prefix = package.standardizedFileURL.path + "/Sources/"
+        for line in output.split(separator: "\n") where line.contains(": error: ") {
+            guard let start = line.range(of: prefix) else { continue }
+            let rest = line[start.upperBound...]
+            guard let slash = rest.firstIndex(of: "/") else { continue }
+            let module = String(rest[..<slash])
+            let afterModule = rest[rest.index(after: slash)...]
+            guard let errorRange = afterModule.range(of: ": error: ") else { continue }
+            let location = afterModule[..<errorRange.lowerBound]
+            let parts = location.split(separator: ":")
+            guard parts.count >= 3 else { continue }
+            let file = parts.dropLast(2).joined(separator: ":")
+            guard reports.contains(where: { $0.module == module && $0.sources.contains(file) }) else { continue }
+            return (module, file, "\(file):\(parts[parts.count - 2]): \(afterModule[errorRange.upperBound...])")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,89 @@
+import AppGroupSimTestSupport
+import Foundation
+import XCTest
+
+@testable import Diagnostics
+
+/// `msdk-sim import --package` without building (the build is scripts/integration/run-your-code.sh's):
+/// the targets, the rewritten imports, the UI files set aside, the manifest, and bad input.
+final class ProjectPackageTests: XCTestCase {
+    var work: URL!
+
+    override func setUpWithError() throws {
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("package-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("Fixtures/Recents"), to: work.appendingPathComponent("Recents"))
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: work) }
+
+    var project: URL { work.appendingPathComponent("Recents/Recents.xcodeproj") }
+
+    func options(_ package: URL) -> ProjectPackage.Options {
+        .init(importOptions: .init(xcodeproj: project, out: URL(fileURLWithPath: "/unused")), bundlesOut: nil, package: package,
+              appGroupSim: TestSupport.packageRoot, build: false)
+    }
+
+    func testThePackageHasOneTargetPerAppOrExtensionWithItsSwiftSources() throws {
+        let dir = work.appendingPathComponent("pkg")
+        let result = try ProjectPackage.run(options(dir))
+        XCTAssertEqual(result.targets.map(\.module), ["Recents", "RecentsWidget"])
+        let app = result.targets[0], widget = result.targets[1]
+        XCTAssertEqual(app.sources, ["Recents/ContactsData.swift", "Recents/DeepLink.swift", "Recents/AppSetup.swift", "Shared/RecentContacts.swift"])
+        XCTAssertEqual(app.ui.map(\.file), ["Recents/AppDelegate.swift", "Recents/SceneDelegate.swift", "Recents/ContactDetailView.swift"])
+        XCTAssertEqual(app.ui.first?.reason, "AppDelegate is an entry point (@main)")
+        XCTAssertEqual(widget.sources, ["RecentsWidget/Provider.swift", "Shared/RecentContacts.swift"])
+        XCTAssertEqual(widget.ui.map(\.file), ["RecentsWidget/RecentsWidget.swift"])
+        XCTAssertEqual(widget.changes, ["RecentsWidget/Provider.swift:8: import SalesforceSDKCommon.SFSDKDatasharingHelper → import SalesforceSDKCommon",
+                                        "Shared/RecentContacts.swift:8: import UIKit.UIApplication → removed"])
+        // Lines keep their numbers: the removed import is a comment on its own line.
+        let ported = try String(contentsOf: dir.appendingPathComponent("Sources/RecentsWidget/Shared/RecentContacts.swift"), encoding: .utf8)
+        let original = try String(contentsOf: work.appendingPathComponent("Recents/Shared/RecentContacts.swift"), encoding: .utf8)
+        XCTAssertEqual(ported.split(separator: "\n", omittingEmptySubsequences: false).count, original.split(separator: "\n", omittingEmptySubsequences: false).count)
+        XCTAssertTrue(ported.contains("// import UIKit.UIApplication (removed by msdk-sim import: no UIKit on Linux)"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("UI/Recents/Recents/AppDelegate.swift").path))
+        let manifest = try String(contentsOf: dir.appendingPathComponent("Package.swift"), encoding: .utf8)
+        XCTAssertTrue(manifest.contains(".package(name: \"AppGroupSim\", path: \"\(TestSupport.packageRoot.path)\")"), manifest)
+        XCTAssertTrue(manifest.contains(".target(name: \"RecentsWidget\", dependencies: sdk, swiftSettings: settings)"), manifest)
+        XCTAssertTrue(manifest.contains(".swiftLanguageMode(.v5)"), "SWIFT_VERSION 5.0: \(manifest)")
+        let test = try String(contentsOf: dir.appendingPathComponent("Tests/SetupTests/SetupTests.swift"), encoding: .utf8)
+        XCTAssertTrue(test.contains("try device.run(as: RecentsWidget.AppGroupSimImport.bundle)"), test)
+        let bundle = try String(contentsOf: dir.appendingPathComponent("Sources/Recents/AppGroupSimImport.swift"), encoding: .utf8)
+        XCTAssertTrue(bundle.contains("public static let appGroup: String? = \"group.com.acme.recents\""), bundle)
+        XCTAssertTrue(bundle.contains(dir.appendingPathComponent("Bundles/Recents.app").path), "the bundles are inside the package: \(bundle)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("Bundles/Recents.app/PlugIns/RecentsWidget.appex/Info.plist").path))
+    }
+
+    func testASecondRunIntoTheSameDirectoryIsRefusedAndNothingIsDeleted() throws {
+        let dir = work.appendingPathComponent("pkg")
+        _ = try ProjectPackage.run(options(dir))
+        let before = try FileManager.default.subpathsOfDirectory(atPath: dir.path).sorted()
+        XCTAssertThrowsError(try ProjectPackage.run(options(dir))) { XCTAssertTrue("\($0)".contains("exists and is not an empty directory"), "\($0)") }
+        XCTAssertEqual(try FileManager.default.subpathsOfDirectory(atPath: dir.path).sorted(), before)
+    }
+
+    func testASourceThatDoesNotParseWritesNothing() throws {
+        let file = work.appendingPathComponent("Recents/Recents/DeepLink.swift")
+        try (try String(contentsOf: file, encoding: .utf8)).replacingOccurrences(of: "init?(url: URL) {", with: "init?(url: URL {").write(to: file, atomically: true, encoding: .utf8)
+        let dir = work.appendingPathComponent("pkg")
+        XCTAssertThrowsError(try ProjectPackage.run(options(dir))) { error in
+            XCTAssertTrue("\(error)".contains("Recents/DeepLink.swift:13:"), "\(error)")
+            XCTAssertTrue("\(error)".contains("nothing was written"), "\(error)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.path), ["Recents"])
+    }
+
+    func testTheCompilersFirstErrorNamesTheFileToLeaveOut() {
+        let reports = [ProjectPackage.TargetReport(target: "Recents", module: "Recents", bundle: "", sources: ["Shared/RecentContacts.swift", "Recents/A.swift"])]
+        let output = """
+            [8/39] Compiling Recents RecentContacts.swift
+            error: emit-module command failed with exit code 1 (use -v to see invocation)
+            /p/pkg/Sources/Other/X.swift:1:1: error: not ours
+            /p/pkg/Sources/Recents/Shared/RecentContacts.swift:44:32: error: cannot find 'UIColor' in scope
+            """
+        let found = ProjectPackage.firstError(output, package: URL(fileURLWithPath: "/p/pkg"), reports: reports)
+        XCTAssertEqual(found?.module, "Recents")
+        XCTAssertEqual(found?.file, "Shared/RecentContacts.swift")
+        XCTAssertEqual(found?.error, "Shared/RecentContacts.swift:44: cannot find 'UIColor' in scope")
+    }
+}
