@@ -144,6 +144,12 @@ package struct DeviceApps: Sendable {
         if let trace { arguments += ["--trace", trace, "--append-trace"] }
         let item = try DeviceApps(device: device).post(url, to: app.bundleIdentifier)
         process.arguments = arguments + ["handle-url", "--inbox-item", item]
+        // The bundle and device also as the SDK-named API reads them (SDKProcess), for an app built from the
+        // developer's code that stands in for main-app (APPGROUPSIM_MAIN_APP).
+        var environment = ProcessInfo.processInfo.environment
+        environment["APPGROUPSIM_BUNDLE"] = app.path
+        environment["APPGROUPSIM_DEVICE"] = device.root.path
+        process.environment = environment
         // A shell's stdin carries its own commands: the app it launches must not read them.
         if !shareStdin { process.standardInput = FileHandle.nullDevice }
         try process.run()

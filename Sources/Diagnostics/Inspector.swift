@@ -31,6 +31,9 @@ package struct InspectReport: Codable, Sendable {
         package var protection: String
         /// The keychain account of the session's token items (`SFOAuthIdentifier`; not a secret), when decrypted.
         package var keychainAccount: String?
+        /// The user's other files in the SDK's library directory (SFDirectoryManager's, e.g.
+        /// `internal/viewedContacts.json (412 bytes)`), relative to it, sorted.
+        package var libraryFiles: [String] = []
     }
 
     package struct KeychainItem: Codable, Sendable {
@@ -156,9 +159,20 @@ package enum Inspector {
             for file in root.accountFiles() where file.orgId.hasPrefix("00D") {
                 guard let data = fm.contents(atPath: file.url.path) else { continue }
                 let contents = AccountFileContents.read(data, key: accountKey)
+                let userDir = file.url.deletingLastPathComponent()
+                var libraryFiles: [String] = []
+                if let walker = fm.enumerator(atPath: userDir.path) {
+                    for case let path as String in walker where path != DeviceLayout.SDKRoot.accountFileName {
+                        var isDir: ObjCBool = false
+                        guard fm.fileExists(atPath: userDir.appendingPathComponent(path).path, isDirectory: &isDir), !isDir.boolValue else { continue }
+                        let size = (try? fm.attributesOfItem(atPath: userDir.appendingPathComponent(path).path)[.size] as? Int) ?? 0
+                        libraryFiles.append("\(path) (\(size) bytes)")
+                    }
+                }
                 accounts.append(InspectReport.Account(
                     username: contents.account?.username ?? "(\(contents.problem ?? "unreadable account file"))", orgId: file.orgId, userId: file.userId,
-                    file: file.url.path, protection: contents.protection, keychainAccount: contents.account?.credentials.keychainAccount))
+                    file: file.url.path, protection: contents.protection, keychainAccount: contents.account?.credentials.keychainAccount,
+                    libraryFiles: libraryFiles.sorted()))
             }
             for url in root.storeFiles() {
                 do {

@@ -258,6 +258,9 @@ package enum ProjectPackage {
             let package = Package(
                 name: \(literal(name)),
                 platforms: [.macOS(.v14)],
+                products: [
+            \(modules.map { "        .library(name: \(literal($0)), targets: [\(literal($0))])," }.joined(separator: "\n"))
+                ],
                 dependencies: [.package(name: "AppGroupSim", path: \(literal(appGroupSim.path)))],
                 targets: [
             \(targets)

@@ -56,6 +56,19 @@ public final class SDKProcess: @unchecked Sendable {
         }
     }
 
+    /// The URL another app (or a widget's cell) opened at this app, as iOS hands it to the scene's
+    /// `scene(_:openURLContexts:)`: `msdk-sim device open-url` launches the app with `--inbox-item NAME`
+    /// (then that item is taken), or posts to a running app's inbox (then the oldest waiting one is taken).
+    /// nil when none waits. Taking removes it, as a delivered URL is delivered once.
+    public static func takeOpenedURL(arguments: [String] = CommandLine.arguments) throws -> URL? {
+        let process = current
+        let apps = DeviceApps(device: process.sandbox.device)
+        if let flag = arguments.firstIndex(of: "--inbox-item"), flag + 1 < arguments.count {
+            return try apps.take(arguments[flag + 1], bundleID: process.sandbox.bundleIdentifier)
+        }
+        return try apps.takeNext(bundleID: process.sandbox.bundleIdentifier)
+    }
+
     /// Runs `body` as `bundle` on `device`; the SDK's singletons (`DataSharingHelper.shared`, …) are made
     /// again for that identity, and again after it.
     /// - Parameter secretStore: another Secret Service than libsecret's (tests use the in-memory double).

@@ -25,6 +25,7 @@ struct Inspect: AsyncParsableCommand {
         for a in report.accounts {
             print("  \(current.contains("\(a.orgId)/\(a.userId)") ? "*" : " ") \(a.username)  \(a.orgId)/\(a.userId)  \(a.file)")
             print("      \(a.protection)")
+            for file in a.libraryFiles { print("      library: \(file)") }
         }
         print("\nkeychain (\(report.keychainStatus))")
         if report.keychain.isEmpty { print("  (no items)") }

@@ -41,6 +41,11 @@ final class ContactsData {
         query("SELECT {contacts:Id}, {contacts:FirstName}, {contacts:LastName} FROM {contacts} WHERE {contacts:LastName} = '\(lastName.replacingOccurrences(of: "'", with: "''"))' ORDER BY {contacts:FirstName}")
     }
 
+    /// The list screen's rows: by last name, then first name.
+    func contactList(limit: Int) -> [ContactSummary] {
+        query("SELECT {contacts:Id}, {contacts:FirstName}, {contacts:LastName} FROM {contacts} ORDER BY {contacts:LastName}, {contacts:FirstName} LIMIT \(limit)")
+    }
+
     /// What the contact screen does when it opens: the contact joins the viewed ones.
     @discardableResult
     func view(id: String) throws -> ContactSummary? {
