@@ -3,6 +3,22 @@ import SwiftParser
 import SwiftParserDiagnostics
 import SwiftSyntax
 
+package enum SourceReader {
+    /// Reads a Swift (`.swift`) or Objective-C (`.m`, `.mm`) file; other files say nothing.
+    package static func read(fileAt url: URL, name: String) throws -> FileFacts {
+        let ext = url.pathExtension.lowercased()
+        guard ["swift", "m", "mm"].contains(ext) else { return FileFacts() }
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw SourceReadError.unreadable(file: name, detail: "cannot be read (\((error as NSError).localizedDescription))")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw SourceReadError.unreadable(file: name, detail: "is not UTF-8 text")
+        }
+        return ext == "swift" ? try SwiftReader.read(text, file: name) : ObjCReader.read(text, file: name)
+    }
+}
+
 /// Reads a Swift file with SwiftSyntax: the sites of `CodeSite.Kind`, the file's string constants and its
 /// names bound to a defaults suite. A file with a syntax error is refused with the parser's first message.
 enum SwiftReader {

@@ -1,0 +1,2 @@
+[[SFSDKDatasharingHelper sharedInstance] setAppGroupName:@"g" ] ] [ x y: @"
+- (void)f { [a b:c d:
