@@ -193,12 +193,12 @@ let package = Package(
         .testTarget(name: "OrgSimulatorTests", dependencies: ["OrgSimulator", "RestClientEngine", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "FastJSONTests", dependencies: ["FastJSON"]),
         .testTarget(name: "PushNotificationsTests", dependencies: ["PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto")]),
-        .testTarget(name: "SmartStoreTests", dependencies: ["SmartStoreEngine", "AppGroupSimTestSupport"]),
-        .testTarget(name: "AppExtensionsTests", dependencies: ["AppExtensions", "SalesforceSDK", "PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "SmartStoreTests", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "SmartStoreEngine", "AppGroup", "AppGroupSimTestSupport"]),
+        .testTarget(name: "AppExtensionsTests", dependencies: ["SDKCoreEngine", "AppExtensions", "Diagnostics", "SalesforceSDK", "PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "MobileAppTests", dependencies: ["MobileApp", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "SmartStoreEngine", "OrgSimulator", "AppGroupSimTestSupport"]),
-        .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
+        .testTarget(name: "DiagnosticsTests", dependencies: ["RestClientEngine", "Diagnostics", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKCoreTests", dependencies: ["SalesforceSDKCore", "Keychain", "AppGroupSimTestSupport"]),
-        .testTarget(name: "SalesforceSDKCommonTests", dependencies: ["SalesforceSDKCommon", "AppGroup", "AppGroupSimTestSupport"]),
-        .testTarget(name: "SalesforceSDKTests", dependencies: ["SalesforceSDK", "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "SalesforceSDKCommonTests", dependencies: ["Keychain", "SalesforceSDKCommon", "AppGroup", "AppGroupSimTestSupport"]),
+        .testTarget(name: "SalesforceSDKTests", dependencies: ["FastJSON", "PushNotifications", "RestClientEngine", "SDKCoreEngine", "SalesforceSDK", "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

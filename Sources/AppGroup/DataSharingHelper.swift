@@ -65,8 +65,9 @@ package struct DataSharingHelper: Sendable {
         }
     }
 
-    /// The SDK's file migration: this process's `Library/<org>/…` (accounts) and `Documents/…` (stores)
-    /// move to `<group container>/<group name>/`. Nothing is overwritten: an entry that already exists in
+    /// The SDK's file migration (SFDirectoryManager's `migrateFiles`): this process's `Library/<bundle id>/…`
+    /// (accounts, user files) moves to `<group container>/<group name>/Library/`, and `Documents/<bundle id>/…`
+    /// (stores) to `<group container>/<group name>/`. Nothing is overwritten: an entry that already exists in
     /// the group stays where it was. Run by the first process that enables app groups; if that is the
     /// extension, the app's files stay behind in the app's container (`msdk-sim scenario extension-migrates-first`).
     func moveOwnFilesToGroup(_ name: String) throws {
@@ -74,7 +75,8 @@ package struct DataSharingHelper: Sendable {
         let own = sandbox.device.layout.privateSDKRoot(bundleID: sandbox.bundleIdentifier)
         let group = sandbox.device.layout.groupSDKRoot(groupID: name)
         let fm = FileManager.default
-        for (from, into, kept) in [(own.library, group.library, ["Preferences", "Caches"]), (own.documents, group.documents, [])] {
+        // The SDK's own folders only (Library/<bundle id>, Documents/<bundle id>): never Preferences or Caches.
+        for (from, into, kept) in [(own.library, group.library, [String]()), (own.documents, group.documents, ["Library"])] {
             guard let entries = try? fm.contentsOfDirectory(atPath: from.path) else { continue }
             for entry in entries.sorted() where !kept.contains(entry) {
                 let to = into.appendingPathComponent(entry)

@@ -8,12 +8,15 @@ import Foundation
 /// DEVICE/device.json
 /// DEVICE/Containers/Data/<bundle id>/Library/Preferences/<bundle id>.plist
 /// DEVICE/Containers/Shared/AppGroup/<group>/Library/Preferences/<group>.plist
-/// <SDK root>/Library/<orgId>/<userId>/UserAccount.plist
-/// <SDK root>/Documents/<orgId>/<userId>/<community or internal>/stores/<store>/store.sqlite
-/// <SDK root>/Documents/stores/<store>/store.sqlite
+/// <SDK library>/<orgId>/<userId>/UserAccount.plist
+/// <SDK library>/<orgId>/<userId>/<community or internal>/…      (SFDirectoryManager, library type)
+/// <SDK documents>/<orgId>/<userId>/<community or internal>/stores/<store>/store.sqlite
+/// <SDK documents>/stores/<store>/store.sqlite
 /// ```
-/// The SDK root is `Containers/Shared/AppGroup/<group>/<group>` when app groups are on, the
-/// process's own data container otherwise.
+/// The SDK's directories are SFDirectoryManager's: with app groups on, documents are
+/// `Containers/Shared/AppGroup/<group>/<group>` and the library is its `Library`; off, the process's own
+/// container's `Documents/<bundle id>` and `Library/<bundle id>` (an extension has its own bundle id, so
+/// its own tree).
 package struct DeviceLayout: Sendable, Equatable {
     package let root: URL
 
@@ -66,8 +69,9 @@ package struct DeviceLayout: Sendable, Equatable {
     /// Where the SDK keeps its files for a process whose app group is on: `<group container>/<group>`.
     package func groupSDKRoot(groupID: String) -> SDKRoot { SDKRoot(sharedContainer(groupID: groupID).appendingPathComponent(groupID)) }
 
-    /// Where the SDK keeps its files for a process whose app group is off: its own container.
-    package func privateSDKRoot(bundleID: String) -> SDKRoot { SDKRoot(dataContainer(bundleID: bundleID)) }
+    /// Where the SDK keeps its files for a process whose app group is off: its own container, in folders
+    /// named after its bundle id.
+    package func privateSDKRoot(bundleID: String) -> SDKRoot { SDKRoot(container: dataContainer(bundleID: bundleID), bundleID: bundleID) }
 
     /// The bundle ids that have a container on this device, sorted.
     package func bundleIDsWithContainers() -> [String] {
@@ -83,20 +87,47 @@ package struct DeviceLayout: Sendable, Equatable {
         String(component.map { "/\\?%*|\"<>:@".contains($0) ? "_" : $0 })
     }
 
-    /// The tree the SDK writes under: accounts in `Library/`, stores in `Documents/`.
+    /// The tree the SDK writes under (SFDirectoryManager's): accounts and user files in `library`, stores in
+    /// `documents`; `url` names the root (the group's SDK folder, or the process's container).
     package struct SDKRoot: Sendable, Hashable {
         package let url: URL
+        /// `NSLibraryDirectory`: one folder per org, one per user inside it.
+        package let library: URL
+        /// `NSDocumentDirectory`: user and global stores.
+        package let documents: URL
+        /// The process's bundle id for its own container; nil for a group's SDK folder.
+        let bundleID: String?
+
+        /// A group's SDK folder (or any one folder used as a root): documents in it, the library in its `Library`.
+        package init(_ url: URL) {
+            self.url = Self.directory(url)
+            library = self.url.appendingPathComponent("Library", isDirectory: true)
+            documents = self.url
+            bundleID = nil
+        }
+
+        /// A process's own container: each directory type's folder, then the bundle id, as the SDK's
+        /// `NSSearchPathForDirectoriesInDomains(type)[0]/<bundle id>`.
+        package init(container: URL, bundleID: String) {
+            url = Self.directory(container)
+            library = url.appendingPathComponent("Library", isDirectory: true).appendingPathComponent(bundleID, isDirectory: true)
+            documents = url.appendingPathComponent("Documents", isDirectory: true).appendingPathComponent(bundleID, isDirectory: true)
+            self.bundleID = bundleID
+        }
 
         /// Always a directory URL, so that two roots of one path are equal however they were found.
-        package init(_ url: URL) { self.url = URL(fileURLWithPath: url.standardizedFileURL.path, isDirectory: true) }
+        static func directory(_ url: URL) -> URL { URL(fileURLWithPath: url.standardizedFileURL.path, isDirectory: true) }
+
+        /// The SDK's folder for a directory type other than library and documents (`Library/Caches`,
+        /// `Library/Application Support`): in a group, the group's SDK folder; else that folder of the
+        /// container, then the bundle id.
+        package func other(_ relative: String) -> URL {
+            guard let bundleID else { return url }
+            return url.appendingPathComponent(relative, isDirectory: true).appendingPathComponent(bundleID, isDirectory: true)
+        }
 
         package static let accountFileName = "UserAccount.plist"
         package static let storeFileName = "store.sqlite"
-
-        /// `Library`: one folder per org, one per user inside it.
-        package var library: URL { url.appendingPathComponent("Library") }
-        /// `Documents`: user and global stores.
-        package var documents: URL { url.appendingPathComponent("Documents") }
 
         /// `Library/<orgId>/<userId>`.
         package func accountDirectory(orgId: String, userId: String) -> URL {

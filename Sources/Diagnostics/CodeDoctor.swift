@@ -84,7 +84,10 @@ package enum CodeDoctor {
             let groups = entitled[code.target] ?? []
             var said = Set<String>()
             for site in code.sites(.groupName) + code.sites(.containerGroup) + code.sites(.defaultsSuite) {
-                guard let group = site.value.string, !groups.contains(group), said.insert(group).inserted else { continue }
+                guard let group = site.value.string, !groups.contains(group) else { continue }
+                // An extension naming another group than the app's is app-group-names-differ (one mistake, one finding).
+                if !code.isApp, site.kind == .groupName, let appGroup = app.groupName, appGroup != group { continue }
+                guard said.insert(group).inserted else { continue }
                 let file = entitlementsFile[code.target] ?? "its entitlements"
                 out.append(Finding("code-group-not-entitled", .error,
                     "\(site.location) (target \(code.target)) names app group \(group), but \(code.target) is entitled to \(groups.isEmpty ? "no app group" : groups.joined(separator: ", ")) (\(file)): on a device the container is nil and the suite is private to \(code.target), so nothing is shared",

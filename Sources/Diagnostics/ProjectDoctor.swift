@@ -145,7 +145,11 @@ package enum ProjectDoctor {
                     terms.append(("add AppGroupConfig.plist to \(b) with appGroupName ", "in target \(target)'s code, set DataSharingHelper.shared.appGroupName = "))
                     terms.append(("remove appGroupsEnabled from \(b)/AppGroupConfig.plist", "remove the isAppGroupEnabled assignment at \(flags) (target \(target))"))
                     terms.append(("\(b) sets appGroupsEnabled", "target \(target) sets isAppGroupEnabled (\(flags)) to"))
-                    if !names.isEmpty { terms.append(("and \(b) sets ", "and target \(target) (\(names)) sets ")) }
+                    if !names.isEmpty {
+                        terms.append(("and \(b) sets ", "and target \(target) (\(names)) sets "))
+                        terms.append(("in \(b)/AppGroupConfig.plist", "at \(names) (target \(target))"))
+                        terms.append(("set appGroupName to", "set DataSharingHelper.shared.appGroupName to"))
+                    }
                     if target == app.target, !names.isEmpty { terms.append(("the app sets app group", "the app (\(names)) sets app group")) }
                     let sites = code.sites(.groupName) + code.sites(.groupEnabled)
                     let said = sites.isEmpty ? "never sets DataSharingHelper.shared.appGroupName (read: \(code.facts.files.joined(separator: ", ")))" : "sets at \(sites.map(\.location).joined(separator: ", "))"

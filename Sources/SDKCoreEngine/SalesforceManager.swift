@@ -34,7 +34,7 @@ package class SmartStoreSDKManager: SalesforceManager, @unchecked Sendable {
     package func storeManager() throws -> StoreManager {
         let accounts = userAccountManager
         let loggedIn = try accounts.allAccounts().map(\.identity)
-        return StoreManager(sdkRoot: try launch.dataSharing.sdkRootDirectory(), isLoggedIn: { user in
+        return StoreManager(sdkRoot: try launch.dataSharing.sdkRoot(), isLoggedIn: { user in
             loggedIn.contains(UserIdentity(orgId: user.orgId, userId: user.userId))
         })
     }

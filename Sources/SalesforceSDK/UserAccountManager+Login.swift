@@ -241,7 +241,7 @@ extension UserAccountManager {
             return []
         }
         // The SDK's fetchAllAccounts: every file that does not decrypt with the key it has is deleted.
-        let root = try launch.dataSharing.sdkRootDirectory()
+        let root = try launch.dataSharing.sdkRoot()
         let before = try launch.dataSharing.sdkRoot().accountFiles().map { UserIdentity(orgId: $0.orgId, userId: $0.userId) }
         let readable = Set(try allAccounts().map(\.identity))
         let deleted = before.filter { !readable.contains($0) }
@@ -301,7 +301,7 @@ extension UserAccountManager {
         events.post(.userWillLogout, ["user": account.identity.description, "reason": reason])
         // While the session still works: the org stops sending this device the user's notifications.
         await PushNotificationManager(launch: launch, events: events).unregister(account)
-        let root = try launch.dataSharing.sdkRootDirectory()
+        let root = try launch.dataSharing.sdkRoot()
         try StoreManager(sdkRoot: root, isLoggedIn: { _ in true }).removeAllStores(for: account.storeUser)
         try files.delete(account.identity)
         var result = LogoutResult(revokeFailure: nil)

@@ -127,11 +127,9 @@ public final class UserAccountManager: NSObject, @unchecked Sendable {
 }
 
 /// The SDK's `SFDirectoryManager`: per-user and global directories in this process's SDK root (the group's
-/// when the group is set and enabled, so an extension that set it finds the app's files).
-///
-/// One difference: the SDK puts a user's `Documents` directly under `<group>/<org>/<user>/…` and the private
-/// ones under `…/Library/<bundle id>/…`; AppGroupSim's device keeps one SDK root per container, with
-/// `Library/` and `Documents/` under it (the layout `inspect`, `doctor` and the binaries read).
+/// when the group is set and enabled, so an extension that set it finds the app's files), laid out as the
+/// SDK lays them out (`DeviceLayout.SDKRoot`): the one layout the stores, the accounts, `inspect` and
+/// `doctor` share.
 public final class SFDirectoryManager: NSObject, @unchecked Sendable {
     public static let defaultCommunityName = "internal"
     private static let sharedInstance = SFDirectoryManager()
@@ -161,12 +159,15 @@ public final class SFDirectoryManager: NSObject, @unchecked Sendable {
             SDKEngine.current.warn("SFDirectoryManager has no directory: \(error)")
             return nil
         }
+        // SFDirectoryManager's roots: in the group, `<container>/<group>` (and its `Library` for the library
+        // type only); else the type's folder of the process's container, then its bundle id.
         var url: URL
         switch type {
         case .libraryDirectory: url = root.library
         case .documentDirectory: url = root.documents
-        case .cachesDirectory: url = root.library.appendingPathComponent("Caches")
-        default: url = root.url.appendingPathComponent("Library").appendingPathComponent("Application Support")
+        case .cachesDirectory: url = root.other("Library/Caches")
+        case .applicationSupportDirectory: url = root.other("Library/Application Support")
+        default: url = root.other("Library")
         }
         if let orgId {
             url.appendPathComponent(Self.safeString(forDiskRepresentation: orgId))

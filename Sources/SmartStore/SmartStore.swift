@@ -88,7 +88,7 @@ public final class SmartStore: NSObject, @unchecked Sendable {
     package class func storeManager() throws -> StoreManager {
         let engine = SDKEngine.current
         let accounts = Set(try engine.accountIdentities())
-        return StoreManager(sdkRoot: try engine.launch.dataSharing.sdkRootDirectory()) { user in
+        return StoreManager(sdkRoot: try engine.launch.dataSharing.sdkRoot()) { user in
             accounts.contains(user.orgId + "/" + user.userId)
         }
     }

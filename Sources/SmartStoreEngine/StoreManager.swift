@@ -14,9 +14,9 @@ package struct StoreUser: Sendable, Hashable {
     }
 }
 
-/// Opens, lists and removes stores under the SDK's root directory, like the SDK's store manager:
-/// global stores in `Documents/stores/<name>/store.sqlite`, user stores in
-/// `Documents/<orgId>/<userId>/internal/stores/<name>/store.sqlite`. A user store opens only for a
+/// Opens, lists and removes stores in the SDK's documents directory, like the SDK's store manager:
+/// global stores in `stores/<name>/store.sqlite`, user stores in
+/// `<orgId>/<userId>/internal/stores/<name>/store.sqlite`. A user store opens only for a
 /// logged-in user (the SDK facade says who is). One `SmartStore` per file per process.
 package final class StoreManager: @unchecked Sendable {
     package static let defaultStoreName = "defaultStore"
@@ -28,9 +28,9 @@ package final class StoreManager: @unchecked Sendable {
     private let lock = NSLock()
     private var open: [String: SmartStore] = [:]
 
-    /// - Parameter sdkRoot: `DataSharingHelper.sdkRootDirectory()`: the app group when enabled, the process's container otherwise.
-    package init(sdkRoot: URL, isLoggedIn: @escaping @Sendable (StoreUser) -> Bool) {
-        self.sdkRoot = DeviceLayout.SDKRoot(sdkRoot)
+    /// - Parameter sdkRoot: `DataSharingHelper.sdkRoot()`: the app group when enabled, the process's container otherwise.
+    package init(sdkRoot: DeviceLayout.SDKRoot, isLoggedIn: @escaping @Sendable (StoreUser) -> Bool) {
+        self.sdkRoot = sdkRoot
         self.isLoggedIn = isLoggedIn
     }
 
@@ -86,7 +86,7 @@ package final class StoreManager: @unchecked Sendable {
         for name in allStoreNames(for: user) { try removeSharedStore(named: name, for: user) }
     }
 
-    /// The user's directory under Documents (`<orgId>/<userId>/<communityId or internal>`).
+    /// The user's directory in the documents directory (`<orgId>/<userId>/<communityId or internal>`).
     package func userDirectory(for user: StoreUser) -> URL {
         sdkRoot.userDocuments(orgId: user.orgId, userId: user.userId, communityId: user.communityId)
     }

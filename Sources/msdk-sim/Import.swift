@@ -74,7 +74,9 @@ struct Import: AsyncParsableCommand {
                 for l in t.leftOut { print("    left out: \(l.file): \(l.reason)") }
             }
             switch packaged.built {
-            case true?: print("swift build: built, with the test target SetupTests (run it: cd \(packaged.package.path) && swift test)")
+            case true?:
+                let scratch = scratchPath.map { " --scratch-path \($0)" } ?? ""
+                print("swift build: built, with the test target SetupTests (run it from AppGroupSim's folder: scripts/with-keyring swift test --package-path \(packaged.package.path)\(scratch))")
             case false?: print("swift build: failed (\(packaged.buildLog?.path ?? ""))")
             case nil: print("swift build: not run (--no-build)")
             }

@@ -108,10 +108,12 @@ final class DataSharingHelperTests: XCTestCase {
         XCTAssertEqual(try helper.sdkRootDirectory().path, device.sharedContainer(groupID: group).appendingPathComponent(group).path)
     }
 
-    /// Writes an account file and a store file under a process's own container, as with app groups off.
+    /// Writes an account file and a store file under a process's own container, as with app groups off: the
+    /// SDK's `NSSearchPathForDirectoriesInDomains(type)[0]/<bundle id>` for the library and documents types.
     private func ownFiles(_ sandbox: AppSandbox) throws -> [URL] {
-        let account = sandbox.dataContainer.appendingPathComponent("Library/00DORG/005USER/UserAccount.plist")
-        let store = sandbox.dataContainer.appendingPathComponent("Documents/00DORG/005USER/internal/stores/defaultStore/store.sqlite")
+        let id = sandbox.bundleIdentifier
+        let account = sandbox.dataContainer.appendingPathComponent("Library/\(id)/00DORG/005USER/UserAccount.plist")
+        let store = sandbox.dataContainer.appendingPathComponent("Documents/\(id)/00DORG/005USER/internal/stores/defaultStore/store.sqlite")
         for file in [account, store] {
             try SecureFiles.makeDirectory(file.deletingLastPathComponent())
             try Data("x".utf8).write(to: file)
@@ -126,7 +128,8 @@ final class DataSharingHelperTests: XCTestCase {
         try helper.setAppGroupEnabled(true)
         let root = device.sharedContainer(groupID: group).appendingPathComponent(group)
         XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("Library/00DORG/005USER/UserAccount.plist").path))
-        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("Documents/00DORG/005USER/internal/stores/defaultStore/store.sqlite").path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("00DORG/005USER/internal/stores/defaultStore/store.sqlite").path),
+                      "documents go to the group's SDK folder itself, as SFDirectoryManager's migrateFiles moves them")
         XCTAssertFalse(files.contains { FileManager.default.fileExists(atPath: $0.path) })
         XCTAssertTrue(FileManager.default.fileExists(atPath: app.dataContainer.appendingPathComponent("Library/Preferences").path), "preferences stay")
         XCTAssertTrue(try app.suite(named: group).bool(forKey: DataSharingHelper.filesSharedKey))

@@ -166,7 +166,7 @@ final class DeviceLayoutTests: XCTestCase {
         let account = sdk.accountFile(orgId: "00Dx/y", userId: "005a")
         XCTAssertEqual(account.path, sdk.url.path + "/Library/00Dx_y/005a/UserAccount.plist", "the SDK's path rule on ids")
         let store = DeviceLayout.SDKRoot.storeFile(in: sdk.userStores(orgId: "00D1", userId: "0051", communityId: nil), named: "defaultStore")
-        XCTAssertEqual(store.path, sdk.url.path + "/Documents/00D1/0051/internal/stores/defaultStore/store.sqlite")
+        XCTAssertEqual(store.path, sdk.url.path + "/00D1/0051/internal/stores/defaultStore/store.sqlite", "SFDirectoryManager: documents are the group's SDK folder")
         for file in [account, store, DeviceLayout.SDKRoot.storeFile(in: sdk.globalStores, named: "g")] {
             try SecureFiles.makeDirectory(file.deletingLastPathComponent())
             try Data("x".utf8).write(to: file)
@@ -175,6 +175,12 @@ final class DeviceLayoutTests: XCTestCase {
         XCTAssertEqual(sdk.accountFiles().map(\.orgId), ["00Dx_y"])
         XCTAssertEqual(sdk.storeFiles().map(\.lastPathComponent), ["store.sqlite", "store.sqlite"])
         XCTAssertEqual(Set(layout.allSDKRoots()), [layout.privateSDKRoot(bundleID: bundle.bundleIdentifier), sdk])
+        // With app groups off, the SDK's folders are named after the bundle id inside each type's folder.
+        let own = layout.privateSDKRoot(bundleID: bundle.bundleIdentifier)
+        XCTAssertEqual(own.library.path, layout.dataContainer(bundleID: bundle.bundleIdentifier).path + "/Library/\(bundle.bundleIdentifier)")
+        XCTAssertEqual(own.documents.path, layout.dataContainer(bundleID: bundle.bundleIdentifier).path + "/Documents/\(bundle.bundleIdentifier)")
+        XCTAssertEqual(own.other("Library/Caches").path, layout.dataContainer(bundleID: bundle.bundleIdentifier).path + "/Library/Caches/\(bundle.bundleIdentifier)")
+        XCTAssertEqual(sdk.other("Library/Caches"), sdk.url, "in the group, only the library type gets a folder of its own")
     }
 
     // MARK: Issue 25: the device

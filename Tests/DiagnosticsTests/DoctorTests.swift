@@ -136,7 +136,8 @@ final class DoctorTests: XCTestCase {
 
     func testAccountFilesStrandedInTheAppsContainer() async throws {
         let app = try launch()
-        let stray = app.sandbox.dataContainer.appendingPathComponent("Library/00D5g00000AcmeeEAA/0055g00000AliceAAA/UserAccount.plist")
+        // Where the SDK keeps accounts with app groups off: Library/<bundle id>/<org>/<user>.
+        let stray = app.sandbox.dataContainer.appendingPathComponent("Library/\(app.sandbox.bundleIdentifier)/00D5g00000AcmeeEAA/0055g00000AliceAAA/UserAccount.plist")
         try SecureFiles.writeAtomically(Data("<plist/>".utf8), to: stray)
         let findings = await deviceFindings()
         XCTAssertEqual(findings, ["stranded-account-files"])

@@ -1,3 +1,4 @@
+import AppGroup
 import AppGroupSimTestSupport
 import Foundation
 import XCTest
@@ -9,7 +10,7 @@ final class StoreManagerTests: XCTestCase {
     let bob = StoreUser(orgId: "00D000000000001AAA", userId: "005000000000002AAA")
 
     func manager(_ root: URL, loggedIn: Set<StoreUser>) -> StoreManager {
-        StoreManager(sdkRoot: root, isLoggedIn: { loggedIn.contains($0) })
+        StoreManager(sdkRoot: DeviceLayout.SDKRoot(root), isLoggedIn: { loggedIn.contains($0) })
     }
 
     func testStoresLiveWhereTheSDKPutsThem() throws {
@@ -17,8 +18,8 @@ final class StoreManagerTests: XCTestCase {
         let m = manager(root, loggedIn: [alice])
         let user = try m.store(for: alice)
         let global = try m.globalStore(named: "config")
-        XCTAssertEqual(user.url.path, root.path + "/Documents/00D000000000001AAA/005000000000001AAA/internal/stores/defaultStore/store.sqlite")
-        XCTAssertEqual(global.url.path, root.path + "/Documents/stores/config/store.sqlite")
+        XCTAssertEqual(user.url.path, root.path + "/00D000000000001AAA/005000000000001AAA/internal/stores/defaultStore/store.sqlite")
+        XCTAssertEqual(global.url.path, root.path + "/stores/config/store.sqlite")
         XCTAssertTrue(FileManager.default.fileExists(atPath: user.url.path))
         XCTAssertTrue(try m.store(for: alice) === user, "one SmartStore per file per process")
     }
@@ -51,7 +52,7 @@ final class StoreManagerTests: XCTestCase {
     func testPathCharactersAreReplacedAsTheSDKDoes() throws {
         let root = try TestSupport.temporaryDirectory(self)
         let odd = StoreUser(orgId: "org/1", userId: "a:b@c", communityId: "x?y")
-        XCTAssertEqual(manager(root, loggedIn: []).userDirectory(for: odd).path, root.path + "/Documents/org_1/a_b_c/x_y")
+        XCTAssertEqual(manager(root, loggedIn: []).userDirectory(for: odd).path, root.path + "/org_1/a_b_c/x_y")
         XCTAssertThrowsError(try manager(root, loggedIn: []).globalStore(named: "../escape")) {
             XCTAssertEqual($0 as? SmartStoreError, .invalidStoreName("../escape"))
         }

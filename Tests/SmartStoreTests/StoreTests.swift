@@ -1,3 +1,4 @@
+import AppGroup
 import AppGroupSimTestSupport
 import Foundation
 import GRDB
@@ -15,7 +16,7 @@ final class StoreTests: XCTestCase {
     override func setUpWithError() throws {
         let dir = try TestSupport.temporaryDirectory(self)
         let user = StoreUser(orgId: "00D000000000001AAA", userId: "005000000000001AAA")
-        let manager = StoreManager(sdkRoot: dir, isLoggedIn: { _ in true })
+        let manager = StoreManager(sdkRoot: DeviceLayout.SDKRoot(dir), isLoggedIn: { _ in true })
         stores = [try manager.store(for: user), try manager.globalStore()]
     }
 

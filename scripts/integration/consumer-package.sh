@@ -13,8 +13,8 @@ swift build --package-path "$ROOT/Tests/ConsumerPackage" --scratch-path "$SCRATC
   || fail "the consumer package did not build: $(grep -m5 'error:' "$WORK/build.log")"
 OUT=$(APPGROUPSIM_BUNDLE="$APP" APPGROUPSIM_DEVICE="$WORK/consumer-device" "$SCRATCH/debug/consumer") || fail "the consumer failed: $OUT"
 contains "$OUT" "SmartStore: 2 entries, newest WO-2"
-contains "$OUT" "SmartStore: the store is \$DEVICE/Containers/Data/com.salesforce.mobilesdk.MobileSyncExplorer/Documents/stores/consumer/store.sqlite"
-[ "$(sqlite3 "$WORK/consumer-device/Containers/Data/com.salesforce.mobilesdk.MobileSyncExplorer/Documents/stores/consumer/store.sqlite" "SELECT count(*) FROM soup_attrs WHERE soupName='workorders'")" = 1 ] \
+contains "$OUT" "SmartStore: the store is \$DEVICE/Containers/Data/com.salesforce.mobilesdk.MobileSyncExplorer/Documents/com.salesforce.mobilesdk.MobileSyncExplorer/stores/consumer/store.sqlite"
+[ "$(sqlite3 "$WORK/consumer-device/Containers/Data/com.salesforce.mobilesdk.MobileSyncExplorer/Documents/com.salesforce.mobilesdk.MobileSyncExplorer/stores/consumer/store.sqlite" "SELECT count(*) FROM soup_attrs WHERE soupName='workorders'")" = 1 ] \
   || fail "sqlite3 does not find the soup the SDK's API registered"
 contains "$OUT" "MobileSync: a SOQL target keeps select Id,LastModifiedDate,Name from WorkOrder order by LastModifiedDate"
 contains "$OUT" "SalesforceSDKCore: current user none, app MobileSyncExplorer"

@@ -78,7 +78,7 @@ ok "4 contacts viewed; the widget's provider decrypts the newest 3, newest first
 
 RECENTS_FILE=$(find "$DEV/Containers/Shared/AppGroup/group.com.acme.recents" -name viewedContacts.json)
 [ "$(printf '%s\n' "$RECENTS_FILE" | grep -c .)" = 1 ] || fail "viewedContacts.json: [$RECENTS_FILE]"
-case "$RECENTS_FILE" in */Library/00D*/005*/internal/viewedContacts.json) ;; *) fail "not in the user's library directory: $RECENTS_FILE" ;; esac
+case "$RECENTS_FILE" in */AppGroup/group.com.acme.recents/group.com.acme.recents/Library/00D*/005*/internal/viewedContacts.json) ;; *) fail "not in the user's library directory: $RECENTS_FILE" ;; esac
 for i in 1 2 3; do
   if grep -qa "$(ID $i)" "$RECENTS_FILE" || grep -qa "$(LAST $i)" "$RECENTS_FILE"; then fail "viewedContacts.json holds contact $i in plain text"; fi
 done
