@@ -231,6 +231,7 @@ final class CodeDoctorTests: XCTestCase {
             ("key-labels-differ", "@\"com.acme.fieldservice.recents\";", "@\"com.acme.fieldservice.other\";"),
             ("code-value-unreadable", "encryptionKeyFor:kRecentsKeyLabel", "encryptionKeyFor:[self label]"),
             ("app-group-names-differ", "appGroupName = @\"group.com.acme.fieldservice\"", "appGroupName = @\"group.com.acme.fs\""),
+            ("login-state-written-elsewhere", "[shared setBool:YES forKey:@\"userLoggedIn\"];", "[[NSUserDefaults standardUserDefaults] setBool:YES forKey:@\"userLoggedIn\"];"),
         ]
         for (id, from, to) in cases {
             XCTAssertTrue(Self.objcApp.contains(from), from)
