@@ -71,7 +71,7 @@ struct Import: AsyncParsableCommand {
                 print("  target \(t.module) (from \(t.target)): \(t.sources.count) Swift file(s)")
                 for c in t.changes { print("    changed \(c)") }
                 for u in t.ui { print("    UI, set aside: \(u.file) (\(u.reason))") }
-                for l in t.leftOut { print("    left out: \(l.file): \(l.reason)") }
+                for l in t.leftOut { print("    left out: \(l.reason.hasPrefix(l.file + ":") ? l.reason : "\(l.file): \(l.reason)")") }
             }
             switch packaged.built {
             case true?:

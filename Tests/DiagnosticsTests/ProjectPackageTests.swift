@@ -29,7 +29,8 @@ final class ProjectPackageTests: XCTestCase {
         let result = try ProjectPackage.run(options(dir))
         XCTAssertEqual(result.targets.map(\.module), ["Recents", "RecentsWidget"])
         let app = result.targets[0], widget = result.targets[1]
-        XCTAssertEqual(app.sources, ["Recents/ContactsData.swift", "Recents/DeepLink.swift", "Recents/AppSetup.swift", "Shared/RecentContacts.swift"])
+        XCTAssertEqual(app.sources, ["Recents/ContactsData.swift", "Recents/DeepLink.swift", "Recents/AppSetup.swift", "Recents/ContactColors.swift", "Shared/RecentContacts.swift"],
+                       "ContactColors.swift extends UIColor without being a view: it is tried (and left out by the build)")
         XCTAssertEqual(app.ui.map(\.file), ["Recents/AppDelegate.swift", "Recents/SceneDelegate.swift", "Recents/ContactDetailView.swift"])
         XCTAssertEqual(app.ui.first?.reason, "AppDelegate is an entry point (@main)")
         XCTAssertEqual(widget.sources, ["RecentsWidget/Provider.swift", "Shared/RecentContacts.swift"])
