@@ -191,7 +191,7 @@ package final class SharedDefaults: Sendable {
     private func write(_ dict: [String: PlistValue]) throws {
         do {
             // Atomic, not fsynced: a writer or reader killed at any point never sees part of a file and
-            // never loses an acknowledged write; only a power cut may (as with cfprefsd). README, "SharedDefaults".
+            // never loses an acknowledged write; only a power cut may (as with cfprefsd). docs/device.md, "SharedDefaults".
             let data = try Self.encode(dict)
             try SecureFiles.writeAtomically(data, to: url, durability: .atomic)
             // What a reader gets back (dates to the second), not the values as given.

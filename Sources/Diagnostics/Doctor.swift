@@ -33,12 +33,12 @@ package enum Doctor {
     package static let appOnlyResources = ExtensionSetup.appOnlyResources
 
     /// What the doctor says about a device that is not a finding: its stores are not encrypted (the
-    /// SDK's SQLCipher cannot be used on this platform; README, Limits).
+    /// SDK's SQLCipher cannot be used on this platform; docs/differences.md).
     package static func notes(device path: String) -> [String] {
         guard let device = try? Device.resolve(path: path) else { return [] }
         let stores = device.layout.allSDKRoots().flatMap { $0.storeFiles() }
         guard !stores.isEmpty else { return [] }
-        return ["\(stores.count) store(s) on the device are unencrypted: the SDK encrypts SmartStore with SQLCipher 4, which AppGroupSim cannot use on this platform (README, Limits)"]
+        return ["\(stores.count) store(s) on the device are unencrypted: the SDK encrypts SmartStore with SQLCipher 4, which AppGroupSim cannot use on this platform (docs/differences.md)"]
     }
 
     package static func examine(app appPath: String, device devicePath: String? = nil, secretStore: (any SecretStore)? = nil) async -> [Finding] {

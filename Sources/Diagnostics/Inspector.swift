@@ -50,7 +50,7 @@ package struct InspectReport: Codable, Sendable {
     package struct Store: Codable, Sendable {
         package var path: String
         package var soups: [Soup]
-        /// Always "unencrypted" here: the SDK's SQLCipher cannot be used on this platform (README, Limits).
+        /// Always "unencrypted" here: the SDK's SQLCipher cannot be used on this platform (docs/differences.md).
         package var encryption = "unencrypted (the SDK encrypts with SQLCipher, which AppGroupSim cannot use here)"
     }
 

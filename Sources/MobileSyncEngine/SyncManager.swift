@@ -13,7 +13,7 @@ package struct SyncUpTarget: Sendable {
     /// the record the first attempt created instead of making a duplicate.
     package var externalIdFieldName: String?
     /// The SDK class the target names (`SFCollectionSyncUpTarget` unless a config says `SFBatchSyncUpTarget`
-    /// or `SFSyncUpTarget`). All three push the same records here; see README "Mobile Sync".
+    /// or `SFSyncUpTarget`). All three push the same records here; see docs/sample-story.md, "Mobile Sync".
     package var iOSImpl = "SFCollectionSyncUpTarget"
 
     package init(sobjectType: String = "Contact", createFieldlist: [String]? = nil, updateFieldlist: [String]? = nil, externalIdFieldName: String? = nil) {

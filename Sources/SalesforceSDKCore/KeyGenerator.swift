@@ -7,7 +7,7 @@ import SalesforceSDKCommon
 /// failure: it makes a NEW key and overwrites the item, so whatever another process encrypted with the old
 /// key can no longer be read. A widget in another keychain group gets a key of its own this way.
 ///
-/// One difference, as for the account key (README, Limits): the SDK wraps the key with an EC key pair of its
+/// One difference, as for the account key (docs/differences.md): the SDK wraps the key with an EC key pair of its
 /// own (`defaultKey`, in the Secure Enclave where there is one) before writing it; here the item holds the 32
 /// bytes, which the Secret Service encrypts at rest. The engine's account key is the same item
 /// (`com.salesforce.userAccount.encryptionKey`).

@@ -8,7 +8,7 @@ import XCTest
 
 /// The SDK's store cases (SFSmartStoreTests), rewritten; each runs on a user store and on a global
 /// store, as the SDK's do. Not rewritten: the SQLCipher and compile-option cases (no SQLCipher here;
-/// README, Limits) and the input-stream buffer case (no streams in our reader).
+/// docs/differences.md) and the input-stream buffer case (no streams in our reader).
 final class StoreTests: XCTestCase {
     let testSoup = "testSoup"
     var stores: [SmartStore] = []

@@ -2,7 +2,7 @@
 // testEncryptDecryptWrongKey), rewritten here against AppGroupSim's SalesforceSDKCore product, with keys in the
 // real Secret Service. Not mirrored: testECKeyCreationDeletion and testSymmetricKeyRetrievalECKeyReset, which
 // test the SDK's wrapping of each key with an EC key pair (in the Secure Enclave where there is one); here the
-// keychain item holds the key itself (README, Limits).
+// keychain item holds the key itself (docs/differences.md).
 import Foundation
 import SalesforceSDKCore
 import XCTest
