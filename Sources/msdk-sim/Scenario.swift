@@ -26,8 +26,9 @@ struct Scenario: AsyncParsableCommand {
             return
         }
         guard Scenarios.all.contains(where: { $0.name == name }) else { throw Failure("no scenario \(name); msdk-sim scenario list names them") }
-        let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().standardizedFileURL
-        let executable = me.path.contains("/") ? me : URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        // This executable's own path (the binaries beside it run the scenario): /proc/self/exe, since argv[0] is
+        // only a name when msdk-sim was found on PATH.
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().standardizedFileURL
         guard ProcessInfo.processInfo.environment[Self.innerKey] == "1" else {
             return try reexecInPrivateKeyring(executable)
         }
