@@ -46,6 +46,8 @@ let package = Package(
         // Reading a developer's Swift sources for doctor and import (issue 27): the compiler's own parser, so
         // that what we read is what Swift reads; a hand-written Swift parser would be wrong at the edges.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // API documentation of the SDK-named products with DocC (issue 29): `scripts/docs` builds it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Platform layer (DESIGN.md §1): nothing here imports upward.

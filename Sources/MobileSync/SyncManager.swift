@@ -4,7 +4,9 @@ import MobileSyncEngine
 import SalesforceSDKCore
 import SmartStore
 
+/// Called with the sync's state as it runs, then once more when it ends (done, failed or stopped).
 public typealias SyncUpdateBlock = (SyncState) -> Void
+/// Called when clean-ghosts or another whole-sync operation ends: its status and the number of records it touched.
 public typealias SyncCompletionBlock = (SyncStatus, UInt) -> Void
 
 /// The SDK's blocks are Objective-C blocks, not `@Sendable`; as the SDK does, they are called on a

@@ -71,7 +71,10 @@ public final class SDKProcess: @unchecked Sendable {
 
     /// Runs `body` as `bundle` on `device`; the SDK's singletons (`DataSharingHelper.shared`, …) are made
     /// again for that identity, and again after it.
-    /// - Parameter secretStore: another Secret Service than libsecret's (tests use the in-memory double).
+    /// - Parameters:
+    ///   - bundle: the `.app` or `.appex` directory to run as.
+    ///   - device: the device directory (made if missing).
+    ///   - body: the code to run as that bundle.
     public static func run<T>(as bundle: URL, device: URL, _ body: () throws -> T) throws -> T {
         try run(as: bundle, device: device, secretStore: nil, body)
     }

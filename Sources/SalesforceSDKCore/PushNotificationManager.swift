@@ -2,11 +2,13 @@ import Foundation
 import SalesforceSDK
 import SalesforceSDKCommon
 
+/// The SDK's push constants: the keychain service of the push encryption key, and its RSA key size.
 public final class PushNotificationManagerConstants: NSObject {
     public static let kPNEncryptionKeyName = "com.salesforce.mobilesdk.notificationKey"
     public static let kPNEncryptionKeyLength: UInt = 2048
 }
 
+/// Why a push registration or a notification action failed, with the SDK's cases.
 public enum PushNotificationManagerError: Error, Equatable {
     case registrationFailed
     case currentUserNotDetected

@@ -19,9 +19,13 @@ public let SFRestQueryOptions = "Sforce-Query-Options"
 public let SFRestCollectionRetrieveMaxSize = 2000
 public let kSFDefaultRestEndpoint = "/services/data"
 
+/// Called when a request fails: the decoded answer if any, the error, and the raw response.
 public typealias RestRequestFailBlock = (_ response: Any?, _ error: Error?, _ rawResponse: URLResponse?) -> Void
+/// Called when a request succeeds: the decoded answer (JSON objects as Foundation types) and the raw response.
 public typealias RestResponseBlock = (_ response: Any?, _ rawResponse: URLResponse?) -> Void
+/// The Objective-C name of ``RestRequestFailBlock``.
 public typealias SFRestRequestFailBlock = RestRequestFailBlock
+/// The Objective-C name of ``RestResponseBlock``.
 public typealias SFRestResponseBlock = RestResponseBlock
 
 /// The SDK's `SFRestRequest` (`NS_SWIFT_NAME(RestRequest)`): a REST call relative to the user's instance.
