@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Fixture: Tests/ConsumerPackage's executable run as Fixtures/MobileSyncExplorer's app on a new device.
+source "$(dirname "$0")/../../scripts/lib/examples.sh"
+SCRATCH=.build/consumer-package
+quiet 'swift build --package-path Tests/ConsumerPackage --scratch-path $SCRATCH --product consumer'
+export PATH="$ROOT/$SCRATCH/debug:$PATH"
+APP=Fixtures/MobileSyncExplorer/MobileSyncExplorer.app
+DEV=$DEVICE
+show 'APPGROUPSIM_BUNDLE=$APP APPGROUPSIM_DEVICE=$DEV consumer'
