@@ -27,8 +27,14 @@ enum HTTP {
     }
 
     /// `[{"message": …, "errorCode": …, "fields": […]}]`, the REST API's error shape.
+    /// In Salesforce's order, whatever the process: a dictionary would give each process its own order.
     static func error(_ status: HTTPResponse.Status, _ code: String, _ message: String, fields: [String] = []) -> Outcome {
-        json(status, [["message": message, "errorCode": code, "fields": fields]])
+        func encoded(_ value: Any) -> String {
+            let data = (try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes])) ?? Data("null".utf8)
+            return String(decoding: data, as: UTF8.self)
+        }
+        let body = "[{\"message\":\(encoded(message)),\"errorCode\":\(encoded(code)),\"fields\":\(encoded(fields))}]"
+        return Outcome(status: status, headers: [.contentType: "application/json;charset=UTF-8"], body: Data(body.utf8))
     }
 
     /// `{"error": …, "error_description": …}`, the OAuth endpoints' error shape.
