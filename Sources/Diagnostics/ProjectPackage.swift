@@ -114,8 +114,15 @@ package enum ProjectPackage {
                 if reservedModules.contains(module) { throw PackageError.badModuleName(target: target.name, module: module, why: "is a module the package already uses") }
                 guard modules.insert(module).inserted else { throw PackageError.badModuleName(target: target.name, module: module, why: "another target also becomes") }
                 var report = TargetReport(target: target.name, module: module, bundle: finalBundle(bundle).path)
+                let rootPath = project.sourceRoot.resolvingSymlinksInPath().path
                 for url in project.sources(of: target) {
                     let name = rel(url)
+                    // A source outside the project's folder (an absolute path, `../`, a link out) is refused as
+                    // the bundle import refuses other files, unless --allow-outside.
+                    let resolved = url.resolvingSymlinksInPath().path
+                    if !resolved.hasPrefix(rootPath + "/"), FileManager.default.fileExists(atPath: url.path), !importOptions.allowOutside {
+                        throw ProjectImport.ImportError.outside(target: target.name, setting: "Compile Sources", path: url.path, resolved: resolved, root: project.sourceRoot.path)
+                    }
                     switch url.pathExtension.lowercased() {
                     case "swift": break
                     case "m", "mm", "c", "cpp": report.leftOut.append(SetAside(file: name, reason: "Objective-C and C are not compiled in the package (Swift only); doctor reads them")); continue

@@ -74,6 +74,24 @@ final class ProjectPackageTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.path), ["Recents"])
     }
 
+    func testASourceOutsideTheProjectIsRefusedUnlessAllowed() throws {
+        let outside = work.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        let file = work.appendingPathComponent("Recents/Recents/DeepLink.swift")
+        try FileManager.default.moveItem(at: file, to: outside.appendingPathComponent("DeepLink.swift"))
+        try FileManager.default.createSymbolicLink(at: file, withDestinationURL: outside.appendingPathComponent("DeepLink.swift"))
+        let dir = work.appendingPathComponent("pkg")
+        XCTAssertThrowsError(try ProjectPackage.run(options(dir))) { error in
+            XCTAssertTrue("\(error)".contains("(Compile Sources of target Recents) is outside the project's folder"), "\(error)")
+            XCTAssertTrue("\(error)".contains("nothing was written"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.path))
+        var allowed = options(dir)
+        allowed.importOptions.allowOutside = true
+        let result = try ProjectPackage.run(allowed)
+        XCTAssertTrue(result.targets[0].sources.contains("Recents/DeepLink.swift"))
+    }
+
     func testTheCompilersFirstErrorNamesTheFileToLeaveOut() {
         let reports = [ProjectPackage.TargetReport(target: "Recents", module: "Recents", bundle: "", sources: ["Shared/RecentContacts.swift", "Recents/A.swift"])]
         let output = """
