@@ -26,3 +26,14 @@ contains "$OUT" "DRIFT README.md:"
 contains "$OUT" "-sync down: DONE, 999 record(s) fetched (syncDownContacts)"
 contains "$OUT" "+sync down: DONE, 1000 record(s) fetched (syncDownContacts)"
 ok "a block changed by hand is caught: DRIFT README.md, the changed line shown"
+
+# Benchmark figures carry their date and commit: every block, and a block without its line is caught.
+expect_status 0 "$ROOT/scripts/bench-docs" --check
+contains "$OUT" "every benchmark block carries its date and commit"
+ok "$(printf '%s\n' "$OUT" | tail -1)"
+mkdir -p "$COPY/Benchmarks"
+cp "$ROOT/scripts/bench-docs" "$COPY/scripts/"
+sed -i '/^<!-- bench: sync -->$/{n;n;d}' "$COPY/docs/benchmarks.md"
+expect_status 1 "$COPY/scripts/bench-docs" --check
+contains "$OUT" "the sync block does not start with the line Benchmarks/run prints"
+ok "a benchmark block without its date and commit is caught"
