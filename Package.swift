@@ -48,6 +48,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // API documentation of the SDK-named products with DocC (issue 29): `scripts/docs` builds it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The org on PostgreSQL, shared by several sf-simulator instances (issue 28): the maintained client of
+        // the Swift server ecosystem (SwiftNIO, as Hummingbird), with the wire protocol, auth and binary types.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Platform layer (DESIGN.md §1): nothing here imports upward.
@@ -131,6 +134,11 @@ let package = Package(
             // The push gateway encrypts notifications as Salesforce does (issue "Push").
             "PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
+        // The org's PostgreSQL backend, apart so that only sf-simulator (and tests) link PostgresNIO: packages
+        // built on AppGroupSimTesting's in-process org do not.
+        .target(name: "OrgSimulatorPostgres", dependencies: [
+            "OrgSimulator", .product(name: "PostgresNIO", package: "postgres-nio"),
+        ]),
 
         // App layer (DESIGN.md §1): the app and its extensions as their bundles configure them. Generic: the
         // sample and any imported app differ only in their bundles' files.
@@ -156,7 +164,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sf-simulator", dependencies: [
-            "OrgSimulator",
+            "OrgSimulator", "OrgSimulatorPostgres",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Diagnosis and field-failure reproductions for msdk-sim: reads bundles and devices through the facade.
@@ -186,13 +194,15 @@ let package = Package(
             "SmartStore",
         ], path: "Benchmarks/bench"),
 
-        .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "RestClientEngine", "Keychain", "SDKCoreEngine"], path: "Tests/Support"),
+        .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "OrgSimulatorPostgres", "RestClientEngine", "Keychain", "SDKCoreEngine"], path: "Tests/Support"),
         .testTarget(name: "XcodeProjectTests", dependencies: ["XcodeProject", "AppGroupSimTestSupport"]),
         .testTarget(name: "SourceReaderTests", dependencies: ["SourceReader"]),
         .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "MobileSyncTests", dependencies: ["MobileSyncEngine", "SmartStoreEngine", "RestClientEngine", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
-        .testTarget(name: "OrgSimulatorTests", dependencies: ["OrgSimulator", "RestClientEngine", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "OrgSimulatorTests", dependencies: [
+            "OrgSimulator", "OrgSimulatorPostgres", "RestClientEngine", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "FastJSONTests", dependencies: ["FastJSON"]),
         .testTarget(name: "PushNotificationsTests", dependencies: ["PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto")]),
         .testTarget(name: "SmartStoreTests", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "SmartStoreEngine", "AppGroup", "AppGroupSimTestSupport"]),

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HTTPTypes
 import Hummingbird
 
@@ -29,18 +28,22 @@ struct APIMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let version = context.parameters.get("version") ?? ""
         guard HTTP.isSupportedVersion(version) else { return SalesforceError.notFound().outcome.response }
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            let session = try state.grants.session(forAccessToken: String(header.dropFirst("Bearer ".count)))
-        else {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
             return SalesforceError.invalidSession().outcome.response
         }
-        state.grants.counters.countAPIRequest()
+        let authenticated: (Session, Int)?
+        do {
+            authenticated = try await state.grants.authenticate(accessToken: String(header.dropFirst("Bearer ".count)))
+        } catch let error as SQLStoreError {
+            return SalesforceError.unknown(error).outcome.response
+        }
+        guard let (session, usage) = authenticated else { return SalesforceError.invalidSession().outcome.response }
         var context = context
         context.session = session
         context.apiVersion = version
         var response = try await next(request, context)
         // As a real org reports the day's usage on every answer.
-        response.headers[HTTPField.Name("Sforce-Limit-Info")!] = "api-usage=\(state.grants.counters.apiRequestCount)/\(DescribeRoutes.dailyApiRequests)"
+        response.headers[HTTPField.Name("Sforce-Limit-Info")!] = "api-usage=\(usage)/\(DescribeRoutes.dailyApiRequests)"
         return response
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Hummingbird
 
 /// `composite` (up to 25 sub-requests with `@{ref.path}` references and `allOrNone`) and the
@@ -30,7 +29,7 @@ struct CompositeRoutes {
         return try await state.write { db in try handle(db, call) }
     }
 
-    func handle(_ db: Database, _ call: APICall) throws -> Outcome {
+    func handle(_ db: SQLTransaction, _ call: APICall) throws -> Outcome {
         switch (call.method, call.path.count) {
         case (.post, 1): return try composite(db, call)
         case (.post, 2): return try collection(db, call) { record, object in
@@ -68,7 +67,7 @@ struct CompositeRoutes {
 
     /// Each record in its own savepoint; with `allOrNone`, all of them in one that is rolled back if
     /// any failed (the others then report `ALL_OR_NONE_OPERATION_ROLLED_BACK`).
-    func collection(_ db: Database, _ call: APICall, type: String? = nil, _ save: ([String: Any], ObjectDefinition) throws -> SaveResult) throws -> Outcome {
+    func collection(_ db: SQLTransaction, _ call: APICall, type: String? = nil, _ save: ([String: Any], ObjectDefinition) throws -> SaveResult) throws -> Outcome {
         let (records, allOrNone) = try records(call, limit: 200)
         var results: [SaveResult] = []
         try db.inSavepoint {
@@ -94,7 +93,7 @@ struct CompositeRoutes {
         return HTTP.encoded(.ok, results)
     }
 
-    func upsertMany(_ db: Database, _ call: APICall, type: String, fieldName: String) throws -> Outcome {
+    func upsertMany(_ db: SQLTransaction, _ call: APICall, type: String, fieldName: String) throws -> Outcome {
         let object = try state.records.object(type)
         let field = try state.records.upsertField(object, fieldName)
         guard field.type != .id else {
@@ -113,7 +112,7 @@ struct CompositeRoutes {
         }
     }
 
-    func deleteMany(_ db: Database, _ call: APICall) throws -> Outcome {
+    func deleteMany(_ db: SQLTransaction, _ call: APICall) throws -> Outcome {
         let list = (call.query["ids"] ?? "").split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
         guard !list.isEmpty else { throw SalesforceError(.badRequest, "MISSING_ARGUMENT", "ids parameter is required") }
         guard list.count <= 200 else {
@@ -141,7 +140,7 @@ struct CompositeRoutes {
         return HTTP.encoded(.ok, results)
     }
 
-    func retrieve(_ db: Database, _ call: APICall, type: String) throws -> Outcome {
+    func retrieve(_ db: SQLTransaction, _ call: APICall, type: String) throws -> Outcome {
         let object = try state.records.object(type)
         let body = try call.json()
         guard let ids = body["ids"] as? [String], let names = body["fields"] as? [String] else {
@@ -165,7 +164,7 @@ struct CompositeRoutes {
 
     static let halted = "The transaction was rolled back since another operation in the same transaction failed."
 
-    func composite(_ db: Database, _ call: APICall) throws -> Outcome {
+    func composite(_ db: SQLTransaction, _ call: APICall) throws -> Outcome {
         let object = try call.json()
         guard let requests = object["compositeRequest"] as? [[String: Any]] else {
             throw SalesforceError(.badRequest, "JSON_PARSER_ERROR", "expected {\"compositeRequest\": […]}")
@@ -209,7 +208,7 @@ struct CompositeRoutes {
         return HTTP.json(.ok, ["compositeResponse": responses])
     }
 
-    private func dispatch(_ db: Database, _ call: APICall, _ sub: [String: Any], references: [String: Any]) throws -> Outcome {
+    private func dispatch(_ db: SQLTransaction, _ call: APICall, _ sub: [String: Any], references: [String: Any]) throws -> Outcome {
         guard let method = (sub["method"] as? String)?.uppercased(), let rawURL = sub["url"] as? String else {
             return HTTP.error(.badRequest, "INVALID_BATCH_REQUEST", "each sub-request needs a method and a url")
         }
@@ -243,7 +242,7 @@ struct CompositeRoutes {
             case "sobjects" where sub.path.count == 1: return DescribeRoutes(state: state).global(version: sub.version)
             case "sobjects": return try sobjects.handle(db, sub)
             case "query" where method == "GET", "queryAll" where method == "GET", "search" where method == "GET": return try queries.handle(db, sub)
-            case "limits" where method == "GET": return DescribeRoutes(state: state).limits()
+            case "limits" where method == "GET": return try DescribeRoutes(state: state).limits(db)
             default: return HTTP.error(.badRequest, "INVALID_BATCH_REQUEST", "\(method) \(components.path) is not supported in composite")
             }
         } catch let error as SalesforceError {

@@ -31,7 +31,7 @@ struct DescribeRoutes {
         }
         api.get { _, context in Self.resources(version: context.apiVersion) }
         api.get("sobjects") { _, context in self.global(version: context.apiVersion) }
-        api.get("limits") { _, _ in self.limits() }
+        api.get("limits") { _, _ in try self.limits() }
     }
 
     static func resources(version: String) -> Outcome {
@@ -147,10 +147,11 @@ struct DescribeRoutes {
         var Remaining: Int
     }
 
-    /// A day's API requests count down with the requests this run served; the other limits are a
+    /// A day's API requests count down with the requests the org served today (every instance's); the other limits are a
     /// Developer Edition's, unused.
-    func limits() -> Outcome {
-        let used = state.grants.counters.apiRequestCount
+    /// `db`: the transaction a composite request runs in, if any.
+    func limits(_ db: SQLTransaction? = nil) throws -> Outcome {
+        let used = try db.map { db in Int(try state.database.meta(db, Grants.apiRequestsKey()) ?? "0") ?? 0 } ?? state.grants.apiRequestCount()
         return HTTP.encoded(.ok, [
             "DailyApiRequests": Limit(Max: Self.dailyApiRequests, Remaining: max(0, Self.dailyApiRequests - used)),
             "DailyAsyncApexExecutions": Limit(Max: 250_000, Remaining: 250_000),

@@ -98,8 +98,8 @@ struct AdminRoutes {
         let data = try JSONEncoder().encode(await faults.settings)
         var answer = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
         answer["appliedWrites"] = await faults.appliedWrites
-        answer["tokenRefreshes"] = state.grants.counters.tokenRefreshes
-        answer["openCursors"] = try await state.database.queue.read { db in try state.queries.openCursorCount(db) }
+        answer["tokenRefreshes"] = try state.grants.tokenRefreshes()
+        answer["openCursors"] = try await state.database.store.read { db in try state.queries.openCursorCount(db) }
         return answer
     }
 

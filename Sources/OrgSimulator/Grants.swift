@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 
 /// OAuth state: authorization codes, refresh-token grants and access tokens, each kept by its SHA-256
 /// only, so the state file never holds a usable secret.
@@ -24,21 +23,54 @@ struct Grants: Sendable {
         var scopes: [String]
     }
 
-    /// Things only this run counts (for `GET /__admin/faults` and `limits`).
+    /// This instance's token lifetime (`--token-lifetime`, or a fault's change through the instance's
+    /// `/__admin/faults`). What clients can see of the counters (the day's API requests, refreshes) is kept in
+    /// the state, counted once however many instances serve the org.
     final class Counters: @unchecked Sendable {
         private let lock = NSLock()
-        private var refreshes = 0
-        private var apiRequests = 0
         var tokenLifetime: TimeInterval
 
         init(tokenLifetime: TimeInterval) { self.tokenLifetime = tokenLifetime }
 
-        func countRefresh() { lock.withLock { refreshes += 1 } }
-        var tokenRefreshes: Int { lock.withLock { refreshes } }
-        func countAPIRequest() { lock.withLock { apiRequests += 1 } }
-        var apiRequestCount: Int { lock.withLock { apiRequests } }
         func setLifetime(_ seconds: TimeInterval) { lock.withLock { tokenLifetime = seconds } }
         var lifetime: TimeInterval { lock.withLock { tokenLifetime } }
+    }
+
+    /// The meta key of today's API request count (UTC), so that the count starts again each day as a real
+    /// org's daily limit does.
+    static func apiRequestsKey(_ now: Date = Date()) -> String { "apiRequests:" + SalesforceDate.dateString(now) }
+
+    /// Adds one to a counter in the state and returns its new value.
+    static func increment(_ db: SQLTransaction, _ database: OrgDatabase, _ key: String) throws -> Int {
+        try db.execute(
+            "INSERT INTO meta(key, value) VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT)",
+            [key], cached: true)
+        return Int(try database.meta(db, key) ?? "0") ?? 0
+    }
+
+    /// An API request with an access token: who it acts as, and the day's API request count with it, in one
+    /// transaction. Nil when the token is not a live one (the request is then not counted).
+    func authenticate(accessToken token: String) async throws -> (Session, Int)? {
+        let database = database
+        let hash = OrgState.hash(token)
+        return try await database.store.write { db in
+            guard let session = try Self.session(db, hash: hash) else { return nil }
+            return (session, try Self.increment(db, database, Self.apiRequestsKey()))
+        }
+    }
+
+    /// The day's API requests so far, over every instance.
+    func apiRequestCount() throws -> Int {
+        try database.store.read { db in Int(try database.meta(db, Self.apiRequestsKey()) ?? "0") ?? 0 }
+    }
+
+    /// Refresh-token grants answered, over every instance and restart.
+    func tokenRefreshes() throws -> Int {
+        try database.store.read { db in Int(try database.meta(db, "tokenRefreshes") ?? "0") ?? 0 }
+    }
+
+    func countRefresh() throws {
+        _ = try database.store.write { db in try Self.increment(db, database, "tokenRefreshes") }
     }
 
     var definition: OrgDefinition { database.definition }
@@ -59,11 +91,9 @@ struct Grants: Sendable {
 
     func issueCode(_ code: AuthCode) throws -> String {
         let raw = "aPrx" + OrgState.randomToken(24)
-        try database.queue.write { db in
-            try db.execute(sql: "DELETE FROM auth_codes WHERE expires < ?", arguments: [Date().timeIntervalSince1970])
-            try db.execute(
-                sql: "INSERT INTO auth_codes(hash, org_id, user_id, client_id, redirect_uri, challenge, scopes, expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments: [OrgState.hash(raw), code.orgId, code.userId, code.clientId, code.redirectURI, code.challenge, code.scopes.joined(separator: " "),
+        try database.store.write { db in
+            try db.execute("DELETE FROM auth_codes WHERE expires < ?", [Date().timeIntervalSince1970])
+            try db.execute("INSERT INTO auth_codes(hash, org_id, user_id, client_id, redirect_uri, challenge, scopes, expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [OrgState.hash(raw), code.orgId, code.userId, code.clientId, code.redirectURI, code.challenge, code.scopes.joined(separator: " "),
                             Date().timeIntervalSince1970 + 600])
         }
         return raw
@@ -75,17 +105,17 @@ struct Grants: Sendable {
     /// client; the verifier's 256 bits leave nothing to guess). Look-up, check and removal are one transaction.
     /// Returns the code, or what `accept` refused it with; nil when there is no such live code.
     func redeemCode<Refusal>(_ raw: String, accept: (AuthCode) -> Refusal?) throws -> Result<AuthCode, RefusalBox<Refusal>>? {
-        try database.queue.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM auth_codes WHERE hash = ?", arguments: [OrgState.hash(raw)]) else { return nil }
+        try database.store.write { db in
+            guard let row = try db.fetchOne("SELECT * FROM auth_codes WHERE hash = ?", [OrgState.hash(raw)]) else { return nil }
             guard (row["expires"] as Double) > Date().timeIntervalSince1970 else {
-                try db.execute(sql: "DELETE FROM auth_codes WHERE hash = ?", arguments: [OrgState.hash(raw)])
+                try db.execute("DELETE FROM auth_codes WHERE hash = ?", [OrgState.hash(raw)])
                 return nil
             }
             let code = AuthCode(
                 orgId: row["org_id"], userId: row["user_id"], clientId: row["client_id"], redirectURI: row["redirect_uri"], challenge: row["challenge"],
                 scopes: (row["scopes"] as String).split(separator: " ").map(String.init))
             if let refusal = accept(code) { return .failure(RefusalBox(value: refusal)) }
-            try db.execute(sql: "DELETE FROM auth_codes WHERE hash = ?", arguments: [OrgState.hash(raw)])
+            try db.execute("DELETE FROM auth_codes WHERE hash = ?", [OrgState.hash(raw)])
             return .success(code)
         }
     }
@@ -94,17 +124,15 @@ struct Grants: Sendable {
 
     func issueRefreshToken(_ grant: Grant) throws -> String {
         let token = "5Aep861" + OrgState.randomToken(48)
-        try database.queue.write { db in
-            try db.execute(
-                sql: "INSERT INTO grants(hash, org_id, user_id, client_id, scopes, revoked, created) VALUES (?, ?, ?, ?, ?, 0, ?)",
-                arguments: [OrgState.hash(token), grant.orgId, grant.userId, grant.clientId, grant.scopes.joined(separator: " "), Date().timeIntervalSince1970])
+        try database.store.write { db in
+            try db.execute("INSERT INTO grants(hash, org_id, user_id, client_id, scopes, revoked, created) VALUES (?, ?, ?, ?, ?, 0, ?)", [OrgState.hash(token), grant.orgId, grant.userId, grant.clientId, grant.scopes.joined(separator: " "), Date().timeIntervalSince1970])
         }
         return token
     }
 
     func grant(forRefreshToken token: String) throws -> Grant? {
-        try database.queue.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM grants WHERE hash = ? AND revoked = 0", arguments: [OrgState.hash(token)]) else { return nil }
+        try database.store.read { db in
+            guard let row = try db.fetchOne("SELECT * FROM grants WHERE hash = ? AND revoked = 0", [OrgState.hash(token)]) else { return nil }
             return Grant(orgId: row["org_id"], userId: row["user_id"], clientId: row["client_id"], scopes: (row["scopes"] as String).split(separator: " ").map(String.init))
         }
     }
@@ -112,51 +140,47 @@ struct Grants: Sendable {
     func issueAccessToken(orgId: String, userId: String, clientId: String, refreshToken: String?) throws -> String {
         let token = orgId + "!" + OrgState.randomToken(64)
         let now = Date().timeIntervalSince1970
-        try database.queue.write { db in
-            try db.execute(sql: "DELETE FROM access_tokens WHERE expires < ?", arguments: [now])
-            try db.execute(
-                sql: "INSERT INTO access_tokens(hash, refresh_hash, org_id, user_id, client_id, expires) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [OrgState.hash(token), refreshToken.map(OrgState.hash), orgId, userId, clientId, now + counters.lifetime])
+        try database.store.write { db in
+            try db.execute("DELETE FROM access_tokens WHERE expires < ?", [now])
+            try db.execute("INSERT INTO access_tokens(hash, refresh_hash, org_id, user_id, client_id, expires) VALUES (?, ?, ?, ?, ?, ?)", [OrgState.hash(token), refreshToken.map(OrgState.hash), orgId, userId, clientId, now + counters.lifetime])
         }
         return token
     }
 
     func session(forAccessToken token: String) throws -> Session? {
-        try database.queue.read { db in
-            guard let row = try Row.fetchOne(
-                db, sql: """
-                    SELECT a.* FROM access_tokens a LEFT JOIN grants g ON g.hash = a.refresh_hash
-                    WHERE a.hash = ? AND a.expires > ? AND (a.refresh_hash IS NULL OR g.revoked = 0)
-                    """, arguments: [OrgState.hash(token), Date().timeIntervalSince1970])
-            else { return nil }
-            return Session(orgId: row["org_id"], userId: row["user_id"], clientId: row["client_id"], refreshHash: row["refresh_hash"])
-        }
+        try database.store.read { db in try Self.session(db, hash: OrgState.hash(token)) }
+    }
+
+    static func session(_ db: SQLTransaction, hash: String) throws -> Session? {
+        guard let row = try db.fetchOne("""
+                SELECT a.* FROM access_tokens a LEFT JOIN grants g ON g.hash = a.refresh_hash
+                WHERE a.hash = ? AND a.expires > ? AND (a.refresh_hash IS NULL OR g.revoked = 0)
+                """, [hash, Date().timeIntervalSince1970])
+        else { return nil }
+        return Session(orgId: row["org_id"], userId: row["user_id"], clientId: row["client_id"], refreshHash: row["refresh_hash"])
     }
 
     /// `/services/oauth2/revoke`: a refresh token revokes its grant and every access token from it.
     func revoke(token: String) throws -> Bool {
         let hash = OrgState.hash(token)
-        return try database.queue.write { db in
-            try db.execute(sql: "UPDATE grants SET revoked = 1 WHERE hash = ?", arguments: [hash])
-            if db.changesCount > 0 {
-                try db.execute(sql: "DELETE FROM access_tokens WHERE refresh_hash = ?", arguments: [hash])
+        return try database.store.write { db in
+            if try db.execute("UPDATE grants SET revoked = 1 WHERE hash = ?", [hash]) > 0 {
+                try db.execute("DELETE FROM access_tokens WHERE refresh_hash = ?", [hash])
                 return true
             }
-            try db.execute(sql: "DELETE FROM access_tokens WHERE hash = ?", arguments: [hash])
-            return db.changesCount > 0
+            return try db.execute("DELETE FROM access_tokens WHERE hash = ?", [hash]) > 0
         }
     }
 
     /// Fault: every access token expires now.
-    func expireAllAccessTokens() throws { try database.queue.write { db in try db.execute(sql: "DELETE FROM access_tokens") } }
+    func expireAllAccessTokens() throws { try database.store.write { db in try db.execute("DELETE FROM access_tokens") } }
 
     /// Fault: revoke every refresh token of a user.
     func revokeUser(username: String) throws -> Int {
         guard let userId = definition.orgs.flatMap(\.users).first(where: { $0.username.lowercased() == username.lowercased() })?.id else { return 0 }
-        return try database.queue.write { db in
-            try db.execute(sql: "UPDATE grants SET revoked = 1 WHERE user_id = ? AND revoked = 0", arguments: [userId])
-            let count = db.changesCount
-            try db.execute(sql: "DELETE FROM access_tokens WHERE user_id = ?", arguments: [userId])
+        return try database.store.write { db in
+            let count = try db.execute("UPDATE grants SET revoked = 1 WHERE user_id = ? AND revoked = 0", [userId])
+            try db.execute("DELETE FROM access_tokens WHERE user_id = ?", [userId])
             return count
         }
     }

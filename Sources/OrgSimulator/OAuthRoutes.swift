@@ -150,7 +150,7 @@ struct OAuthRoutes {
                 return HTTP.oauthError(.badRequest, "invalid_grant", "expired access/refresh token")
             }
             let access = try state.grants.issueAccessToken(orgId: grant.orgId, userId: grant.userId, clientId: grant.clientId, refreshToken: refresh)
-            state.grants.counters.countRefresh()
+            try state.grants.countRefresh()
             return HTTP.json(.ok, tokenResponse(app: app, scopes: grant.scopes, access: access, refresh: nil, orgId: grant.orgId, userId: grant.userId))
         default:
             return HTTP.oauthError(.badRequest, "unsupported_grant_type", "grant type not supported")

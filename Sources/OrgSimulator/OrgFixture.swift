@@ -50,10 +50,14 @@ package struct OrgFixture: Sendable, Codable {
 package enum OrgSimulatorError: Error, CustomStringConvertible {
     case fixture(String)
     case state(String)
+    /// The state's database cannot be reached at start (sf-simulator exits 64).
+    case unreachable(String)
+    /// `--state`'s URL is not one sf-simulator can use (sf-simulator exits 64).
+    case badURL(String)
 
     package var description: String {
         switch self {
-        case .fixture(let m), .state(let m): return m
+        case .fixture(let m), .state(let m), .unreachable(let m), .badURL(let m): return m
         }
     }
 }

@@ -10,6 +10,11 @@ package struct OrgSimulator: Sendable {
         package var port: Int
         package var dataDirectory: URL
         package var stateFile: URL?
+        /// Another backend instead of SQLite (PostgreSQL, made by sf-simulator for `--state postgres://…`).
+        package var store: (any SQLStore)?
+        /// The URL clients reach this org at when it is not this process's own (instances behind one front):
+        /// token responses name it as `instance_url` and in the identity URLs.
+        package var publicURL: String?
         /// Seconds an access token lives.
         package var tokenLifetime: TimeInterval
         package var faults: FaultSettings
@@ -22,8 +27,11 @@ package struct OrgSimulator: Sendable {
 
         package init(
             port: Int = 0, dataDirectory: URL, stateFile: URL? = nil, tokenLifetime: TimeInterval = 3600, faults: FaultSettings = FaultSettings(),
-            connectedApps: [OrgDefinition.ConnectedApp] = [], csv: [CSVSource] = [], adminToken: String? = nil
+            connectedApps: [OrgDefinition.ConnectedApp] = [], csv: [CSVSource] = [], adminToken: String? = nil,
+            store: (any SQLStore)? = nil, publicURL: String? = nil
         ) {
+            self.store = store
+            self.publicURL = publicURL
             self.adminToken = adminToken
             self.port = port
             self.dataDirectory = dataDirectory
@@ -48,7 +56,8 @@ package struct OrgSimulator: Sendable {
         self.configuration = configuration
         adminToken = configuration.adminToken ?? OrgState.randomToken(32)
         let definition = try OrgDefinition.load(directory: configuration.dataDirectory, extraApps: configuration.connectedApps)
-        state = try OrgState(definition: definition, stateURL: configuration.stateFile, tokenLifetime: configuration.tokenLifetime, csv: configuration.csv)
+        let location: StateLocation = configuration.store.map { .store($0) } ?? configuration.stateFile.map { .file($0) } ?? .memory
+        state = try OrgState(definition: definition, location: location, tokenLifetime: configuration.tokenLifetime, csv: configuration.csv)
         faults = FaultState(configuration.faults)
     }
 
@@ -67,7 +76,7 @@ package struct OrgSimulator: Sendable {
                 Task { await group.get()?.triggerGracefulShutdown() }
             }).register(on: router)
             PushGateway(state: state).register(on: router)
-            let oauth = OAuthRoutes(state: state, baseURL: { [address] in address.baseURL })
+            let oauth = OAuthRoutes(state: state, baseURL: { [address, configuration] in configuration.publicURL ?? address.baseURL })
             oauth.register(on: router)
             // The REST API: one version and authentication middleware, one route collection per area.
             let api = router.group("/services/data/:version").add(middleware: APIMiddleware(state: state))

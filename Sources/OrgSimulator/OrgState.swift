@@ -1,10 +1,21 @@
 import Crypto
 import Foundation
-import GRDB
 
-/// The org's state, split by concept over one SQLite database: records (`RecordStore`), OAuth grants
+/// Where an org's state is kept.
+package enum StateLocation: Sendable {
+    /// In memory, for the life of the process (the default).
+    case memory
+    /// A SQLite file (`--state FILE`), one sf-simulator at a time.
+    case file(URL)
+    /// Another backend, made by the caller: PostgreSQL (`--state postgres://…`, module OrgSimulatorPostgres),
+    /// shared by any number of sf-simulators.
+    case store(any SQLStore)
+}
+
+/// The org's state, split by concept over one SQL database: records (`RecordStore`), OAuth grants
 /// and tokens (`Grants`), query cursors (`QueryEngine`). Seeded from the org definition (and CSV files)
-/// the first time a state is opened.
+/// the first time a state is opened: inside one write transaction, so that of several instances starting on
+/// one database, one seeds and the others find it seeded.
 final class OrgState: Sendable {
     let database: OrgDatabase
     let records: RecordStore
@@ -12,29 +23,56 @@ final class OrgState: Sendable {
     let queries: QueryEngine
     var definition: OrgDefinition { database.definition }
 
-    init(definition: OrgDefinition, stateURL: URL?, tokenLifetime: TimeInterval, csv: [CSVSource] = []) throws {
-        database = try OrgDatabase(definition: definition, path: stateURL)
+    convenience init(definition: OrgDefinition, stateURL: URL?, tokenLifetime: TimeInterval, csv: [CSVSource] = []) throws {
+        try self.init(definition: definition, location: stateURL.map { .file($0) } ?? .memory, tokenLifetime: tokenLifetime, csv: csv)
+    }
+
+    init(definition: OrgDefinition, location: StateLocation, tokenLifetime: TimeInterval, csv: [CSVSource] = []) throws {
+        let store: any SQLStore
+        switch location {
+        case .memory: store = try SQLiteStore(path: nil)
+        case .file(let url): store = try SQLiteStore(path: url)
+        case .store(let given): store = given
+        }
+        database = try OrgDatabase(definition: definition, store: store)
         records = RecordStore(database: database)
         grants = Grants(database: database, counters: .init(tokenLifetime: tokenLifetime))
         queries = QueryEngine(database: database)
-        let seeded = try database.queue.read { db in try database.isSeeded(db) }
-        if seeded {
-            if !csv.isEmpty {
-                throw OrgSimulatorError.state(
-                    "\(stateURL?.path ?? "the state") already holds a seeded org; CSV files load only into a new state. Move the state file aside, or start without --csv")
-            }
-            return
-        }
+        let inputs = Self.seedInputs(csv)
         let seeder = Seeder(database: database, records: records)
+        let database = database
         do {
-            try database.queue.write { db in try seeder.seed(db, csv: csv) }
+            try store.write { db in
+                if try database.isSeeded(db) {
+                    // Another instance (or an earlier run) seeded it. The same CSV files are no change; others
+                    // would be a different org.
+                    if !csv.isEmpty, try database.meta(db, "seedInputs") != inputs {
+                        throw OrgSimulatorError.state(
+                            "\(store.location) already holds a seeded org; CSV files load only into a new state. Move the state file aside, or start without --csv")
+                    }
+                    return
+                }
+                try seeder.seed(db, csv: csv)
+                try database.setMeta(db, "seedInputs", inputs)
+            }
         } catch let error as SalesforceError {
             throw OrgSimulatorError.fixture("seeding the org failed: \(error.errorCode): \(error.message)")
+        } catch let error as SQLStoreError {
+            throw OrgSimulatorError.state("\(store.location) cannot be seeded: \(error.reason)")
         }
     }
 
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await database.queue.write(body)
+    /// What the CSV files of a seeding were: each `[ORG:]OBJECT` and the SHA-256 of its file.
+    static func seedInputs(_ csv: [CSVSource]) -> String {
+        csv.map { source in
+            // A file that cannot be read is named by the seeder, which reads it next.
+            guard let data = FileManager.default.contents(atPath: source.path) else { return "\(source.object)=unreadable" }
+            return "\(source.org.map { $0 + ":" } ?? "")\(source.object)=\(hash(String(decoding: data, as: UTF8.self)))"
+        }.joined(separator: "\n")
+    }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
+        try await database.store.write(body)
     }
 
     // MARK: Helpers

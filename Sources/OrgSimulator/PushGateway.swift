@@ -1,6 +1,5 @@
 import FastJSON
 import Foundation
-import GRDB
 import Hummingbird
 import PushNotifications
 @preconcurrency import _CryptoExtras
@@ -38,7 +37,7 @@ struct PushGateway {
             return HTTP.error(.badRequest, "INVALID_FIELD", error.message, fields: ["inbox"])
         }
         let record = JSON.object(["inbox": .string(inbox), "device": .string(device)]).text
-        try await state.database.queue.write { db in try state.database.setMeta(db, "apns:" + token, record) }
+        try await state.database.store.write { db in try state.database.setMeta(db, "apns:" + token, record) }
         return HTTP.json(.ok, ["token": token, "inbox": inbox])
     }
 
@@ -55,10 +54,8 @@ struct PushGateway {
         guard let object = state.definition.object("MobilePushServiceDevice") else {
             return HTTP.error(.notFound, "NO_REGISTERED_DEVICE", "this org has no MobilePushServiceDevice object, so no device can be registered")
         }
-        let devices = try await state.database.queue.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT \"Id\", \"ConnectionToken\", \"RsaPublicKey\", \"CipherName\" FROM \(OrgDatabase.quote(object.table)) WHERE org_id = ? AND \"OwnerId\" = ? AND COALESCE(\"IsDeleted\", 0) = 0",
-                arguments: [org.id, user.id])
+        let devices = try await state.database.store.read { db in
+            try db.fetchAll("SELECT \"Id\", \"ConnectionToken\", \"RsaPublicKey\", \"CipherName\" FROM \(OrgDatabase.quote(object.table)) WHERE org_id = ? AND \"OwnerId\" = ? AND COALESCE(\"IsDeleted\", 0) = 0", [org.id, user.id])
         }
         guard !devices.isEmpty else {
             return HTTP.error(.notFound, "NO_REGISTERED_DEVICE", "no device is registered for push for \(user.username): nothing was delivered")
@@ -74,7 +71,7 @@ struct PushGateway {
                 skipped.append(["id": id, "reason": "no RSA_OAEP_SHA256 public key"])
                 continue
             }
-            guard let stored = try await state.database.queue.read({ db in try state.database.meta(db, "apns:" + token) }) else {
+            guard let stored = try await state.database.store.read({ db in try state.database.meta(db, "apns:" + token) }) else {
                 skipped.append(["id": id, "reason": "APNs knows no device for this token"])
                 continue
             }

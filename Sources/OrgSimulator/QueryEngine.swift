@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Runs compiled queries in SQLite and writes their pages straight to JSON bytes.
 ///
@@ -20,9 +19,9 @@ struct QueryEngine: Sendable {
         var body: Data
     }
 
-    func run(_ db: Database, soql: String, session: Session, version: String, includeDeleted: Bool, batchSize: Int, now: Date = Date()) throws -> Data {
+    func run(_ db: SQLTransaction, soql: String, session: Session, version: String, includeDeleted: Bool, batchSize: Int, now: Date = Date()) throws -> Data {
         let parsed = try SOQLParser.parse(soql)
-        let plan = try SOQLCompiler.compile(parsed, definition: database.definition, now: now)
+        let plan = try SOQLCompiler.compile(parsed, definition: database.definition, now: now, dialect: db.dialect)
         return try run(db, plan: plan, session: session, version: version, includeDeleted: includeDeleted, batchSize: batchSize, now: now)
     }
 
@@ -31,16 +30,17 @@ struct QueryEngine: Sendable {
         return "FROM \(OrgDatabase.quote(object.table)) t0 \(plan.joins) WHERE t0.org_id = ? \(includeDeleted ? "" : "AND t0.\"IsDeleted\" = 0") AND \(plan.condition)"
     }
 
-    func run(_ db: Database, plan: QueryPlan, session: Session, version: String, includeDeleted: Bool, batchSize: Int, now: Date = Date()) throws -> Data {
+    func run(_ db: SQLTransaction, plan: QueryPlan, session: Session, version: String, includeDeleted: Bool, batchSize: Int, now: Date = Date()) throws -> Data {
         let base = try baseSQL(plan, includeDeleted: includeDeleted)
-        let args = StatementArguments([session.orgId.databaseValue] + plan.arguments.map(\.databaseValue))
-        let window = "LIMIT \(plan.limit.map(String.init) ?? "-1") OFFSET \(plan.offset ?? 0)"
+        let args: [SQLValue] = [session.orgId.sqlValue] + plan.arguments.map(\.sqlValue)
+        let rowNumber = "t0.\(db.dialect.rowNumber)"
+        let window = "LIMIT \(plan.limit.map(String.init) ?? db.dialect.noLimit) OFFSET \(plan.offset ?? 0)"
         switch plan.count {
         case .rows:
-            let n = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT t0.rowid \(base) ORDER BY \(plan.order) \(window))", arguments: args) ?? 0
+            let n = try db.value(as: Int.self, "SELECT COUNT(*) FROM (SELECT \(rowNumber) \(base) ORDER BY \(plan.order) \(window)) AS counted", args) ?? 0
             return Data("{\"totalSize\":\(n),\"done\":true,\"records\":[]}".utf8)
         case .field(let alias, let expr):
-            let n = try Int.fetchOne(db, sql: "SELECT COUNT(c) FROM (SELECT \(expr) AS c \(base) ORDER BY \(plan.order) \(window))", arguments: args) ?? 0
+            let n = try db.value(as: Int.self, "SELECT COUNT(c) FROM (SELECT \(expr) AS c \(base) ORDER BY \(plan.order) \(window)) AS counted", args) ?? 0
             var out: [UInt8] = Array("{\"totalSize\":1,\"done\":true,\"records\":[{\"attributes\":{\"type\":\"AggregateResult\"},".utf8)
             JSONBytes.string(alias, into: &out)
             out += Array(":\(n)}]}".utf8)
@@ -50,14 +50,16 @@ struct QueryEngine: Sendable {
         }
         // A result that fits in one page needs no cursor.
         let probeLimit = min(plan.limit ?? Int.max, batchSize + 1)
-        let rows = try Row.fetchAll(
-            db, sql: "SELECT \(plan.columns.joined(separator: ", ")) \(base) ORDER BY \(plan.order) LIMIT \(probeLimit) OFFSET \(plan.offset ?? 0)", arguments: args)
+        let rows = try db.fetchAll("SELECT \(plan.columns.joined(separator: ", ")) \(base) ORDER BY \(plan.order) LIMIT \(probeLimit) OFFSET \(plan.offset ?? 0)", args)
         if rows.count <= batchSize {
             return try page(db, rows: rows, plan: plan, session: session, version: version, total: rows.count, next: nil)
         }
-        let firstPos = (try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(pos), 0) FROM cursor_rows") ?? 0) + 1
-        try db.execute(sql: "INSERT INTO cursor_rows(rid) SELECT t0.rowid \(base) ORDER BY \(plan.order) \(window)", arguments: args)
-        let total = db.changesCount
+        let firstPos = (try db.value(as: Int64.self, "SELECT COALESCE(MAX(pos), 0) FROM cursor_rows") ?? 0) + 1
+        // Each row's position is numbered in the query's order (the order ends with the row number, so it is
+        // total), from one past the highest position any cursor holds.
+        let total = try db.execute(
+            "INSERT INTO cursor_rows(pos, rid) SELECT ? + n - 1, r FROM (SELECT \(rowNumber) AS r, ROW_NUMBER() OVER (ORDER BY \(plan.order)) - \(plan.offset ?? 0) AS n \(base) ORDER BY \(plan.order) \(window)) AS numbered",
+            [firstPos.sqlValue] + args)
         let locator = try openCursor(db, plan: plan, session: session, version: version, batchSize: batchSize, total: total, firstPos: firstPos, now: now)
         let path = includeDeleted ? "queryAll" : "query"
         return try page(
@@ -67,48 +69,43 @@ struct QueryEngine: Sendable {
 
     static func versionNumber(_ version: String) -> Double { Double(version.dropFirst()) ?? 66 }
 
-    func openCursor(_ db: Database, plan: QueryPlan, session: Session, version: String, batchSize: Int, total: Int, firstPos: Int64, now: Date) throws -> String {
+    func openCursor(_ db: SQLTransaction, plan: QueryPlan, session: Session, version: String, batchSize: Int, total: Int, firstPos: Int64, now: Date) throws -> String {
         try expireCursors(db, now: now)
         let number = Int(try database.meta(db, "nextCursor") ?? "1") ?? 1
         try database.setMeta(db, "nextCursor", String(number + 1))
         let locator = SalesforceID.make(prefix: "01g", number: number)
         let v = Self.versionNumber(version)
         if v < 56 {
-            let open = try String.fetchAll(
-                db, sql: "SELECT locator FROM cursors WHERE user_id = ? AND version < 56 ORDER BY created ASC, rowid ASC", arguments: [session.userId])
+            let open = try db.values(as: String.self, "SELECT locator FROM cursors WHERE user_id = ? AND version < 56 ORDER BY created ASC, first_pos ASC", [session.userId])
             for old in open.prefix(max(0, open.count - (Self.cursorsPerUserBeforeV56 - 1))) { try release(db, locator: old) }
         }
         let plan = try JSONEncoder().encode(plan)
-        try db.execute(
-            sql: "INSERT INTO cursors(locator, org_id, user_id, version, plan, batch_size, total, first_pos, created, last_used) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            arguments: [locator, session.orgId, session.userId, v, plan, batchSize, total, firstPos, now.timeIntervalSince1970, now.timeIntervalSince1970])
+        try db.execute("INSERT INTO cursors(locator, org_id, user_id, version, plan, batch_size, total, first_pos, created, last_used) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [locator, session.orgId, session.userId, v, plan, batchSize, total, firstPos, now.timeIntervalSince1970, now.timeIntervalSince1970])
         return locator
     }
 
     /// Frees every cursor past its lifetime (v56.0 on) or idle limit (before).
-    func expireCursors(_ db: Database, now: Date) throws {
+    func expireCursors(_ db: SQLTransaction, now: Date) throws {
         let t = now.timeIntervalSince1970
-        let expired = try String.fetchAll(
-            db, sql: "SELECT locator FROM cursors WHERE (version >= 56 AND created < ?) OR (version < 56 AND last_used < ?)",
-            arguments: [t - Self.cursorLifetimeV56, t - Self.cursorIdleLimitBeforeV56])
+        let expired = try db.values(as: String.self, "SELECT locator FROM cursors WHERE (version >= 56 AND created < ?) OR (version < 56 AND last_used < ?)", [t - Self.cursorLifetimeV56, t - Self.cursorIdleLimitBeforeV56])
         for locator in expired { try release(db, locator: locator) }
     }
 
-    func release(_ db: Database, locator: String) throws {
-        guard let row = try Row.fetchOne(db, sql: "SELECT first_pos, total FROM cursors WHERE locator = ?", arguments: [locator]) else { return }
+    func release(_ db: SQLTransaction, locator: String) throws {
+        guard let row = try db.fetchOne("SELECT first_pos, total FROM cursors WHERE locator = ?", [locator]) else { return }
         let first: Int64 = row["first_pos"], total: Int64 = row["total"]
-        try db.execute(sql: "DELETE FROM cursor_rows WHERE pos BETWEEN ? AND ?", arguments: [first, first + total - 1])
-        try db.execute(sql: "DELETE FROM cursors WHERE locator = ?", arguments: [locator])
+        try db.execute("DELETE FROM cursor_rows WHERE pos BETWEEN ? AND ?", [first, first + total - 1])
+        try db.execute("DELETE FROM cursors WHERE locator = ?", [locator])
     }
 
     /// `query/<locator>-<offset>`: the next page of an open cursor.
-    func more(_ db: Database, locatorAndOffset: String, session: Session, version: String, path: String, now: Date = Date()) throws -> Data {
+    func more(_ db: SQLTransaction, locatorAndOffset: String, session: Session, version: String, path: String, now: Date = Date()) throws -> Data {
         let invalid = SalesforceError(.badRequest, "INVALID_QUERY_LOCATOR", "invalid query locator")
         let parts = locatorAndOffset.split(separator: "-")
         guard parts.count == 2, let offset = Int(parts[1]), offset >= 0 else { throw invalid }
         let locator = String(parts[0])
         try expireCursors(db, now: now)
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM cursors WHERE locator = ?", arguments: [locator]),
+        guard let row = try db.fetchOne("SELECT * FROM cursors WHERE locator = ?", [locator]),
             (row["org_id"] as String) == session.orgId, (row["user_id"] as String) == session.userId
         else { throw invalid }
         let total: Int = row["total"], batchSize: Int = row["batch_size"], firstPos: Int64 = row["first_pos"]
@@ -116,24 +113,22 @@ struct QueryEngine: Sendable {
         let plan = try JSONDecoder().decode(QueryPlan.self, from: row["plan"] as Data)
         guard let object = database.definition.object(plan.object) else { throw invalid }
         let end = min(offset + batchSize, total)
-        let rows = try Row.fetchAll(
-            db, sql: "SELECT \(plan.columns.joined(separator: ", ")) FROM cursor_rows c JOIN \(OrgDatabase.quote(object.table)) t0 ON t0.rowid = c.rid \(plan.joins) WHERE c.pos BETWEEN ? AND ? ORDER BY c.pos",
-            arguments: [firstPos + Int64(offset), firstPos + Int64(end) - 1])
+        let rows = try db.fetchAll("SELECT \(plan.columns.joined(separator: ", ")) FROM cursor_rows c JOIN \(OrgDatabase.quote(object.table)) t0 ON t0.\(db.dialect.rowNumber) = c.rid \(plan.joins) WHERE c.pos BETWEEN ? AND ? ORDER BY c.pos", [firstPos + Int64(offset), firstPos + Int64(end) - 1])
         let next = end < total ? "/services/data/\(version)/\(path)/\(locator)-\(end)" : nil
         if next == nil {
             try release(db, locator: locator)
         } else {
-            try db.execute(sql: "UPDATE cursors SET last_used = ? WHERE locator = ?", arguments: [now.timeIntervalSince1970, locator])
+            try db.execute("UPDATE cursors SET last_used = ? WHERE locator = ?", [now.timeIntervalSince1970, locator])
         }
         return try page(db, rows: rows, plan: plan, session: session, version: version, total: total, next: next)
     }
 
     /// Open cursors (for tests and `GET /__admin/faults`).
-    func openCursorCount(_ db: Database) throws -> Int { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cursors") ?? 0 }
+    func openCursorCount(_ db: SQLTransaction) throws -> Int { try db.value(as: Int.self, "SELECT COUNT(*) FROM cursors") ?? 0 }
 
     // MARK: JSON
 
-    func page(_ db: Database, rows: [Row], plan: QueryPlan, session: Session, version: String, total: Int, next: String?) throws -> Data {
+    func page(_ db: SQLTransaction, rows: [SQLRow], plan: QueryPlan, session: Session, version: String, total: Int, next: String?) throws -> Data {
         var out: [UInt8] = []
         out.reserveCapacity(64 + rows.count * (96 + plan.columns.count * 32))
         out += Array("{\"totalSize\":\(total),\"done\":\(next == nil)".utf8)
@@ -147,20 +142,18 @@ struct QueryEngine: Sendable {
         return Data(out)
     }
 
-    func records(_ db: Database, rows: [Row], plan: QueryPlan, session: Session, version: String, into out: inout [UInt8]) throws {
+    func records(_ db: SQLTransaction, rows: [SQLRow], plan: QueryPlan, session: Session, version: String, into out: inout [UInt8]) throws {
         // Child subqueries: one query per child relationship for the whole page.
-        var childRecords: [[String: [Row]]] = []
+        var childRecords: [[String: [SQLRow]]] = []
         for child in plan.children {
             let ids = rows.compactMap { $0[0] as String? }
-            var grouped: [String: [Row]] = [:]
+            var grouped: [String: [SQLRow]] = [:]
             if !ids.isEmpty {
                 let base = try baseSQL(child.plan, includeDeleted: false)
                 let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-                let args = StatementArguments(
-                    [session.orgId.databaseValue] + child.plan.arguments.map(\.databaseValue) + ids.map(\.databaseValue))
-                let found = try Row.fetchAll(
-                    db, sql: "SELECT \(child.plan.columns.joined(separator: ", ")) \(base) AND t0.\(OrgDatabase.quote(child.parentField)) IN (\(placeholders)) ORDER BY \(child.plan.order)",
-                    arguments: args)
+                let args: [SQLValue] = (
+                    [session.orgId.sqlValue] + child.plan.arguments.map(\.sqlValue) + ids.map(\.sqlValue))
+                let found = try db.fetchAll("SELECT \(child.plan.columns.joined(separator: ", ")) \(base) AND t0.\(OrgDatabase.quote(child.parentField)) IN (\(placeholders)) ORDER BY \(child.plan.order)", args)
                 let parentColumn = child.plan.columns.count - 1
                 for row in found {
                     guard let parent = row[parentColumn] as String? else { continue }
@@ -182,7 +175,7 @@ struct QueryEngine: Sendable {
     }
 
     func record(
-        _ db: Database, row: Row, id: String, type: String, shape: [OutputNode], children: [QueryPlan.ChildPlan], childRows: [[String: [Row]]],
+        _ db: SQLTransaction, row: SQLRow, id: String, type: String, shape: [OutputNode], children: [QueryPlan.ChildPlan], childRows: [[String: [SQLRow]]],
         session: Session, version: String, into out: inout [UInt8]
     ) throws {
         out += Array("{\"attributes\":{\"type\":".utf8)
@@ -196,7 +189,7 @@ struct QueryEngine: Sendable {
             case .field(let name, let column, let fieldType):
                 JSONBytes.string(name, into: &out)
                 out.append(0x3A)
-                JSONBytes.value(FieldCoding.fromDatabase(row[column] ?? .null, fieldType), into: &out)
+                JSONBytes.value(FieldCoding.fromDatabase(row[column], fieldType), into: &out)
             case .parent(let name, let types, let idColumns, let nodes):
                 JSONBytes.string(name, into: &out)
                 out.append(0x3A)
@@ -253,16 +246,5 @@ enum JSONBytes {
             }
         }
         out.append(0x22)
-    }
-}
-
-extension SQLArg {
-    var databaseValue: DatabaseValue {
-        switch self {
-        case .null: return .null
-        case .int(let i): return i.databaseValue
-        case .double(let d): return d.databaseValue
-        case .text(let s): return s.databaseValue
-        }
     }
 }

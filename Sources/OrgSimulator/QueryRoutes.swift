@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Hummingbird
 
 /// `query` and `queryAll` (SOQL over any object, `nextRecordsUrl` paging, `Sforce-Query-Options:
@@ -25,12 +24,12 @@ struct QueryRoutes {
             batchSize: Self.batchSize(request))
         do {
             return try await state.write { db in try handle(db, call) }
-        } catch let error as DatabaseError {
+        } catch let error as SQLStoreError {
             throw SalesforceError.unknown(error)
         }
     }
 
-    func handle(_ db: Database, _ call: APICall) throws -> Outcome {
+    func handle(_ db: SQLTransaction, _ call: APICall) throws -> Outcome {
         let includeDeleted = call.path[0] == "queryAll"
         switch (call.path[0], call.path.count) {
         case ("search", 1):

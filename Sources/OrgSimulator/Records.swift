@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 typealias Record = [String: FieldValue]
 
@@ -83,27 +82,27 @@ enum FieldCoding {
         return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !s.contains(" ")
     }
 
-    static func toDatabase(_ value: FieldValue) -> DatabaseValue {
+    static func toDatabase(_ value: FieldValue) -> SQLValue {
         switch value {
         case .null: return .null
-        case .bool(let b): return (b ? 1 : 0).databaseValue
-        case .int(let i): return i.databaseValue
-        case .double(let d): return d.databaseValue
-        case .string(let s): return s.databaseValue
+        case .bool(let b): return .int(b ? 1 : 0)
+        case .int(let i): return .int(Int64(i))
+        case .double(let d): return .double(d)
+        case .string(let s): return .text(s)
         }
     }
 
-    static func fromDatabase(_ value: DatabaseValue, _ type: FieldType) -> FieldValue {
-        switch value.storage {
+    static func fromDatabase(_ value: SQLValue, _ type: FieldType) -> FieldValue {
+        switch value {
         case .null: return .null
-        case .int64(let i):
+        case .int(let i):
             switch type {
             case .boolean: return .bool(i != 0)
             case .double, .currency, .percent: return .double(Double(i))
             default: return .int(Int(i))
             }
         case .double(let d): return type == .int ? .int(Int(d)) : .double(d)
-        case .string(let s): return .string(s)
+        case .text(let s): return .string(s)
         case .blob: return .null
         }
     }
@@ -143,7 +142,7 @@ struct RecordStore: Sendable {
     }
 
     /// Required fields, references and unique values, against the record as it will be.
-    func validate(_ db: Database, orgId: String, object: ObjectDefinition, record: Record, id: String?) throws -> SalesforceError? {
+    func validate(_ db: SQLTransaction, orgId: String, object: ObjectDefinition, record: Record, id: String?) throws -> SalesforceError? {
         let missing = object.fields.filter { $0.isRequired && $0.isCreateable && (record[$0.name] ?? .null) == .null }.map(\.name)
         if !missing.isEmpty {
             return SalesforceError(.badRequest, "REQUIRED_FIELD_MISSING", "Required fields are missing: [\(missing.joined(separator: ", "))]", fields: missing)
@@ -154,17 +153,14 @@ struct RecordStore: Sendable {
             guard let targetObject = targets.first(where: { target.hasPrefix($0.keyPrefix) }) else {
                 return SalesforceError(.badRequest, "FIELD_INTEGRITY_EXCEPTION", "\(field.displayLabel): id value of incorrect type: \(target)", fields: [field.name])
             }
-            let exists = try Int.fetchOne(
-                db, sql: "SELECT 1 FROM \(OrgDatabase.quote(targetObject.table)) WHERE \"Id\" = ? AND org_id = ? AND \"IsDeleted\" = 0", arguments: [target, orgId])
+            let exists = try db.value(as: Int.self, "SELECT 1 FROM \(OrgDatabase.quote(targetObject.table)) WHERE \"Id\" = ? AND org_id = ? AND \"IsDeleted\" = 0", [target, orgId])
             if exists == nil {
                 return SalesforceError(.badRequest, "INVALID_CROSS_REFERENCE_KEY", "\(field.displayLabel): invalid cross reference id", fields: [field.name])
             }
         }
         for field in object.fields where field.isUnique {
             guard let value = record[field.name], value != .null else { continue }
-            if let other = try String.fetchOne(
-                db, sql: "SELECT \"Id\" FROM \(OrgDatabase.quote(object.table)) WHERE org_id = ? AND \(OrgDatabase.quote(field.name)) = ? AND \"IsDeleted\" = 0 AND \"Id\" IS NOT ?",
-                arguments: [orgId, FieldCoding.toDatabase(value), id])
+            if let other = try db.value(as: String.self, "SELECT \"Id\" FROM \(OrgDatabase.quote(object.table)) WHERE org_id = ? AND \(db.dialect.compare(OrgDatabase.quote(field.name), "=", text: field.type.isText)) AND \"IsDeleted\" = 0 AND \"Id\" IS DISTINCT FROM ?", [orgId, FieldCoding.toDatabase(value), id])
             {
                 return SalesforceError(.badRequest, "DUPLICATE_VALUE", "duplicate value found: \(field.name) duplicates value on record with id: \(other)", fields: [field.name])
             }
@@ -174,7 +170,7 @@ struct RecordStore: Sendable {
 
     /// Inserts a record as is (seed and CSV loading too): system fields filled unless given.
     @discardableResult
-    func insert(_ db: Database, orgId: String, object: ObjectDefinition, record: Record, userId: String) throws -> String {
+    func insert(_ db: SQLTransaction, orgId: String, object: ObjectDefinition, record: Record, userId: String) throws -> String {
         var record = record
         let id = try record["Id"]?.stringValue ?? database.nextId(db, orgId: orgId, object: object)
         record["Id"] = .string(id)
@@ -189,7 +185,7 @@ struct RecordStore: Sendable {
         fillName(object, &record)
         let names = record.keys.sorted()
         let sql = "INSERT INTO \(OrgDatabase.quote(object.table)) (org_id, \(names.map(OrgDatabase.quote).joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: names.count)))"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments([orgId.databaseValue] + names.map { FieldCoding.toDatabase(record[$0]!) }))
+        try db.execute(sql, [orgId.sqlValue] + names.map { FieldCoding.toDatabase(record[$0]!) }, cached: true)
         return id
     }
 
@@ -199,7 +195,7 @@ struct RecordStore: Sendable {
         record["Name"] = words.isEmpty ? .null : .string(words.joined(separator: " "))
     }
 
-    func create(_ db: Database, session: Session, object: ObjectDefinition, body: [String: Any]) throws -> String {
+    func create(_ db: SQLTransaction, session: Session, object: ObjectDefinition, body: [String: Any]) throws -> String {
         guard object.createable else {
             throw SalesforceError(.badRequest, "INVALID_TYPE_FOR_OPERATION", "entity type \(object.name) does not support create")
         }
@@ -211,31 +207,30 @@ struct RecordStore: Sendable {
         return id
     }
 
-    func read(_ db: Database, orgId: String, object: ObjectDefinition, id: String, includeDeleted: Bool = false) throws -> Record? {
+    func read(_ db: SQLTransaction, orgId: String, object: ObjectDefinition, id: String, includeDeleted: Bool = false) throws -> Record? {
         guard SalesforceID.isValid(id) else { return nil }
-        guard let row = try Row.fetchOne(
-            db, sql: "SELECT * FROM \(OrgDatabase.quote(object.table)) WHERE \"Id\" = ? AND org_id = ?", arguments: [OrgState.key(id), orgId])
+        guard let row = try db.fetchOne("SELECT * FROM \(OrgDatabase.quote(object.table)) WHERE \"Id\" = ? AND org_id = ?", [OrgState.key(id), orgId])
         else { return nil }
         var record: Record = [:]
-        for field in object.fields { record[field.name] = FieldCoding.fromDatabase(row[field.name] ?? .null, field.type) }
+        for field in object.fields { record[field.name] = FieldCoding.fromDatabase(row.value(named: field.name), field.type) }
         if !includeDeleted, record["IsDeleted"] == .bool(true) { return nil }
         return record
     }
 
     /// A missing record: `ENTITY_IS_DELETED` when it was deleted, `NOT_FOUND` when it never existed.
-    func gone(_ db: Database, orgId: String, object: ObjectDefinition, id: String) throws -> SalesforceError {
+    func gone(_ db: SQLTransaction, orgId: String, object: ObjectDefinition, id: String) throws -> SalesforceError {
         if try read(db, orgId: orgId, object: object, id: id, includeDeleted: true) != nil {
             return SalesforceError(.notFound, "ENTITY_IS_DELETED", "entity is deleted")
         }
         return .notFound()
     }
 
-    func update(_ db: Database, session: Session, object: ObjectDefinition, id: String, body: [String: Any]) throws {
+    func update(_ db: SQLTransaction, session: Session, object: ObjectDefinition, id: String, body: [String: Any]) throws {
         let changes = try fields(body, of: object, creating: false).get()
         try apply(db, session: session, object: object, id: id, changes: changes)
     }
 
-    func apply(_ db: Database, session: Session, object: ObjectDefinition, id: String, changes: Record) throws {
+    func apply(_ db: SQLTransaction, session: Session, object: ObjectDefinition, id: String, changes: Record) throws {
         guard var record = try read(db, orgId: session.orgId, object: object, id: id) else {
             throw try gone(db, orgId: session.orgId, object: object, id: id)
         }
@@ -251,37 +246,31 @@ struct RecordStore: Sendable {
             set["Name"] = record["Name"]
         }
         let names = set.keys.sorted()
-        try db.execute(
-            sql: "UPDATE \(OrgDatabase.quote(object.table)) SET \(names.map { "\(OrgDatabase.quote($0)) = ?" }.joined(separator: ", ")) WHERE \"Id\" = ?",
-            arguments: StatementArguments(names.map { FieldCoding.toDatabase(set[$0]!) } + [(record["Id"] ?? .null).stringValue ?? ""]))
+        try db.execute("UPDATE \(OrgDatabase.quote(object.table)) SET \(names.map { "\(OrgDatabase.quote($0)) = ?" }.joined(separator: ", ")) WHERE \"Id\" = ?", names.map { FieldCoding.toDatabase(set[$0]!) } + [SQLValue.text(record["Id"]?.stringValue ?? "")])
         try touch(db, session: session, object: object, id: record["Id"]?.stringValue ?? id)
     }
 
     /// Soft delete: `queryAll` and `deleted` still see it.
-    func delete(_ db: Database, session: Session, object: ObjectDefinition, id: String) throws {
+    func delete(_ db: SQLTransaction, session: Session, object: ObjectDefinition, id: String) throws {
         guard try read(db, orgId: session.orgId, object: object, id: id) != nil else {
             throw try gone(db, orgId: session.orgId, object: object, id: id)
         }
         let now = try database.nextWriteTime(db)
-        try db.execute(
-            sql: "UPDATE \(OrgDatabase.quote(object.table)) SET \"IsDeleted\" = 1, \"LastModifiedDate\" = ?, \"SystemModstamp\" = ?, \"LastModifiedById\" = ? WHERE \"Id\" = ?",
-            arguments: [now, now, session.userId, OrgState.key(id)])
-        try db.execute(sql: "DELETE FROM recent WHERE record_id = ?", arguments: [OrgState.key(id)])
+        try db.execute("UPDATE \(OrgDatabase.quote(object.table)) SET \"IsDeleted\" = 1, \"LastModifiedDate\" = ?, \"SystemModstamp\" = ?, \"LastModifiedById\" = ? WHERE \"Id\" = ?", [now, now, session.userId, OrgState.key(id)])
+        try db.execute("DELETE FROM recent WHERE record_id = ?", [OrgState.key(id)])
     }
 
     /// The object of an id, by its key prefix.
     func object(ofId id: String) -> ObjectDefinition? { definition.object(prefix: String(id.prefix(3))) }
 
     /// Ids of live records whose `field` is `value` (text compared without case, ids in either form).
-    func ids(_ db: Database, orgId: String, object: ObjectDefinition, field: FieldDefinition, value: String) throws -> [String] {
+    func ids(_ db: SQLTransaction, orgId: String, object: ObjectDefinition, field: FieldDefinition, value: String) throws -> [String] {
         let coded: FieldValue
         switch FieldCoding.check(.string(value), field, object: object.name) {
         case .success(let v): coded = v
         case .failure: return []
         }
-        return try String.fetchAll(
-            db, sql: "SELECT \"Id\" FROM \(OrgDatabase.quote(object.table)) WHERE org_id = ? AND \(OrgDatabase.quote(field.name)) = ? AND \"IsDeleted\" = 0 LIMIT 10",
-            arguments: [orgId, FieldCoding.toDatabase(coded)])
+        return try db.values(as: String.self, "SELECT \"Id\" FROM \(OrgDatabase.quote(object.table)) WHERE org_id = ? AND \(db.dialect.compare(OrgDatabase.quote(field.name), "=", text: field.type.isText)) AND \"IsDeleted\" = 0 LIMIT 10", [orgId, FieldCoding.toDatabase(coded)])
     }
 
     /// The upsert field: `Id`, an External ID field or an idLookup field.
@@ -296,7 +285,7 @@ struct RecordStore: Sendable {
 
     /// Upsert by `field` = `value`: one match is updated, none is created with the value, several are
     /// refused (300 over REST).
-    func upsert(_ db: Database, session: Session, object: ObjectDefinition, field: FieldDefinition, value: String, body: [String: Any]) throws -> UpsertResult {
+    func upsert(_ db: SQLTransaction, session: Session, object: ObjectDefinition, field: FieldDefinition, value: String, body: [String: Any]) throws -> UpsertResult {
         let matches = try ids(db, orgId: session.orgId, object: object, field: field, value: value)
         if matches.count > 1 { return .ambiguous(matches) }
         var body = body
@@ -312,16 +301,13 @@ struct RecordStore: Sendable {
 
     // MARK: Recent items
 
-    func touch(_ db: Database, session: Session, object: ObjectDefinition, id: String) throws {
+    func touch(_ db: SQLTransaction, session: Session, object: ObjectDefinition, id: String) throws {
         let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
-        try db.execute(
-            sql: "INSERT INTO recent(user_id, record_id, object, touched) VALUES (?, ?, ?, ?) ON CONFLICT(user_id, record_id) DO UPDATE SET touched = excluded.touched",
-            arguments: [session.userId, id, object.name, now])
+        try db.execute("INSERT INTO recent(user_id, record_id, object, touched) VALUES (?, ?, ?, ?) ON CONFLICT(user_id, record_id) DO UPDATE SET touched = excluded.touched", [session.userId, id, object.name, now])
     }
 
-    func recentItems(_ db: Database, session: Session, object: ObjectDefinition, limit: Int = 200) throws -> [Record] {
-        let ids = try String.fetchAll(
-            db, sql: "SELECT record_id FROM recent WHERE user_id = ? AND object = ? ORDER BY touched DESC LIMIT ?", arguments: [session.userId, object.name, limit])
+    func recentItems(_ db: SQLTransaction, session: Session, object: ObjectDefinition, limit: Int = 200) throws -> [Record] {
+        let ids = try db.values(as: String.self, "SELECT record_id FROM recent WHERE user_id = ? AND object = ? ORDER BY touched DESC LIMIT ?", [session.userId, object.name, limit])
         return try ids.compactMap { try read(db, orgId: session.orgId, object: object, id: $0) }
     }
 }

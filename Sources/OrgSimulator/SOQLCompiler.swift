@@ -52,17 +52,20 @@ struct SOQLCompiler {
     let definition: OrgDefinition
     /// "Now" for date literals.
     var now = Date()
+    /// The backend's SQL the plan is written in.
+    var dialect: SQLDialect = .sqlite
     private var joinAliases: [String: String] = [:]
     private var joinSQL: [String] = []
     private var columns: [String] = []
 
-    init(definition: OrgDefinition, now: Date = Date()) {
+    init(definition: OrgDefinition, now: Date = Date(), dialect: SQLDialect = .sqlite) {
         self.definition = definition
         self.now = now
+        self.dialect = dialect
     }
 
-    static func compile(_ query: SOQLQuery, definition: OrgDefinition, now: Date = Date()) throws -> QueryPlan {
-        var compiler = SOQLCompiler(definition: definition, now: now)
+    static func compile(_ query: SOQLQuery, definition: OrgDefinition, now: Date = Date(), dialect: SQLDialect = .sqlite) throws -> QueryPlan {
+        var compiler = SOQLCompiler(definition: definition, now: now, dialect: dialect)
         return try compiler.compile(query, allowSubqueries: true)
     }
 
@@ -97,7 +100,7 @@ struct SOQLCompiler {
                         .badRequest, "INVALID_TYPE",
                         "Didn't understand relationship '\(inner.object)' in FROM part of query call. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name.")
                 }
-                var sub = SOQLCompiler(definition: definition, now: now)
+                var sub = SOQLCompiler(definition: definition, now: now, dialect: dialect)
                 var rewritten = inner
                 rewritten.object = child.name
                 var plan = try sub.compile(rewritten, allowSubqueries: false)
@@ -111,15 +114,16 @@ struct SOQLCompiler {
         var order: [String] = []
         for o in query.orderBy {
             let (expr, field) = try resolve(o.path, object: object, alias: "t0", prefix: "")
-            let collated = field.type.isText ? "\(expr) COLLATE NOCASE" : expr
+            let collated = field.type.isText ? dialect.caseless(expr) : expr
             // SQLite sorts nulls as the smallest value, which is SOQL's default (first ascending, last
-            // descending); only the other choice needs a term of its own, which keeps an index usable.
+            // descending), and the dialect sorts them so on every backend; only the other choice needs a term
+            // of its own, which keeps an index usable.
             if o.nullsFirst != o.ascending { order.append("(\(expr) IS NULL) \(o.nullsFirst ? "DESC" : "ASC")") }
-            order.append("\(collated) \(o.ascending ? "ASC" : "DESC")")
+            order.append(dialect.order(collated, ascending: o.ascending))
         }
-        order.append("t0.rowid ASC")
+        order.append("t0.\(dialect.rowNumber) ASC")
         var conditions = [condition, extraCondition].compactMap { $0 }
-        if conditions.isEmpty { conditions = ["1"] }
+        if conditions.isEmpty { conditions = ["TRUE"] }
         return QueryPlan(
             object: object.name, joins: joinSQL.joined(separator: " "), columns: columns, shape: shape.map(\.output), children: children,
             condition: conditions.map { "(\($0))" }.joined(separator: " AND "), arguments: arguments, order: order.joined(separator: ", "),
@@ -252,7 +256,7 @@ struct SOQLCompiler {
             if k < level.count { next.append(level[k]) }
             level = next
         }
-        return level.first ?? (op == "AND" ? "1" : "0")
+        return level.first ?? (op == "AND" ? "TRUE" : "FALSE")
     }
 
     mutating func where_(_ condition: SOQLQuery.Condition, object: ObjectDefinition, arguments: inout [SQLArg]) throws -> String {
@@ -265,7 +269,7 @@ struct SOQLCompiler {
             return "(NOT \(try where_(c, object: object, arguments: &arguments)))"
         case .compare(let path, let op, let value):
             let (expr, field) = try resolve(path, object: object, alias: "t0", prefix: "")
-            return "COALESCE(\(try comparison(expr, field, op, value, arguments: &arguments)), 0)"
+            return "COALESCE(\(try comparison(expr, field, op, value, arguments: &arguments)), FALSE)"
         case .inList(let path, let values, let negated):
             let (expr, field) = try resolve(path, object: object, alias: "t0", prefix: "")
             var parts: [String] = []
@@ -275,21 +279,22 @@ struct SOQLCompiler {
                 if value == .null { hasNull = true; continue }
                 guard case .single(let arg) = try coerce(value, field) else { throw SOQLParser.malformed("date literals are not allowed in IN") }
                 arguments.append(arg)
-                placeholders.append("?")
+                placeholders.append(field.type.isText ? dialect.caselessPlaceholder : "?")
             }
-            let collated = field.type.isText ? "\(expr) COLLATE NOCASE" : expr
+            let collated = field.type.isText ? dialect.caseless(expr) : expr
             if !placeholders.isEmpty { parts.append("\(collated) IN (\(placeholders.joined(separator: ", ")))") }
             if hasNull { parts.append("\(expr) IS NULL") }
-            let positive = parts.isEmpty ? "0" : parts.joined(separator: " OR ")
+            let positive = parts.isEmpty ? "FALSE" : parts.joined(separator: " OR ")
             // SOQL's NOT IN keeps records whose field is null, unless null is in the list.
-            return negated ? "COALESCE(NOT (\(positive)), \(hasNull ? 0 : 1))" : "COALESCE(\(positive), 0)"
+            return negated ? "COALESCE(NOT (\(positive)), \(hasNull ? "FALSE" : "TRUE"))" : "COALESCE(\(positive), FALSE)"
         case .like(let path, let pattern, let negated):
             let (expr, field) = try resolve(path, object: object, alias: "t0", prefix: "")
             guard field.type.isText || field.type == .id || field.type == .reference else {
                 throw SalesforceError(.badRequest, "INVALID_QUERY_FILTER_OPERATOR", "invalid operator on \(field.type.rawValue) field: \(field.name) LIKE")
             }
             arguments.append(.text(pattern))
-            return negated ? "COALESCE(NOT (\(expr) LIKE ?), 1)" : "COALESCE(\(expr) LIKE ?, 0)"
+            let like = dialect.like(expr, escape: nil)
+            return negated ? "COALESCE(NOT (\(like)), TRUE)" : "COALESCE(\(like), FALSE)"
         }
     }
 
@@ -300,18 +305,18 @@ struct SOQLCompiler {
             switch op {
             case "=": return "\(expr) IS NULL"
             case "!=": return "\(expr) IS NOT NULL"
-            default: return "0"
+            default: return "FALSE"
             }
         }
         if (field.type == .boolean || field.type == .id || field.type == .reference), !["=", "!="].contains(op) {
             throw SalesforceError(.badRequest, "INVALID_QUERY_FILTER_OPERATOR", "invalid operator on \(field.type.rawValue) field: \(field.name) \(op)")
         }
-        let collated = field.type.isText ? "\(expr) COLLATE NOCASE" : expr
         switch try coerce(value, field) {
         case .single(let arg):
             arguments.append(arg)
+            let compared = dialect.compare(expr, op, text: field.type.isText)
             // SOQL's != keeps records whose field is null.
-            return op == "!=" ? "(\(expr) IS NULL OR \(collated) != ?)" : "\(collated) \(op) ?"
+            return op == "!=" ? "(\(expr) IS NULL OR \(compared))" : compared
         case .range(let start, let end):
             switch op {
             case "=": arguments += [start, end]; return "(\(expr) >= ? AND \(expr) < ?)"

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The SOSL subset of the REST `search` resource:
 /// `FIND {term} [IN ALL|NAME|EMAIL|PHONE FIELDS] [RETURNING Object[(fields [WHERE …] [ORDER BY …] [LIMIT n])], …] [LIMIT n]`.
@@ -122,7 +121,7 @@ struct SOSLQuery {
     }
 
     /// `{"searchRecords": [...]}`.
-    func run(_ db: Database, engine: QueryEngine, session: Session, version: String) throws -> Data {
+    func run(_ db: SQLTransaction, engine: QueryEngine, session: Session, version: String) throws -> Data {
         let definition = engine.database.definition
         let targets = returning.isEmpty
             ? definition.objects.filter { $0.name != "User" }.map { SOQLQuery(items: [.field(["Id"])], object: $0.name) }
@@ -139,18 +138,16 @@ struct SOSLQuery {
             var conditions: [String] = []
             var extra: [SQLArg] = []
             for word in words {
-                conditions.append(SOQLCompiler.balanced(searched.map { "t0.\(OrgDatabase.quote($0.name)) LIKE ? ESCAPE '\\'" }, "OR"))
+                conditions.append(SOQLCompiler.balanced(searched.map { db.dialect.like("t0.\(OrgDatabase.quote($0.name))", escape: "\\") }, "OR"))
                 extra += Array(repeating: .text(Self.likePattern(word)), count: searched.count)
             }
-            var compiler = SOQLCompiler(definition: definition)
+            var compiler = SOQLCompiler(definition: definition, dialect: db.dialect)
             var sub = target
             sub.limit = min(sub.limit ?? remaining, remaining)
             var plan = try compiler.compile(sub, allowSubqueries: false, extraCondition: SOQLCompiler.balanced(conditions, "AND"))
             plan.arguments += extra
             let base = try engine.baseSQL(plan, includeDeleted: false)
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT \(plan.columns.joined(separator: ", ")) \(base) ORDER BY \(plan.order) LIMIT \(plan.limit ?? remaining) OFFSET \(plan.offset ?? 0)",
-                arguments: StatementArguments([session.orgId.databaseValue] + plan.arguments.map(\.databaseValue)))
+            let rows = try db.fetchAll("SELECT \(plan.columns.joined(separator: ", ")) \(base) ORDER BY \(plan.order) LIMIT \(plan.limit ?? remaining) OFFSET \(plan.offset ?? 0)", [session.orgId.sqlValue] + plan.arguments.map(\.sqlValue))
             guard !rows.isEmpty else { continue }
             var buffer: [UInt8] = []
             try engine.records(db, rows: rows, plan: plan, session: session, version: version, into: &buffer)

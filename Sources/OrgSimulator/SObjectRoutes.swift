@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Hummingbird
 
 /// `sobjects/<Type>` for every object of the org: basic info with recent items, create, read, update,
@@ -23,7 +22,7 @@ struct SObjectRoutes {
     }
 
     /// A call whose path starts with `sobjects` (also a composite sub-request).
-    func handle(_ db: Database, _ call: APICall) throws -> Outcome {
+    func handle(_ db: SQLTransaction, _ call: APICall) throws -> Outcome {
         let p = call.path
         guard p.count >= 2 else { throw SalesforceError.notFound() }
         let object = try state.records.object(p[1])
@@ -69,7 +68,7 @@ struct SObjectRoutes {
     }
 
     /// `sobjects/<Type>`: the object's summary and the records this user touched last.
-    func basicInfo(_ db: Database, _ call: APICall, _ object: ObjectDefinition) throws -> Outcome {
+    func basicInfo(_ db: SQLTransaction, _ call: APICall, _ object: ObjectDefinition) throws -> Outcome {
         let summary = DescribeRoutes(state: state).summary(object, version: call.version)
         let recent = try state.records.recentItems(db, session: call.session, object: object).map { record -> [String: Any] in
             var item: [String: Any] = [
@@ -84,7 +83,7 @@ struct SObjectRoutes {
         return HTTP.json(.ok, ["objectDescribe": objectDescribe, "recentItems": recent])
     }
 
-    func read(_ db: Database, _ call: APICall, _ object: ObjectDefinition, id: String) throws -> Outcome {
+    func read(_ db: SQLTransaction, _ call: APICall, _ object: ObjectDefinition, id: String) throws -> Outcome {
         guard let record = try state.records.read(db, orgId: call.session.orgId, object: object, id: id) else {
             throw try state.records.gone(db, orgId: call.session.orgId, object: object, id: id)
         }
@@ -112,7 +111,7 @@ struct SObjectRoutes {
 
     /// `updated` (`{"ids", "latestDateCovered"}`) and `deleted` (`{"deletedRecords", "earliestDateAvailable",
     /// "latestDateCovered"}`) between `start` and `end`.
-    func replication(_ db: Database, _ call: APICall, _ object: ObjectDefinition, deleted: Bool) throws -> Outcome {
+    func replication(_ db: SQLTransaction, _ call: APICall, _ object: ObjectDefinition, deleted: Bool) throws -> Outcome {
         guard let startText = call.query["start"], let endText = call.query["end"], let start = SalesforceDate.parse(startText),
             let end = SalesforceDate.parse(endText)
         else {
@@ -123,10 +122,8 @@ struct SObjectRoutes {
         let latest = min(end, Date())
         let s = SalesforceDate.string(start), e = SalesforceDate.string(latest)
         if deleted {
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT \"Id\", \"SystemModstamp\" FROM \(table) WHERE org_id = ? AND \"IsDeleted\" = 1 AND \"SystemModstamp\" >= ? AND \"SystemModstamp\" < ? ORDER BY \"SystemModstamp\"",
-                arguments: [call.session.orgId, s, e])
-            let earliest = try String.fetchOne(db, sql: "SELECT MIN(\"SystemModstamp\") FROM \(table) WHERE org_id = ? AND \"IsDeleted\" = 1", arguments: [call.session.orgId])
+            let rows = try db.fetchAll("SELECT \"Id\", \"SystemModstamp\" FROM \(table) WHERE org_id = ? AND \"IsDeleted\" = 1 AND \"SystemModstamp\" >= ? AND \"SystemModstamp\" < ? ORDER BY \"SystemModstamp\"", [call.session.orgId, s, e])
+            let earliest = try db.value(as: String.self, "SELECT MIN(\"SystemModstamp\") FROM \(table) WHERE org_id = ? AND \"IsDeleted\" = 1", [call.session.orgId])
             var body: [String: Any] = [
                 "deletedRecords": rows.map { ["id": $0["Id"] as String, "deletedDate": $0["SystemModstamp"] as String] },
                 "latestDateCovered": e,
@@ -134,9 +131,7 @@ struct SObjectRoutes {
             body["earliestDateAvailable"] = earliest ?? SalesforceDate.string(start)
             return HTTP.json(.ok, body)
         }
-        let ids = try String.fetchAll(
-            db, sql: "SELECT \"Id\" FROM \(table) WHERE org_id = ? AND \"IsDeleted\" = 0 AND \"SystemModstamp\" >= ? AND \"SystemModstamp\" < ? ORDER BY \"SystemModstamp\"",
-            arguments: [call.session.orgId, s, e])
+        let ids = try db.values(as: String.self, "SELECT \"Id\" FROM \(table) WHERE org_id = ? AND \"IsDeleted\" = 0 AND \"SystemModstamp\" >= ? AND \"SystemModstamp\" < ? ORDER BY \"SystemModstamp\"", [call.session.orgId, s, e])
         return HTTP.json(.ok, ["ids": ids, "latestDateCovered": e])
     }
 }

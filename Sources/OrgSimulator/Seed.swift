@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A CSV file to load into an object of one org (`sf-simulator --csv [ORG:]OBJECT=FILE`).
 package struct CSVSource: Sendable, Equatable {
@@ -37,7 +36,7 @@ struct Seeder {
     let records: RecordStore
     var definition: OrgDefinition { database.definition }
 
-    func seed(_ db: Database, csv: [CSVSource]) throws {
+    func seed(_ db: SQLTransaction, csv: [CSVSource]) throws {
         var loaded: [(org: OrgFixture.Org, object: ObjectDefinition, source: CSVSource)] = []
         for source in csv {
             guard let object = definition.object(source.object) else {
@@ -121,8 +120,7 @@ struct Seeder {
         for ref in references {
             let targets = ref.field.referenceTo.compactMap { definition.object($0) }.filter { ref.value.hasPrefix($0.keyPrefix) }
             var found = false
-            for target in targets where try Int.fetchOne(
-                db, sql: "SELECT 1 FROM \(OrgDatabase.quote(target.table)) WHERE \"Id\" = ? AND org_id = ?", arguments: [ref.value, ref.orgId]) != nil
+            for target in targets where try db.value(as: Int.self, "SELECT 1 FROM \(OrgDatabase.quote(target.table)) WHERE \"Id\" = ? AND org_id = ?", [ref.value, ref.orgId]) != nil
             {
                 found = true
             }
@@ -283,7 +281,7 @@ struct CSVLoader {
         return rows
     }
 
-    func load(_ db: Database, source: CSVSource, org: OrgFixture.Org, object: ObjectDefinition) throws -> [PendingReference] {
+    func load(_ db: SQLTransaction, source: CSVSource, org: OrgFixture.Org, object: ObjectDefinition) throws -> [PendingReference] {
         let file = source.path
         guard let data = FileManager.default.contents(atPath: file) else { throw OrgSimulatorError.fixture("\(file): cannot read the CSV file") }
         guard let text = String(data: data, encoding: .utf8) else { throw OrgSimulatorError.fixture("\(file): not UTF-8 text") }
@@ -329,7 +327,7 @@ struct CSVLoader {
                 guard id.hasPrefix(object.keyPrefix) else {
                     throw OrgSimulatorError.fixture("\(file):\(row.line): Id \(Self.quote(id)) is not an id of \(object.name) (its key prefix is \(object.keyPrefix))")
                 }
-                guard seen.insert(id).inserted, try Int.fetchOne(db, sql: "SELECT 1 FROM \(OrgDatabase.quote(object.table)) WHERE \"Id\" = ?", arguments: [id]) == nil else {
+                guard seen.insert(id).inserted, try db.value(as: Int.self, "SELECT 1 FROM \(OrgDatabase.quote(object.table)) WHERE \"Id\" = ?", [id]) == nil else {
                     throw OrgSimulatorError.fixture("\(file):\(row.line): Id \(Self.quote(id)) appears twice")
                 }
             }

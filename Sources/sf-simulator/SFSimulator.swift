@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OrgSimulator
+import OrgSimulatorPostgres
 
 @main
 struct SFSimulator: AsyncParsableCommand {
@@ -15,7 +16,15 @@ struct SFSimulator: AsyncParsableCommand {
 
     @Option(help: "Port to listen on (0 picks a free one).") var port: Int = 0
     @Option(help: "The org fixture directory (Fixtures/org).") var data: String
-    @Option(help: "Keep the org's changes in this file across restarts.") var state: String?
+    @Option(help: ArgumentHelp(
+        "Keep the org's changes across restarts: in a SQLite FILE (one sf-simulator at a time), or in PostgreSQL, postgres://USER@HOST:PORT/DATABASE, shared by any number of sf-simulators (the password from PGPASSWORD, or USER:PASSWORD@).",
+        valueName: "FILE|URL"))
+    var state: String?
+    @Option(help: "Connections to PostgreSQL this instance keeps open at most (with --state postgres://…).") var poolSize: Int = 8
+    @Option(help: ArgumentHelp(
+        "The URL clients reach the org at, when it is not this instance's own (instances behind one front, as scripts/fleet starts them): token responses give it as instance_url.",
+        valueName: "URL"))
+    var publicURL: String?
     @Option(help: "Seconds an access token lives.") var tokenLifetime: Double = 3600
     @Option(help: "Fault: milliseconds added to every API request.") var latencyMs: Int = 0
     @Option(help: "Fault: share (0-1) of API requests answered 503.") var errorRate: Double = 0
@@ -35,6 +44,12 @@ struct SFSimulator: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535 (0 picks a free port)") }
+        guard (1...64).contains(poolSize) else { throw ValidationError("--pool-size must be from 1 to 64") }
+        if let publicURL {
+            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty || url.path == "/" else {
+                throw ValidationError("--public-url \(publicURL): expected http://HOST:PORT, without a path")
+            }
+        }
         guard tokenLifetime > 0, tokenLifetime <= 31_536_000 else {
             throw ValidationError("--token-lifetime must be more than 0 and at most 31536000 seconds")
         }
@@ -66,15 +81,16 @@ struct SFSimulator: AsyncParsableCommand {
 
     func run() async throws {
         let fileToken = try adminTokenFromFile()
-        let simulator = try OrgSimulator(configuration: .init(
-            port: port, dataDirectory: URL(fileURLWithPath: data), stateFile: state.map { URL(fileURLWithPath: $0) },
-            tokenLifetime: tokenLifetime,
-            faults: FaultSettings(latencyMs: latencyMs, errorRate: errorRate, malformedBodies: malformedBodies, seed: seed),
-            connectedApps: connectedApps.map { app in
-                let parts = app.split(separator: "=", maxSplits: 1).map(String.init)
-                return OrgDefinition.ConnectedApp(consumerKey: parts[0], redirectURIs: [parts[1]], scopes: ["api", "web", "refresh_token", "id", "openid"])
-            },
-            csv: csv.compactMap(CSVSource.init(argument:)), adminToken: fileToken))
+        let simulator: OrgSimulator
+        do {
+            // A URL is PostgreSQL; anything else is a SQLite file.
+            let store: (any SQLStore)? = try state.flatMap { $0.contains("://") ? try PostgresStore(url: PostgresURL.parse($0), poolSize: poolSize) : nil }
+            simulator = try OrgSimulator(configuration: makeConfiguration(fileToken: fileToken, store: store))
+        } catch OrgSimulatorError.unreachable(let message), OrgSimulatorError.badURL(let message) {
+            // EX_USAGE-like 64, one line: a CI runner's script can tell "no database" from a crash.
+            FileHandle.standardError.write(Data("sf-simulator: \(message)\n".utf8))
+            throw ExitCode(64)
+        }
         if let adminTokenFile, fileToken == nil {
             let fd = open(adminTokenFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw ValidationError("--admin-token-file \(adminTokenFile) cannot be created (\(String(cString: strerror(errno))))") }
@@ -85,5 +101,18 @@ struct SFSimulator: AsyncParsableCommand {
         try await simulator.run { port in
             FileHandle.standardOutput.write(Data("listening on http://127.0.0.1:\(port)\nadmin token: \(simulator.adminToken)\n".utf8))
         }
+    }
+
+    func makeConfiguration(fileToken: String?, store: (any SQLStore)?) -> OrgSimulator.Configuration {
+        .init(
+            port: port, dataDirectory: URL(fileURLWithPath: data), stateFile: store == nil ? state.map { URL(fileURLWithPath: $0) } : nil,
+            tokenLifetime: tokenLifetime,
+            faults: FaultSettings(latencyMs: latencyMs, errorRate: errorRate, malformedBodies: malformedBodies, seed: seed),
+            connectedApps: connectedApps.map { app in
+                let parts = app.split(separator: "=", maxSplits: 1).map(String.init)
+                return OrgDefinition.ConnectedApp(consumerKey: parts[0], redirectURIs: [parts[1]], scopes: ["api", "web", "refresh_token", "id", "openid"])
+            },
+            csv: csv.compactMap(CSVSource.init(argument:)), adminToken: fileToken, store: store,
+            publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
     }
 }

@@ -59,8 +59,8 @@ final class OrgDefinitionTests: XCTestCase {
         XCTAssertNotNil(site.field("OwnerId"))
         XCTAssertEqual(definition.childRelationships(of: "Site__c").map { $0.field.childRelationshipName }, ["Contacts__r"])
         // The fixture's contacts are still generated, identically.
-        let state = try OrgState(definition: definition, stateURL: nil, tokenLifetime: 60)
-        let count = try state.database.queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM obj_Contact") }
+        let state = try TestStates.make(definition: definition, tokenLifetime: 60)
+        let count = try state.database.store.read { try $0.value(as: Int.self, "SELECT COUNT(*) FROM \"obj_Contact\"") }
         XCTAssertEqual(count, 1050)
     }
 
@@ -88,11 +88,11 @@ final class OrgDefinitionTests: XCTestCase {
         let sites = try write("sites.csv", "Id,Name,Capacity__c,Open__c,Opened__c,CreatedDate\r\n\(SalesforceID.make(prefix: "a05", number: 7)),\"Dock, North\",120,true,2024-03-01,2024-03-01T08:00:00.000+0000\r\n")
         let contacts = try write("contacts.csv", "LastName,FirstName,Site__c,Title\nQuay,Ada,\(SalesforceID.make(prefix: "a05", number: 7)),\"Says \"\"hi\"\"\"\n")
         let definition = try OrgDefinition.load(directory: dir)
-        let state = try OrgState(definition: definition, stateURL: nil, tokenLifetime: 60, csv: [
+        let state = try TestStates.make(definition: definition, tokenLifetime: 60, csv: [
             CSVSource(argument: "Contact=\(contacts)")!, CSVSource(argument: "Acme:Site__c=\(sites)")!,
         ])
         let session = Session(orgId: definition.orgs[0].id, userId: definition.orgs[0].users[0].id, clientId: "t")
-        let data = try state.database.queue.write { db in
+        let data = try state.database.store.write { db in
             try state.queries.run(db, soql: "SELECT LastName, Title, Site__r.Name, Site__r.Capacity__c, Site__r.Open__c FROM Contact", session: session,
                                   version: "v66.0", includeDeleted: false, batchSize: 2000)
         }
@@ -120,14 +120,14 @@ final class OrgDefinitionTests: XCTestCase {
         ]
         for (text, position, words) in cases {
             let path = try write("bad.csv", text)
-            let message = refusal { _ = try OrgState(definition: definition, stateURL: nil, tokenLifetime: 60, csv: [CSVSource(object: "Site__c", path: path)]) }
+            let message = refusal { _ = try TestStates.make(definition: definition, tokenLifetime: 60, csv: [CSVSource(object: "Site__c", path: path)]) }
             XCTAssertTrue(message.contains("bad.csv\(position)"), "\(position) not in: \(message)")
             XCTAssertTrue(message.contains(words), "\(words) not in: \(message)")
         }
         let dangling = try write("contacts.csv", "LastName,Site__c\nLost,\(SalesforceID.make(prefix: "a05", number: 99))\n")
-        let message = refusal { _ = try OrgState(definition: definition, stateURL: nil, tokenLifetime: 60, csv: [CSVSource(object: "Contact", path: dangling)]) }
+        let message = refusal { _ = try TestStates.make(definition: definition, tokenLifetime: 60, csv: [CSVSource(object: "Contact", path: dangling)]) }
         XCTAssertTrue(message.contains("contacts.csv:2:2:") && message.contains("refers to no Site__c"), message)
-        XCTAssertTrue(refusal { _ = try OrgState(definition: definition, stateURL: nil, tokenLifetime: 60, csv: [CSVSource(object: "Lead", path: dangling)]) }
+        XCTAssertTrue(refusal { _ = try TestStates.make(definition: definition, tokenLifetime: 60, csv: [CSVSource(object: "Lead", path: dangling)]) }
             .contains("'Lead' is not an object"))
     }
 
@@ -138,7 +138,7 @@ final class OrgDefinitionTests: XCTestCase {
         let long = String(repeating: "9", count: 5_000) + "x"
         for (text, at) in [("Name,Capacity__c\nA,\(long)\n", ":2:2:"), ("Name,\(long)\nA,1\n", ":1:2:")] {
             let path = try write("bad.csv", text)
-            let message = refusal { _ = try OrgState(definition: definition, stateURL: nil, tokenLifetime: 60, csv: [CSVSource(object: "Site__c", path: path)]) }
+            let message = refusal { _ = try TestStates.make(definition: definition, tokenLifetime: 60, csv: [CSVSource(object: "Site__c", path: path)]) }
             XCTAssertTrue(message.contains("bad.csv\(at)"), message)
             XCTAssertTrue(message.contains(String(repeating: "9", count: 200) + "… (5001 characters)"), message)
             XCTAssertFalse(message.contains(String(repeating: "9", count: 201)), "more than 200 characters of the cell")
@@ -146,7 +146,7 @@ final class OrgDefinitionTests: XCTestCase {
         }
         let exactly = String(repeating: "8", count: 200)
         let path = try write("bad.csv", "Name,\(exactly)\nA,1\n")
-        XCTAssertTrue(refusal { _ = try OrgState(definition: definition, stateURL: nil, tokenLifetime: 60, csv: [CSVSource(object: "Site__c", path: path)]) }
+        XCTAssertTrue(refusal { _ = try TestStates.make(definition: definition, tokenLifetime: 60, csv: [CSVSource(object: "Site__c", path: path)]) }
             .contains("'\(exactly)' is not a field"), "a cell of 200 characters is quoted whole")
     }
 
@@ -156,12 +156,12 @@ final class OrgDefinitionTests: XCTestCase {
         let session = Session(orgId: definition.orgs[0].id, userId: definition.orgs[0].users[0].id, clientId: "t")
         do {
             let state = try OrgState(definition: definition, stateURL: stateURL, tokenLifetime: 60)
-            _ = try state.database.queue.write { db in
+            _ = try state.database.store.write { db in
                 try state.records.create(db, session: session, object: definition.object("Account")!, body: ["Name": "Persisted"])
             }
         }
         let again = try OrgState(definition: definition, stateURL: stateURL, tokenLifetime: 60)
-        let names = try again.database.queue.read { try String.fetchAll($0, sql: "SELECT Name FROM obj_Account WHERE Name = 'Persisted'") }
+        let names = try again.database.store.read { try $0.values(as: String.self, "SELECT \"Name\" FROM \"obj_Account\" WHERE \"Name\" = 'Persisted'") }
         XCTAssertEqual(names, ["Persisted"])
         XCTAssertTrue(refusal { _ = try OrgState(definition: definition, stateURL: stateURL, tokenLifetime: 60, csv: [CSVSource(object: "Account", path: "/x.csv")]) }
             .contains("already holds a seeded org"))

@@ -24,8 +24,8 @@ final class SOQLTests: XCTestCase {
     }
 
     override func setUpWithError() throws {
-        state = try OrgState(definition: try Self.definition(), stateURL: nil, tokenLifetime: 3600)
-        try state.database.queue.write { [self] db in
+        state = try TestStates.make(definition: try Self.definition(), tokenLifetime: 3600)
+        try state.database.store.write { [self] db in
             let account = state.definition.object("Account")!, contact = state.definition.object("Contact")!
             let a1 = try state.records.insert(db, orgId: session.orgId, object: account, record: ["Name": "Babbage Engines", "Industry": "Engineering"], userId: session.userId)
             let a2 = try state.records.insert(db, orgId: session.orgId, object: account, record: ["Name": "Navy Yard"], userId: otherUser)
@@ -43,7 +43,7 @@ final class SOQLTests: XCTestCase {
     }
 
     func answer(_ soql: String, version: String = "v66.0", batchSize: Int = 2000, all: Bool = false, as s: Session? = nil) throws -> [String: Any] {
-        let data = try state.database.queue.write { [self] db in
+        let data = try state.database.store.write { [self] db in
             try state.queries.run(db, soql: soql, session: s ?? session, version: version, includeDeleted: all, batchSize: batchSize)
         }
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -115,7 +115,7 @@ final class SOQLTests: XCTestCase {
     }
 
     func testAMissingParentIsNull() throws {
-        try state.database.queue.write { [self] db in
+        try state.database.store.write { [self] db in
             try state.records.insert(db, orgId: session.orgId, object: state.definition.object("Contact")!, record: ["LastName": "Orphan"], userId: session.userId)
         }
         let r = try rows("SELECT LastName, Account.Name FROM Contact WHERE LastName = 'Orphan'")
@@ -145,7 +145,7 @@ final class SOQLTests: XCTestCase {
     }
 
     func testAnyObjectAndCustomRelationships() throws {
-        try state.database.queue.write { [self] db in
+        try state.database.store.write { [self] db in
             let wo = try state.records.insert(
                 db, orgId: session.orgId, object: state.definition.object("WorkOrder__c")!,
                 record: ["Name": "WO-1", "Status__c": "New", "Account__c": .string(accounts["babbage"]!), "EstimatedHours__c": .double(2.5)], userId: session.userId)
@@ -164,7 +164,7 @@ final class SOQLTests: XCTestCase {
     }
 
     func testPolymorphicWhatGivesTheRecordsOwnType() throws {
-        try state.database.queue.write { [self] db in
+        try state.database.store.write { [self] db in
             try state.records.insert(db, orgId: session.orgId, object: state.definition.object("Task")!,
                                      record: ["Subject": "Call", "Status": "Not Started", "Priority": "High", "WhatId": .string(accounts["navy"]!)], userId: session.userId)
         }
@@ -210,7 +210,7 @@ final class SOQLTests: XCTestCase {
     // MARK: Cursors
 
     func insertContacts(_ n: Int) throws {
-        try state.database.queue.write { [self] db in
+        try state.database.store.write { [self] db in
             let contact = state.definition.object("Contact")!
             for i in 0..<n { try state.records.insert(db, orgId: session.orgId, object: contact, record: ["LastName": .string("Bulk \(i)")], userId: session.userId) }
         }
@@ -219,7 +219,7 @@ final class SOQLTests: XCTestCase {
     func page(_ next: String, as s: Session? = nil, now: Date = Date()) throws -> [String: Any] {
         let parts = next.split(separator: "/")
         // As the route does: an invalid locator is an answer, and the expiry it ran is kept.
-        let result: Result<Data, SalesforceError> = try state.database.queue.write { [self] db in
+        let result: Result<Data, SalesforceError> = try state.database.store.write { [self] db in
             do {
                 return .success(try state.queries.more(db, locatorAndOffset: String(parts.last!), session: s ?? session, version: String(parts[2]), path: String(parts[3]), now: now))
             } catch let error as SalesforceError { return .failure(error) }
@@ -238,8 +238,8 @@ final class SOQLTests: XCTestCase {
             seen.formUnion((first["records"] as? [[String: Any]] ?? []).compactMap { $0["Id"] as? String })
         }
         XCTAssertEqual(seen.count, 1000)
-        XCTAssertEqual(try state.database.queue.read { try self.state.queries.openCursorCount($0) }, 0)
-        XCTAssertEqual(try state.database.queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM cursor_rows") }, 0)
+        XCTAssertEqual(try state.database.store.read { try self.state.queries.openCursorCount($0) }, 0)
+        XCTAssertEqual(try state.database.store.read { try $0.value(as: Int.self, "SELECT COUNT(*) FROM cursor_rows") }, 0)
     }
 
     func testAnEleventhCursorBeforeV56ReleasesThatUsersOldest() throws {
@@ -264,7 +264,7 @@ final class SOQLTests: XCTestCase {
         XCTAssertThrowsError(try page(nexts[1], now: Date().addingTimeInterval(2 * 86400 + 60))) {
             XCTAssertEqual(($0 as? SalesforceError)?.errorCode, "INVALID_QUERY_LOCATOR")
         }
-        XCTAssertEqual(try state.database.queue.read { try self.state.queries.openCursorCount($0) }, 0)
+        XCTAssertEqual(try state.database.store.read { try self.state.queries.openCursorCount($0) }, 0)
         // Before v56, fifteen idle minutes expire one.
         let old = try XCTUnwrap(answer("SELECT Id FROM Contact", version: "v50.0", batchSize: 200)["nextRecordsUrl"] as? String)
         XCTAssertThrowsError(try page(old, now: Date().addingTimeInterval(16 * 60))) {
@@ -273,7 +273,7 @@ final class SOQLTests: XCTestCase {
     }
 
     func testQueryAllSeesDeletedRecords() throws {
-        try state.database.queue.write { [self] db in
+        try state.database.store.write { [self] db in
             try state.records.delete(db, session: session, object: state.definition.object("Contact")!, id: SalesforceID.make(prefix: "003", number: 3))
         }
         XCTAssertEqual(try lastNames("SELECT LastName FROM Contact ORDER BY LastName"), ["Lovelace", "Turing"])
@@ -283,7 +283,7 @@ final class SOQLTests: XCTestCase {
 
     func testSOSLFindsWordsInTheSearchedFields() throws {
         func search(_ q: String) throws -> [[String: Any]] {
-            let data = try state.database.queue.write { [self] db in try SOSLQuery.parse(q).run(db, engine: state.queries, session: session, version: "v66.0") }
+            let data = try state.database.store.write { [self] db in try SOSLQuery.parse(q).run(db, engine: state.queries, session: session, version: "v66.0") }
             return try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["searchRecords"] as? [[String: Any]])
         }
         XCTAssertEqual(try search("FIND {Lovelace} IN NAME FIELDS RETURNING Contact(FirstName, LastName)").map { $0["FirstName"] as? String }, ["Ada"])
@@ -348,24 +348,26 @@ final class SOQLTests: XCTestCase {
     /// What SQLite refuses for size is the client's MALFORMED_QUERY (400); any other database error is a 500
     /// that names a result code. Neither carries the generated SQL or its arguments.
     func testSQLiteRefusalsAreMalformedQueryAndNoErrorCarriesSQL() throws {
-        let queue = try DatabaseQueue()
+        let store = try SQLiteStore(path: nil)
         let deep = "SELECT 1 WHERE " + (0..<1_200).map { "1 = \($0)" }.joined(separator: " OR ") + " OR 'secret-argument' = ?"
-        let refused: DatabaseError
+        let refused: SQLStoreError
         do {
-            try queue.read { db in _ = try Row.fetchAll(db, sql: deep, arguments: ["x"]) }
+            try store.read { db in _ = try db.fetchAll(deep, ["x"]) }
             return XCTFail("SQLite ran a 1,200-deep expression")
-        } catch let error as DatabaseError { refused = error }
-        XCTAssertTrue("\(refused)".contains("secret-argument"), "GRDB's description carries the SQL: \(refused)")
+        } catch let error as SQLStoreError { refused = error }
+        XCTAssertEqual(refused.kind, .tooLarge)
+        // GRDB's own description carries the SQL; the backend's error keeps only SQLite's reason and code.
+        XCTAssertFalse("\(refused)".contains("secret-argument") || "\(refused)".contains("SELECT"), "\(refused)")
         let mapped = SalesforceError.unknown(refused)
         XCTAssertEqual(mapped.status, .badRequest)
         XCTAssertEqual(mapped.errorCode, "MALFORMED_QUERY")
         XCTAssertFalse(mapped.message.contains("SELECT") || mapped.message.contains("secret-argument"), mapped.message)
         for message in ["too many SQL variables", "parser stack overflow"] {
-            let error = DatabaseError(resultCode: .SQLITE_ERROR, message: message, sql: "SELECT secret FROM t0", arguments: ["secret-argument"])
+            let error = SQLiteStore.storeError(DatabaseError(resultCode: .SQLITE_ERROR, message: message, sql: "SELECT secret FROM t0", arguments: ["secret-argument"]))
             XCTAssertEqual(SalesforceError.unknown(error).errorCode, "MALFORMED_QUERY", message)
             XCTAssertFalse(SalesforceError.unknown(error).message.contains("secret"))
         }
-        let other = SalesforceError.unknown(DatabaseError(resultCode: .SQLITE_CORRUPT, message: "database disk image is malformed", sql: "SELECT secret FROM t0"))
+        let other = SalesforceError.unknown(SQLiteStore.storeError(DatabaseError(resultCode: .SQLITE_CORRUPT, message: "database disk image is malformed", sql: "SELECT secret FROM t0")))
         XCTAssertEqual(other.status, .internalServerError)
         XCTAssertEqual(other.errorCode, "UNKNOWN_EXCEPTION")
         XCTAssertFalse(other.message.contains("secret"), other.message)
@@ -376,7 +378,7 @@ final class SOQLTests: XCTestCase {
         func search(_ levels: Int) throws -> Data {
             let condition = String(repeating: "(", count: levels) + "LastName = 'Hopper'" + String(repeating: ")", count: levels)
             let q = "FIND {Navy} RETURNING Contact(LastName WHERE \(condition))"
-            return try state.database.queue.write { [self] db in try SOSLQuery.parse(q).run(db, engine: state.queries, session: session, version: "v66.0") }
+            return try state.database.store.write { [self] db in try SOSLQuery.parse(q).run(db, engine: state.queries, session: session, version: "v66.0") }
         }
         XCTAssertNoThrow(try search(SOQLParser.maxNesting))
         XCTAssertThrowsError(try search(SOQLParser.maxNesting + 1)) { XCTAssertEqual(($0 as? SalesforceError)?.errorCode, "MALFORMED_QUERY") }
@@ -386,11 +388,11 @@ final class SOQLTests: XCTestCase {
     /// `%`, `_` and `\` in a SOSL term are the characters themselves: `FIND {%%}` matched every contact.
     func testSOSLTreatsPercentUnderscoreAndBackslashAsLiterals() throws {
         func search(_ q: String) throws -> [String] {
-            let data = try state.database.queue.write { [self] db in try SOSLQuery.parse(q).run(db, engine: state.queries, session: session, version: "v66.0") }
+            let data = try state.database.store.write { [self] db in try SOSLQuery.parse(q).run(db, engine: state.queries, session: session, version: "v66.0") }
             let records = try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["searchRecords"] as? [[String: Any]])
             return records.compactMap { $0["LastName"] as? String }
         }
-        try state.database.queue.write { [self] db in
+        try state.database.store.write { [self] db in
             let contact = state.definition.object("Contact")!
             for name in ["100%_Sure", "Back\\Slash"] {
                 try state.records.insert(db, orgId: session.orgId, object: contact, record: ["LastName": .string(name)], userId: session.userId)

@@ -1,6 +1,7 @@
 import Foundation
 import Keychain
 import OrgSimulator
+import OrgSimulatorPostgres
 import RestClientEngine
 import XCTest
 
@@ -26,9 +27,12 @@ package final class OrgHarness: @unchecked Sendable {
     ) async throws
         -> OrgHarness
     {
+        // Without a state file, a new PostgreSQL database when APPGROUPSIM_TEST_POSTGRES names a server
+        // (scripts/integration/org-postgres.sh runs the org's tests so), else SQLite in memory.
+        let store = stateFile == nil ? try PostgresStore.testStore() : nil
         let simulator = try OrgSimulator(configuration: .init(
             port: 0, dataDirectory: dataDirectory ?? fixtureDirectory, stateFile: stateFile, tokenLifetime: tokenLifetime, faults: faults,
-            connectedApps: connectedApps, csv: csv, adminToken: testAdminToken))
+            connectedApps: connectedApps, csv: csv, adminToken: testAdminToken, store: store))
         // Every harness has the same token, in the variable the SDK's push registration reads (as a device would).
         setenv("APPGROUPSIM_ADMIN_TOKEN", testAdminToken, 1)
         let (ports, continuation) = AsyncStream<Int>.makeStream()

@@ -1,0 +1,193 @@
+import Foundation
+import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The SQLite backend (GRDB): in memory, or a WAL file on disk that one sf-simulator serves at a time. One
+/// connection: requests are serialised, so a collection write is never seen half done.
+final class SQLiteStore: SQLStore {
+    let queue: DatabaseQueue
+    let location: String
+    var dialect: SQLDialect { .sqlite }
+
+    init(path: URL?) throws {
+        var config = Configuration()
+        config.label = "sf-simulator"
+        // The simulator's own SQL quotes identifiers with "…" and strings with '…'.
+        config.acceptsDoubleQuotedStringLiterals = false
+        guard let path else {
+            location = "the in-memory org"
+            queue = try DatabaseQueue(configuration: config)
+            return
+        }
+        location = path.path
+        try StateFileLock.acquire(for: path)
+        if let head = FileManager.default.contents(atPath: path.path)?.prefix(16), !head.isEmpty {
+            if head.first == UInt8(ascii: "{") {
+                throw OrgSimulatorError.state(
+                    "\(path.path) is a state file of an older sf-simulator (JSON); this one keeps its state in SQLite. Move the file aside to start from the org definition")
+            }
+            guard head.starts(with: Array("SQLite format 3".utf8)) else {
+                throw OrgSimulatorError.state("\(path.path) is not an sf-simulator state file (not SQLite); move it aside to start from the org definition")
+            }
+        }
+        config.prepareDatabase { db in
+            // WAL with NORMAL: a commit is in the WAL file before the call returns, so killing the
+            // process loses nothing committed (only a power cut could).
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            queue = try DatabaseQueue(path: path.path, configuration: config)
+            try queue.writeWithoutTransaction { db in _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
+        } catch let error as DatabaseError {
+            throw OrgSimulatorError.state("\(path.path) cannot be opened as the org's state (\(error.message ?? "\(error)")); move it aside to start from the org definition")
+        }
+        chmod(path.path, 0o600)
+    }
+
+    func write<T>(_ body: (SQLTransaction) throws -> T) throws -> T {
+        try Self.mapped { try queue.write { db in try body(SQLiteTransaction(db)) } }
+    }
+
+    func read<T>(_ body: (SQLTransaction) throws -> T) throws -> T {
+        try Self.mapped { try queue.read { db in try body(SQLiteTransaction(db)) } }
+    }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
+        do {
+            return try await queue.write { db in try body(SQLiteTransaction(db)) }
+        } catch let error as DatabaseError {
+            throw Self.storeError(error)
+        }
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
+        do {
+            return try await queue.read { db in try body(SQLiteTransaction(db)) }
+        } catch let error as DatabaseError {
+            throw Self.storeError(error)
+        }
+    }
+
+    /// What SQLite says when a statement is too big or too deep for it, whatever the SOQL parser let through.
+    static let queryLimits = [
+        "too many SQL variables", "parser stack overflow", "Expression tree is too large", "too many terms in compound SELECT",
+        "LIKE or GLOB pattern too complex", "too many columns", "at most 64 tables in a join", "string or blob too big",
+    ]
+
+    static func storeError(_ error: DatabaseError) -> SQLStoreError {
+        let message = error.message ?? ""
+        if let limit = queryLimits.first(where: { message.localizedCaseInsensitiveContains($0) }) {
+            return SQLStoreError(kind: .tooLarge, reason: limit.lowercased(), code: "SQLite \(error.extendedResultCode.rawValue)")
+        }
+        // GRDB's description carries the SQL; only SQLite's own message and code are kept.
+        return SQLStoreError(kind: .other, reason: message.isEmpty ? "SQLite error" : message, code: "SQLite \(error.extendedResultCode.rawValue)")
+    }
+
+    private static func mapped<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw storeError(error)
+        }
+    }
+}
+
+/// A transaction of `SQLiteStore`: GRDB's `Database` inside `write` or `read`.
+final class SQLiteTransaction: SQLTransaction {
+    let db: Database
+    var dialect: SQLDialect { .sqlite }
+
+    init(_ db: Database) { self.db = db }
+
+    func run(_ sql: String, _ arguments: [SQLValue], cached: Bool) throws -> Int {
+        do {
+            let statement = cached ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+            try statement.execute(arguments: StatementArguments(arguments.map(\.databaseValue)))
+            return db.changesCount
+        } catch let error as DatabaseError {
+            throw SQLiteStore.storeError(error)
+        }
+    }
+
+    func query(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
+        do {
+            let statement = try db.makeStatement(sql: sql)
+            let columns = SQLColumns(statement.columnNames)
+            let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments.map(\.databaseValue)))
+            var rows: [SQLRow] = []
+            while let row = try cursor.next() {
+                rows.append(SQLRow(columns: columns, values: row.databaseValues.map(SQLValue.init)))
+            }
+            return rows
+        } catch let error as DatabaseError {
+            throw SQLiteStore.storeError(error)
+        }
+    }
+
+    func executeScript(_ sql: String) throws {
+        do { try db.execute(sql: sql) } catch let error as DatabaseError { throw SQLiteStore.storeError(error) }
+    }
+
+    func columnNames(ofTable table: String) throws -> [String] {
+        try query("PRAGMA table_info(\(SQL.quote(table)))", []).compactMap { $0.value(named: "name") }.compactMap { String(sqlValue: $0) }
+    }
+}
+
+extension SQLValue {
+    init(_ value: DatabaseValue) {
+        switch value.storage {
+        case .null: self = .null
+        case .int64(let i): self = .int(i)
+        case .double(let d): self = .double(d)
+        case .string(let s): self = .text(s)
+        case .blob(let d): self = .blob(d)
+        }
+    }
+
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: return .null
+        case .int(let i): return i.databaseValue
+        case .double(let d): return d.databaseValue
+        case .text(let s): return s.databaseValue
+        case .blob(let d): return d.databaseValue
+        }
+    }
+}
+
+/// One sf-simulator per state file: a POSIX lock on `<state>.lock`, held for the life of the process. A second
+/// process on the same file is refused at start, naming the file and the process that serves it, instead of
+/// starting and answering "database is locked" 500s. POSIX locks belong to the process, so one test process
+/// may stop and start an org on one file again.
+enum StateFileLock {
+    private final class Held: @unchecked Sendable {
+        let lock = NSLock()
+        var fds: [String: Int32] = [:]
+        func withLock<T>(_ body: (inout [String: Int32]) -> T) -> T { lock.withLock { body(&fds) } }
+    }
+    private static let held = Held()
+
+    static func acquire(for state: URL) throws {
+        let path = state.path + ".lock"
+        if held.withLock({ $0[path] != nil }) { return }
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            throw OrgSimulatorError.state("\(path) cannot be opened to lock the state file (\(String(cString: strerror(errno))))")
+        }
+        var lock = Glibc.flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        if fcntl(fd, F_SETLK, &lock) != 0 {
+            var probe = Glibc.flock()
+            probe.l_type = Int16(F_WRLCK)
+            probe.l_whence = Int16(SEEK_SET)
+            let holder = fcntl(fd, F_GETLK, &probe) == 0 && probe.l_type != Int16(F_UNLCK) ? "pid \(probe.l_pid)" : "another process"
+            close(fd)
+            throw OrgSimulatorError.state("\(state.path) is served by another sf-simulator (\(holder)); stop that one, or give this one another --state")
+        }
+        // Kept open for the life of the process: closing it would release the lock.
+        held.withLock { $0[path] = fd }
+    }
+}

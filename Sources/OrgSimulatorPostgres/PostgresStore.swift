@@ -1,0 +1,385 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import OrgSimulator
+import PostgresNIO
+
+/// `--state postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`: where the org's PostgreSQL is. The password may
+/// also come from `PGPASSWORD`; it is never printed (`redacted` is what messages show).
+package struct PostgresURL: Sendable, Equatable {
+    var user: String
+    var password: String?
+    var host: String
+    var port: Int
+    var database: String
+
+    /// Whether `--state` names PostgreSQL rather than a file.
+    package static func isPostgres(_ state: String) -> Bool {
+        state.hasPrefix("postgres://") || state.hasPrefix("postgresql://")
+    }
+
+    /// The URL without its password.
+    package var redacted: String { "postgres://\(user)@\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)" }
+
+    /// Parses the URL; an error names the part that is wrong, and never quotes a password.
+    package static func parse(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresURL {
+        let form = "postgres://USER@HOST:PORT/DATABASE"
+        guard let schemeEnd = text.range(of: "://") else { throw OrgSimulatorError.badURL("--state: '\(text)' is neither a file nor a URL of the form \(form)") }
+        let scheme = String(text[..<schemeEnd.lowerBound])
+        guard scheme == "postgres" || scheme == "postgresql" else {
+            throw OrgSimulatorError.badURL("--state: the URL's scheme '\(scheme)' is not postgres (\(form))")
+        }
+        var rest = String(text[schemeEnd.upperBound...])
+        if let q = rest.firstIndex(of: "?") {
+            let query = String(rest[rest.index(after: q)...])
+            throw OrgSimulatorError.badURL("--state: the URL's query '?\(query.split(separator: "&").map { String($0.split(separator: "=").first ?? "") }.joined(separator: "&"))' is not supported; give the pool size with --pool-size, and no other option")
+        }
+        guard let at = rest.lastIndex(of: "@") else {
+            throw OrgSimulatorError.badURL("--state: the URL names no user (\(form))")
+        }
+        let credentials = String(rest[..<at])
+        rest = String(rest[rest.index(after: at)...])
+        var user = credentials
+        var password: String?
+        if let colon = credentials.firstIndex(of: ":") {
+            user = String(credentials[..<colon])
+            password = String(credentials[credentials.index(after: colon)...]).removingPercentEncoding
+        }
+        guard let decodedUser = user.removingPercentEncoding, !decodedUser.isEmpty else {
+            throw OrgSimulatorError.badURL("--state: the URL names no user before '@' (\(form))")
+        }
+        guard let slash = rest.firstIndex(of: "/") else {
+            throw OrgSimulatorError.badURL("--state: the URL names no database after the host (\(form))")
+        }
+        let hostPort = String(rest[..<slash])
+        let database = String(rest[rest.index(after: slash)...])
+        guard let decodedDatabase = database.removingPercentEncoding, !decodedDatabase.isEmpty, !decodedDatabase.contains("/") else {
+            throw OrgSimulatorError.badURL("--state: the URL's database '\(database)' is not one name (\(form))")
+        }
+        var host = hostPort
+        var port = 5432
+        if hostPort.hasPrefix("[") {
+            guard let close = hostPort.firstIndex(of: "]") else { throw OrgSimulatorError.badURL("--state: the URL's host '\(hostPort)' has no closing ']'") }
+            host = String(hostPort[hostPort.index(after: hostPort.startIndex)..<close])
+            let after = hostPort[hostPort.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":"), let p = Int(after.dropFirst()), (1...65535).contains(p) else {
+                    throw OrgSimulatorError.badURL("--state: the URL's port '\(after.dropFirst())' is not a number from 1 to 65535")
+                }
+                port = p
+            }
+        } else if let colon = hostPort.lastIndex(of: ":") {
+            host = String(hostPort[..<colon])
+            let text = String(hostPort[hostPort.index(after: colon)...])
+            guard let p = Int(text), (1...65535).contains(p) else {
+                throw OrgSimulatorError.badURL("--state: the URL's port '\(text)' is not a number from 1 to 65535")
+            }
+            port = p
+        }
+        guard !host.isEmpty else { throw OrgSimulatorError.badURL("--state: the URL names no host after '@' (\(form))") }
+        guard host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":" || $0 == "_" }) else {
+            throw OrgSimulatorError.badURL("--state: the URL's host '\(host)' is not a host name or address")
+        }
+        return PostgresURL(
+            user: decodedUser, password: password ?? environment["PGPASSWORD"], host: host, port: port, database: decodedDatabase)
+    }
+}
+
+/// The PostgreSQL backend (PostgresNIO): any number of sf-simulator instances serve one org from one database.
+///
+/// A transaction's body is the same synchronous code the SQLite backend runs; it runs on a worker thread of
+/// its own that waits for each statement, never on Swift concurrency's pool or on an event loop. Every write
+/// transaction first takes one transaction-scoped advisory lock, so writes are serialised across all the
+/// instances as they are in one SQLite connection: a counter, a cursor's positions or an external id is
+/// never taken twice. Reads take no lock. A connection that fails is dropped and a new one is made for the
+/// next transaction, so an instance recovers by itself when the database comes back.
+package final class PostgresStore: SQLStore, @unchecked Sendable {
+    let url: PostgresURL
+    package let location: String
+    package var dialect: SQLDialect { .postgres }
+    private let group: MultiThreadedEventLoopGroup
+    private let configuration: PostgresConnection.Configuration
+    private let logger = Logger(label: "sf-simulator.postgres")
+    private let slots: DispatchSemaphore
+    private let lock = NSLock()
+    private var idle: [PostgresConnection] = []
+    private var nextID = 0
+    private let workers = DispatchQueue(label: "sf-simulator.postgres", attributes: .concurrent)
+    /// The key of the advisory lock every write takes (any constant; "sfsim" in ASCII).
+    static let writeLockKey: Int64 = 0x73_66_73_69_6D
+
+    /// Connects once at start (one line and exit 64 when it cannot: `OrgSimulatorError.unreachable`).
+    package init(url: PostgresURL, poolSize: Int) throws {
+        self.url = url
+        location = url.redacted
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(5)
+        self.configuration = configuration
+        slots = DispatchSemaphore(value: max(1, poolSize))
+        do {
+            let connection = try connect()
+            checkIn(connection, broken: false)
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw OrgSimulatorError.unreachable("\(url.redacted) cannot be reached: \(Self.reason(error)); start PostgreSQL there, or give --state another URL")
+        }
+    }
+
+    deinit {
+        for connection in lock.withLock({ idle }) {
+            let closing: EventLoopFuture<Void> = connection.close()
+            try? closing.wait()
+        }
+        try? group.syncShutdownGracefully()
+    }
+
+    private func connect() throws -> PostgresConnection {
+        let id = lock.withLock { nextID += 1; return nextID }
+        return try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: logger).wait()
+    }
+
+    private func checkOut() throws -> PostgresConnection {
+        slots.wait()
+        if let connection = lock.withLock({ idle.popLast() }), !connection.isClosed { return connection }
+        do {
+            return try connect()
+        } catch {
+            slots.signal()
+            throw SQLStoreError(kind: .unavailable, reason: Self.reason(error), code: "PostgreSQL connection")
+        }
+    }
+
+    private func checkIn(_ connection: PostgresConnection, broken: Bool) {
+        if broken || connection.isClosed {
+            let closing: EventLoopFuture<Void> = connection.close()
+            closing.whenComplete { _ in }
+        } else {
+            lock.withLock { idle.append(connection) }
+        }
+        slots.signal()
+    }
+
+    private func transaction<T>(write: Bool, _ body: (SQLTransaction) throws -> T) throws -> T {
+        let connection = try checkOut()
+        let tx = PostgresTransaction(connection: connection, logger: logger)
+        do {
+            try tx.simple(write ? "BEGIN ISOLATION LEVEL READ COMMITTED" : "BEGIN READ ONLY")
+            if write { _ = try tx.run("SELECT pg_advisory_xact_lock(\(Self.writeLockKey))", [], cached: false) }
+            let result = try body(tx)
+            try tx.simple("COMMIT")
+            checkIn(connection, broken: false)
+            return result
+        } catch {
+            let mapped = Self.storeError(error)
+            var broken = mapped.map { $0.kind == .unavailable } ?? false
+            if !broken {
+                do { try tx.simple("ROLLBACK") } catch { broken = true }
+            }
+            checkIn(connection, broken: broken)
+            throw mapped ?? error
+        }
+    }
+
+    package func write<T>(_ body: (SQLTransaction) throws -> T) throws -> T { try transaction(write: true, body) }
+    package func read<T>(_ body: (SQLTransaction) throws -> T) throws -> T { try transaction(write: false, body) }
+
+    package func write<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            workers.async { continuation.resume(with: Result { try self.transaction(write: true, body) }) }
+        }
+    }
+
+    package func read<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            workers.async { continuation.resume(with: Result { try self.transaction(write: false, body) }) }
+        }
+    }
+
+    /// PostgreSQL's SQLSTATE classes that mean a statement was too large or deep for it (54: program limit
+    /// exceeded, e.g. 54001 statement too complex), and the errors that mean the server is gone.
+    static func storeError(_ error: any Error) -> SQLStoreError? {
+        if let error = error as? SQLStoreError { return error }
+        guard let error = error as? PSQLError else { return nil }
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? "?????"
+            let message = error.serverInfo?[.message] ?? "server error"
+            if state.hasPrefix("54") || error.code == .tooManyParameters {
+                return SQLStoreError(kind: .tooLarge, reason: message, code: "PostgreSQL \(state)")
+            }
+            // 57P01..57P03: the server is shutting down or cannot accept connections; 08: connection exceptions.
+            if state.hasPrefix("57P") || state.hasPrefix("08") {
+                return SQLStoreError(kind: .unavailable, reason: message, code: "PostgreSQL \(state)")
+            }
+            return SQLStoreError(kind: .other, reason: message, code: "PostgreSQL \(state)")
+        case .tooManyParameters:
+            return SQLStoreError(kind: .tooLarge, reason: "too many SQL variables", code: "PostgreSQL bind limit")
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
+            return SQLStoreError(kind: .unavailable, reason: "the connection to PostgreSQL was lost", code: "PostgreSQL connection")
+        default:
+            return SQLStoreError(kind: .other, reason: "\(error.code)", code: "PostgreSQL client")
+        }
+    }
+
+    /// One line for a connection that could not be made: the server's message, or the system's.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            if let underlying = error.underlying { return plain("\(underlying)") }
+            return "\(error.code)"
+        }
+        return plain("\(error)")
+    }
+
+    /// NIO's description of a failed connection, as one short reason ("connection refused").
+    static func plain(_ description: String) -> String {
+        let lower = description.lowercased()
+        for (needle, said) in [("connection refused", "connection refused"), ("timed out", "no answer within 5 s"), ("timeout", "no answer within 5 s"),
+                               ("no such host", "no such host"), ("name or service not known", "no such host"), ("network is unreachable", "network unreachable")]
+        where lower.contains(needle) {
+            return said
+        }
+        return String(description.prefix(160))
+    }
+}
+
+/// A transaction of `PostgresStore`: one connection between BEGIN and COMMIT, each statement waited for.
+final class PostgresTransaction: SQLTransaction {
+    let connection: PostgresConnection
+    let logger: Logger
+    var dialect: SQLDialect { .postgres }
+
+    init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// A statement without arguments and results (BEGIN, COMMIT).
+    func simple(_ sql: String) throws {
+        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+    }
+
+    func run(_ sql: String, _ arguments: [SQLValue], cached: Bool) throws -> Int {
+        let result = try perform(sql, arguments)
+        return result.metadata.rows ?? 0
+    }
+
+    func query(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
+        let result = try perform(sql, arguments)
+        guard let first = result.rows.first else { return [] }
+        let columns = SQLColumns(first.map(\.columnName))
+        return result.rows.map { row in SQLRow(columns: columns, values: row.map(Self.value)) }
+    }
+
+    func executeScript(_ sql: String) throws {
+        // The simple query protocol runs several statements; PostgresNIO sends one statement a query, so the
+        // script is split at the semicolons that end its lines (the schema has no semicolon inside a statement).
+        for statement in sql.components(separatedBy: ";\n").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) where !statement.isEmpty {
+            try simple(statement.hasSuffix(";") ? String(statement.dropLast()) : statement)
+        }
+    }
+
+    func columnNames(ofTable table: String) throws -> [String] {
+        try values(
+            as: String.self, "SELECT column_name::text FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
+            [table])
+    }
+
+    private func perform(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresQueryResult {
+        var binds = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            switch argument {
+            case .null: binds.appendNull()
+            case .int(let i): binds.append(i)
+            case .double(let d): binds.append(d)
+            case .text(let s): binds.append(s)
+            case .blob(let d): binds.append(ByteBuffer(bytes: d))
+            }
+        }
+        do {
+            return try connection.query(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds), logger: logger).wait()
+        } catch {
+            throw PostgresStore.storeError(error) ?? error
+        }
+    }
+
+    /// `?` placeholders as PostgreSQL's `$1`, `$2`, …; a `?` inside a '…' string or a "…" name is left alone.
+    static func numbered(_ sql: String) -> String {
+        var out = ""
+        out.reserveCapacity(sql.utf8.count + 16)
+        var n = 0
+        var quote: Character?
+        for c in sql {
+            if let q = quote {
+                if c == q { quote = nil }
+                out.append(c)
+            } else if c == "'" || c == "\"" {
+                quote = c
+                out.append(c)
+            } else if c == "?" {
+                n += 1
+                out += "$\(n)"
+            } else {
+                out.append(c)
+            }
+        }
+        return out
+    }
+
+    static func value(_ cell: PostgresCell) -> SQLValue {
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int2, .int4, .int8, .oid:
+            return (try? cell.decode(Int64.self)).map(SQLValue.int) ?? .null
+        case .float4, .float8, .numeric:
+            return (try? cell.decode(Double.self)).map(SQLValue.double) ?? .null
+        case .bool:
+            return (try? cell.decode(Bool.self)).map { .int($0 ? 1 : 0) } ?? .null
+        case .bytea:
+            return (try? cell.decode(ByteBuffer.self)).map { .blob(Data($0.readableBytesView)) } ?? .null
+        default:
+            return (try? cell.decode(String.self)).map(SQLValue.text) ?? .null
+        }
+    }
+}
+
+extension PostgresStore {
+    /// A new, empty database on the server `url` names (its own database is where the command runs), for a
+    /// test that wants an org of its own: `CREATE DATABASE` cannot run inside a transaction, so this is one
+    /// plain connection.
+    package static func createDatabase(_ name: String, on url: PostgresURL) throws -> PostgresURL {
+        guard name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }), !name.isEmpty else {
+            throw OrgSimulatorError.badURL("a database name is lower-case letters, digits and '_': \(name)")
+        }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: .disable)
+        let logger = Logger(label: "sf-simulator.postgres")
+        do {
+            let connection = try PostgresConnection.connect(on: group.next(), configuration: configuration, id: 0, logger: logger).wait()
+            defer {
+                let closing: EventLoopFuture<Void> = connection.close()
+                try? closing.wait()
+            }
+            _ = try connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger).wait()
+        } catch {
+            throw OrgSimulatorError.unreachable("\(url.redacted): cannot create database \(name): \(reason(error))")
+        }
+        var made = url
+        made.database = name
+        return made
+    }
+
+    /// For tests: when `APPGROUPSIM_TEST_POSTGRES` names a server (postgres://USER@HOST:PORT/DB), a store on a new
+    /// database of it; nil otherwise (the tests then use SQLite). scripts/integration/org-postgres.sh sets it.
+    package static func testStore(poolSize: Int = 4) throws -> PostgresStore? {
+        guard let text = ProcessInfo.processInfo.environment["APPGROUPSIM_TEST_POSTGRES"], !text.isEmpty else { return nil }
+        let server = try PostgresURL.parse(text)
+        let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        return try PostgresStore(url: createDatabase(name, on: server), poolSize: poolSize)
+    }
+}

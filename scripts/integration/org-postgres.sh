@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The org on PostgreSQL (issue 28), against a throwaway PostgreSQL 15 cluster this script starts:
+# 1. the org's own tests (SOQL corpus, REST, composite, OAuth, CSV seeding) again, each on a new database;
+# 2. two sf-simulator instances started at once on one database: every cross-instance rule (fleet_checks.py);
+# 3. bad input: an unreachable database, bad URLs, a schema of another version, the database lost mid-run.
+# Skipped with one visible line only when PostgreSQL cannot be installed here.
+source "$(dirname "$0")/../lib/integration.sh"
+source "$ROOT/scripts/lib/postgres.sh"
+if ! ensure_postgres >"$WORK/install.log" 2>&1; then
+  echo "SKIP: PostgreSQL 15 cannot be installed on this machine ($(tail -1 "$WORK/install.log")); the org's PostgreSQL backend was not tested"
+  exit 0
+fi
+chmod 755 "$WORK"
+trap 'stop_postgres "$WORK/pg"; rm -rf "$WORK"' EXIT
+start_postgres "$WORK/pg"
+SERVER_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
+
+# 1. The same tests as on SQLite, on PostgreSQL: each test's org on a database of its own.
+cd "$ROOT"
+set +e
+APPGROUPSIM_TEST_POSTGRES="$SERVER_URL" scripts/with-keyring swift test --skip-build --filter 'OrgSimulatorTests' >"$WORK/tests.log" 2>&1
+status=$?
+set -e
+[ "$status" -eq 0 ] || fail "the org's tests on PostgreSQL failed: $(grep -E 'error:|failed' "$WORK/tests.log" | head -20)"
+executed=$(grep -Eo "Executed [0-9]+ tests?, with 0 failures" "$WORK/tests.log" | tail -1)
+[ -n "$executed" ] || fail "no test summary in the run on PostgreSQL: $(tail -5 "$WORK/tests.log")"
+databases=$(pg_sql "SELECT count(*) FROM pg_database WHERE datname LIKE 't\_%'" | tr -d ' ')
+[ "$databases" -ge 20 ] || fail "only $databases test databases were made: the tests did not run on PostgreSQL"
+ok "the org's tests on PostgreSQL: $executed, on $databases databases of their own"
+
+# 2. Two instances started at once on one empty database.
+psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -q -c "CREATE DATABASE fleet" postgres
+FLEET="postgres://postgres@127.0.0.1:$PG_PORT/fleet"
+for i in 1 2; do
+  "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "$FLEET" --pool-size 4 >"$WORK/i$i.out" 2>"$WORK/i$i.err" &
+  eval "PID$i=$!"
+done
+for i in 1 2; do
+  for _ in $(seq 1 600); do [ "$(wc -l <"$WORK/i$i.out")" -ge 2 ] && break; sleep 0.05; done
+  [ "$(wc -l <"$WORK/i$i.out")" -ge 2 ] || fail "instance $i did not start: $(cat "$WORK/i$i.err")"
+done
+A=$(head -1 "$WORK/i1.out" | awk '{print $3}')
+B=$(head -1 "$WORK/i2.out" | awk '{print $3}')
+seeded=$(psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d fleet -X -A -t -c "SELECT count(*) || ' ' || count(DISTINCT \"Email\") FROM \"obj_Contact\"")
+[ "$seeded" = "1050 1050" ] || fail "two instances seeding at once made $seeded contacts (rows, distinct emails); expected 1050 once"
+ok "two instances started at once on one empty database: the schema made and the org seeded once (1050 contacts)"
+python3 "$ROOT/scripts/integration/fleet_checks.py" "$A" "$B" 1000 || fail "a cross-instance rule is broken (above)"
+kill "$PID1" "$PID2"; wait "$PID1" "$PID2" 2>/dev/null || true
+
+# 3. Bad input.
+closed=$(free_port)
+expect_status 64 "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "postgres://postgres@127.0.0.1:$closed/org"
+[ "$(printf '%s\n' "$ERR" | grep -c .)" -eq 1 ] || fail "an unreachable database gave more than one line: $ERR"
+contains "$ERR" "postgres://postgres@127.0.0.1:$closed/org cannot be reached"
+ok "an unreachable database at start: one line, exit 64 ($ERR)"
+for bad in "postgres://127.0.0.1:5432/org|names no user" "postgres://u@127.0.0.1:99999/org|port '99999'" "postgres://u@127.0.0.1:5432|names no database" \
+  "mysql://u@h/db|scheme 'mysql'" "postgres://u:s3cret-pw@h:x/db|port 'x'" "postgres://u@h/db?sslmode=require|query '?sslmode'"; do
+  url=${bad%%|*} want=${bad#*|}
+  expect_status 64 "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "$url"
+  [ "$(printf '%s\n' "$ERR" | grep -c .)" -eq 1 ] || fail "$url gave more than one line: $ERR"
+  contains "$ERR" "$want"
+  case "$ERR" in *s3cret-pw*) fail "the password was printed: $ERR" ;; esac
+done
+ok "bad URLs: one line each naming the part (user, port, database, scheme, query), exit 64, no password printed"
+
+psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d fleet -X -q -c "UPDATE meta SET value = '99' WHERE key = 'schemaVersion'"
+expect_status 1 "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "$FLEET"
+contains "$ERR" "schema version 99"
+contains "$ERR" "uses version 1"
+psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d fleet -X -q -c "UPDATE meta SET value = '1' WHERE key = 'schemaVersion'"
+ok "a database of another schema version is refused naming both versions"
+
+# The database lost mid-run: 503 in Salesforce's shape, then the same instance serves again once it is back.
+"$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "$FLEET" >"$WORK/i3.out" 2>"$WORK/i3.err" &
+PID3=$!
+for _ in $(seq 1 600); do [ "$(wc -l <"$WORK/i3.out")" -ge 2 ] && break; sleep 0.05; done
+C=$(head -1 "$WORK/i3.out" | awk '{print $3}')
+TOKEN=$(python3 - "$C" "$ROOT" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2] + "/scripts/lib")
+from orgclient import Session
+s = Session(sys.argv[1]); s.login(); print(s.access)
+PY
+)
+query() { curl -s -o "$WORK/answer" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" "$C/services/data/v66.0/query?q=SELECT+Id+FROM+Contact+LIMIT+1"; }
+[ "$(query)" = 200 ] || fail "the third instance does not answer: $(cat "$WORK/answer")"
+stop_postgres "$WORK/pg"
+code=$(query)
+[ "$code" = 503 ] || fail "with the database stopped the query answered $code: $(cat "$WORK/answer")"
+contains "$(cat "$WORK/answer")" '"errorCode":"SERVER_UNAVAILABLE"'
+as_postgres "$PG_BIN/pg_ctl" -D "$WORK/pg/data" -l "$WORK/pg/server.log" -w -t 60 \
+  -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $WORK/pg -c fsync=off" start >/dev/null
+code=$(query)
+[ "$code" = 200 ] || fail "the database is back but the instance answers $code: $(cat "$WORK/answer")"
+kill -0 "$PID3" || fail "the instance exited when the database went away"
+kill "$PID3"; wait "$PID3" 2>/dev/null || true
+ok "the database stopped mid-run: 503 SERVER_UNAVAILABLE in Salesforce's shape; started again: 200 from the same instance"
