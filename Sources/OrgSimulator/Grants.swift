@@ -42,10 +42,11 @@ struct Grants: Sendable {
 
     /// Adds one to a counter in the state and returns its new value.
     static func increment(_ db: SQLTransaction, _ database: OrgDatabase, _ key: String) throws -> Int {
-        try db.execute(
-            "INSERT INTO meta(key, value) VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT)",
-            [key], cached: true)
-        return Int(try database.meta(db, key) ?? "0") ?? 0
+        let value = try db.value(
+            as: String.self,
+            "INSERT INTO meta(key, value) VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT) RETURNING value",
+            [key])
+        return Int(value ?? "0") ?? 0
     }
 
     /// An API request with an access token: who it acts as, and the day's API request count with it, in one
@@ -53,7 +54,8 @@ struct Grants: Sendable {
     func authenticate(accessToken token: String) async throws -> (Session, Int)? {
         let database = database
         let hash = OrgState.hash(token)
-        return try await database.store.write { db in
+        // No write lock: the look-up reads, and the count is one atomic upsert.
+        return try await database.store.update { db in
             guard let session = try Self.session(db, hash: hash) else { return nil }
             return (session, try Self.increment(db, database, Self.apiRequestsKey()))
         }

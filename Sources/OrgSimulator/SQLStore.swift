@@ -173,6 +173,10 @@ package protocol SQLStore: Sendable {
     /// A write transaction from Swift concurrency: the caller's task waits without holding a thread of the pool.
     func write<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T
     func read<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T
+    /// A write transaction that need not be serialised with the others, because each of its statements is
+    /// atomic by itself (an upsert that adds one to a counter). SQLite serialises it anyway; PostgreSQL runs it
+    /// without the write lock every other write takes.
+    func update<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T
 }
 
 /// What a backend says went wrong, without its SQL, arguments or paths (they must never reach a client).

@@ -62,6 +62,10 @@ final class SQLiteStore: SQLStore {
         }
     }
 
+    func update<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
+        try await write(body)
+    }
+
     func read<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
         do {
             return try await queue.read { db in try body(SQLiteTransaction(db)) }

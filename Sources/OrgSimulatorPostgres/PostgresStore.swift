@@ -162,12 +162,12 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
         slots.signal()
     }
 
-    private func transaction<T>(write: Bool, _ body: (SQLTransaction) throws -> T) throws -> T {
+    private func transaction<T>(write: Bool, locked: Bool = true, _ body: (SQLTransaction) throws -> T) throws -> T {
         let connection = try checkOut()
         let tx = PostgresTransaction(connection: connection, logger: logger)
         do {
             try tx.simple(write ? "BEGIN ISOLATION LEVEL READ COMMITTED" : "BEGIN READ ONLY")
-            if write { _ = try tx.run("SELECT pg_advisory_xact_lock(\(Self.writeLockKey))", [], cached: false) }
+            if write && locked { _ = try tx.run("SELECT pg_advisory_xact_lock(\(Self.writeLockKey))", [], cached: false) }
             let result = try body(tx)
             try tx.simple("COMMIT")
             checkIn(connection, broken: false)
@@ -189,6 +189,12 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
     package func write<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             workers.async { continuation.resume(with: Result { try self.transaction(write: true, body) }) }
+        }
+    }
+
+    package func update<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            workers.async { continuation.resume(with: Result { try self.transaction(write: true, locked: false, body) }) }
         }
     }
 

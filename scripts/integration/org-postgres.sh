@@ -95,3 +95,28 @@ code=$(query)
 kill -0 "$PID3" || fail "the instance exited when the database went away"
 kill "$PID3"; wait "$PID3" 2>/dev/null || true
 ok "the database stopped mid-run: 503 SERVER_UNAVAILABLE in Salesforce's shape; started again: 200 from the same instance"
+
+# 4. scripts/fleet as a user starts it: its own cluster, two instances behind HAProxy; a short bounded load
+# through the front with one instance killed halfway loses and duplicates nothing; SIGTERM removes the cluster.
+"$ROOT/scripts/fleet" --instances 2 --info "$WORK/fleet.env" >"$WORK/fleet.out" 2>&1 &
+FLEET_PID=$!
+for _ in $(seq 1 240); do [ -f "$WORK/fleet.env" ] && break; kill -0 "$FLEET_PID" 2>/dev/null || break; sleep 0.5; done
+[ -f "$WORK/fleet.env" ] || fail "scripts/fleet did not come up: $(cat "$WORK/fleet.out")"
+source "$WORK/fleet.env"
+contains "$(cat "$WORK/fleet.out")" "fleet: $FRONT (HAProxy, round robin over 2 instance(s))"
+set -- $INSTANCE_PIDS
+python3 "$ROOT/scripts/fleet-load" "$FRONT" --devices 10 --seconds 8 --kill-pid "$2" --kill-at 4 \
+  --psql "psql -h 127.0.0.1 -p $PG_PORT -U postgres -d org" --label "fleet of 2, one killed" --json "$WORK/load.json" >"$WORK/load.out" 2>&1 \
+  || fail "the load through the fleet's front lost or duplicated writes: $(cat "$WORK/load.out")"
+python3 - "$WORK/load.json" <<'PY' || fail "the load through the fleet: $(cat "$WORK/load.out")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["instance_killed_at_s"] is not None, r
+assert r["writes_acknowledged"] > 0 and r["lost_writes"] == 0 and r["duplicates"] == 0 and r["lost_updates"] == 0, r
+assert r["syncs"]["v66.0"] > 0 and r["short_syncs"] == 0, r
+PY
+ok "scripts/fleet: 2 instances behind HAProxy; 10 devices for 8 s with one instance killed at 4 s: $(sed 's/^[^:]*: //' "$WORK/load.out")"
+kill -TERM "$FLEET_PID"; wait "$FLEET_PID" 2>/dev/null || true
+contains "$(cat "$WORK/fleet.out")" "fleet: stopped; the cluster is removed"
+[ ! -e "$FLEET_DIR" ] || fail "scripts/fleet left $FLEET_DIR after SIGTERM"
+ok "SIGTERM stopped the fleet and removed its cluster"
