@@ -89,28 +89,30 @@ ok("refresh on A, its token used on B; the same refresh token accepted on B (not
 bob = Session(A, "bob@acme.test", "bob-pass")
 bob.login()
 
-# Twenty upserts of one external id at once, through A and B: one record, created once.
-key = "fleet-upsert-" + os.urandom(4).hex()
-statuses = []
+# Twenty upserts of one external id at once (released together by a barrier), through A and B, five times:
+# one record each time, created once.
 lock = threading.Lock()
+for round in range(5):
+    key = "fleet-upsert-" + os.urandom(4).hex()
+    statuses = []
+    barrier = threading.Barrier(20)
 
+    def upsert(i):
+        barrier.wait()
+        status, _, _ = bob.call("PATCH", f"/services/data/v66.0/sobjects/Contact/DeviceRecordId__c/{key}", base=[A, B][i % 2],
+                                body={"LastName": f"Upsert {i}"})
+        with lock:
+            statuses.append(status)
 
-def upsert(i):
-    status, _, _ = bob.call("PATCH", f"/services/data/v66.0/sobjects/Contact/DeviceRecordId__c/{key}", base=[A, B][i % 2],
-                            body={"LastName": f"Upsert {i}"})
-    with lock:
-        statuses.append(status)
-
-
-threads = [threading.Thread(target=upsert, args=(i,)) for i in range(20)]
-for t in threads:
-    t.start()
-for t in threads:
-    t.join()
-status, _, answer = bob.query(f"SELECT Id, LastName FROM Contact WHERE DeviceRecordId__c = '{key}'", base=B)
-if answer["totalSize"] != 1 or statuses.count(201) != 1 or any(s not in (200, 201, 204) for s in statuses):
-    fail(f"20 concurrent upserts of {key} through A and B: {answer['totalSize']} record(s), statuses {sorted(statuses)}")
-ok(f"20 concurrent upserts of one external id through A and B: one record, created once (201) and updated 19 times")
+    threads = [threading.Thread(target=upsert, args=(i,)) for i in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    status, _, answer = bob.query(f"SELECT Id, LastName FROM Contact WHERE DeviceRecordId__c = '{key}'", base=B)
+    if answer["totalSize"] != 1 or statuses.count(201) != 1 or any(s not in (200, 201, 204) for s in statuses):
+        fail(f"20 concurrent upserts of {key} through A and B (round {round + 1}): {answer['totalSize']} record(s), statuses {sorted(statuses)}")
+ok("20 upserts of one external id released at once through A and B, five times: one record each time, created once (201)")
 
 # allOrNone is one transaction: a collection with one bad record creates nothing, through either instance.
 good = "fleet-aon-" + os.urandom(4).hex()
