@@ -3,7 +3,7 @@ import Hummingbird
 
 /// `composite` (up to 25 sub-requests with `@{ref.path}` references and `allOrNone`) and the
 /// `composite/sobjects` collections for any object: create, update and delete up to 200 records,
-/// upsert by an External ID field, retrieve up to 2,000. A request runs in one SQLite transaction;
+/// upsert by an External ID field, retrieve up to 2,000. A request runs in one database transaction;
 /// `allOrNone` rolls back to a savepoint.
 struct CompositeRoutes {
     let state: OrgState

@@ -1,12 +1,12 @@
 import Foundation
 
-/// Runs compiled queries in SQLite and writes their pages straight to JSON bytes.
+/// Runs compiled queries in the org's SQL backend (SQLite or PostgreSQL) and writes their pages straight to JSON bytes.
 ///
 /// Cursors are kept as Salesforce keeps them, by the API version of the request that opened them:
 /// from v56.0 on there is no limit on open cursors and one lives two days; before v56.0 a user has at
 /// most 10 (opening an 11th releases that user's oldest) and one expires after 15 idle minutes. Nothing
 /// else evicts a cursor. A cursor is its plan and the row ids of its result (`cursor_rows`), so its
-/// memory is eight bytes a row in SQLite, and it is freed when its last page is served.
+/// memory is a row id a row in the database, and it is freed when its last page is served.
 struct QueryEngine: Sendable {
     let database: OrgDatabase
 

@@ -7,7 +7,7 @@ enum SQLArg: Codable, Sendable, Equatable {
 }
 
 enum SQL {
-    /// A quoted SQLite identifier.
+    /// A quoted SQL identifier (the same in SQLite and PostgreSQL).
     static func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 }
 
@@ -19,7 +19,7 @@ indirect enum OutputNode: Codable, Sendable {
     case child(name: String, index: Int)
 }
 
-/// A SOQL query compiled against the org definition into SQLite: the evaluator is SQLite itself,
+/// A SOQL query compiled against the org definition into the backend's SQL (`SQLDialect`): the evaluator is the database itself,
 /// so a query over a million rows runs on indexes and never loads the table into memory. Codable,
 /// so a cursor keeps its plan in the state database.
 struct QueryPlan: Codable, Sendable {
