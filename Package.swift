@@ -101,7 +101,7 @@ let package = Package(
         .target(name: "FastJSON"),
 
         // Data layer and facade.
-        .target(name: "RestClientEngine", dependencies: ["Keychain", "FastJSON", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "RestClientEngine", dependencies: ["AppGroup", "Keychain", "FastJSON", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "SmartStoreEngine", dependencies: [
             // Store paths come from the device layout (DeviceLayout.SDKRoot), one rule for every module.
             "AppGroup", "FastJSON",

@@ -82,9 +82,12 @@ package struct DeviceLayout: Sendable, Equatable {
         container.appendingPathComponent("Library/Preferences").appendingPathComponent("\(suite).plist")
     }
 
-    /// The SDK's path rule for a component it builds from an id: `/\?%*|"<>:@` become `_`.
+    /// The SDK's path rule for a component it builds from an id: `/\?%*|"<>:@` become `_`. And ours on top:
+    /// an empty id, `.` or `..` would name the folder itself or its parent, so it gets a leading `_`. Ids
+    /// from outside are checked before they get here (`SalesforceIdentifier`); this is the second line.
     package static func safePathComponent(_ component: String) -> String {
-        String(component.map { "/\\?%*|\"<>:@".contains($0) ? "_" : $0 })
+        if component.isEmpty || component == "." || component == ".." { return "_" + component }
+        return String(component.map { "/\\?%*|\"<>:@".contains($0) ? "_" : $0 })
     }
 
     /// The tree the SDK writes under (SFDirectoryManager's): accounts and user files in `library`, stores in

@@ -132,6 +132,39 @@ package enum SecureFiles {
         return data
     }
 
+    /// Removes the folder `target` and everything in it, but only when it is exactly `depth` folders inside
+    /// `base` (`Library/<org>/<user>` is 2 inside `Library`), so never `base` itself nor a parent of another
+    /// user's folder, and no folder on the way (nor `target`) is a symbolic link or a `.`/`..`. Nothing there:
+    /// nothing to do. Every recursive delete of the SDK's files goes through here.
+    package static func removeTree(_ target: URL, inside base: URL, depth: Int) throws {
+        let refuse = { (why: String) in
+            FileError(path: target.path, reason: "was not deleted: \(why); nothing was deleted")
+        }
+        let baseParts = URL(fileURLWithPath: base.path).standardizedFileURL.pathComponents
+        let targetParts = URL(fileURLWithPath: target.path).pathComponents
+        guard depth > 0, targetParts.count == baseParts.count + depth, Array(targetParts.prefix(baseParts.count)) == baseParts else {
+            throw refuse("it is not a folder \(depth) level\(depth == 1 ? "" : "s") inside \(base.path)")
+        }
+        let below = targetParts.suffix(depth)
+        guard below.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("/") }) else {
+            throw refuse("its path climbs with . or ..")
+        }
+        var info = stat()
+        var path = URL(fileURLWithPath: base.path).standardizedFileURL
+        for (i, part) in below.enumerated() {
+            path.appendPathComponent(part)
+            if lstat(path.path, &info) != 0 {
+                if errno == ENOENT || errno == ENOTDIR { return }
+                throw FileError(path: path.path, reason: "cannot be examined (\(errnoString())); nothing was deleted")
+            }
+            if info.st_mode & S_IFMT == S_IFLNK { throw refuse("\(path.path) is a symbolic link") }
+            if i < depth - 1, info.st_mode & S_IFMT != S_IFDIR { return }
+        }
+        do { try FileManager.default.removeItem(at: path) } catch {
+            throw FileError(path: path.path, reason: "cannot be deleted (\((error as NSError).localizedDescription))")
+        }
+    }
+
     /// What a file-system entry of this mode is, in words.
     package static func kind(_ mode: mode_t) -> String {
         switch mode & S_IFMT {

@@ -1,3 +1,4 @@
+import AppGroup
 import Crypto
 import Foundation
 import Keychain
@@ -76,13 +77,27 @@ package enum OAuthLogin {
             let access = body.accessToken, let refresh = body.refreshToken,
             let instance = body.instanceURL.flatMap(URL.init(string:)), let identity = body.id.flatMap(URL.init(string:))
         else { throw .malformedResponse("the token response lacks access_token, refresh_token, instance_url or id") }
-        let parts = identity.pathComponents
-        guard parts.count >= 4, parts[parts.count - 3] == "id" else { throw .malformedResponse("identity URL \(identity.path)") }
+        let (orgId, userId) = try identityIds(identity)
         let credentials = OAuthCredentials(
             clientId: app.clientId, redirectURI: app.redirectURI, loginHost: loginHost, instanceURL: instance, identityURL: identity,
-            orgId: parts[parts.count - 2], userId: parts[parts.count - 1], keychainAccount: keychainAccount ?? newKeychainAccount(app))
+            orgId: orgId, userId: userId, keychainAccount: keychainAccount ?? newKeychainAccount(app))
         try await TokenStore(keychain: keychain, account: credentials.keychainAccount).save(accessToken: access, refreshToken: refresh)
         return credentials
+    }
+
+    /// The org and user ids of an identity URL (`…/id/<orgId>/<userId>`), each a Salesforce id of its kind:
+    /// they name the user's folders, so `..`, an empty id or anything else is refused before a token is kept.
+    package static func identityIds(_ identity: URL) throws(RestError) -> (orgId: String, userId: String) {
+        // The path as sent: URL's pathComponents would drop an empty last part.
+        let parts = identity.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 4, parts[parts.count - 3] == "id" else {
+            throw .malformedResponse("the identity URL \(SalesforceIdentifier.quoted(identity.absoluteString, limit: 200)) is not …/id/<orgId>/<userId>")
+        }
+        let source = "the org's identity URL \(SalesforceIdentifier.quoted(identity.absoluteString, limit: 200))"
+        do {
+            return (try SalesforceIdentifier.check(parts[parts.count - 2], .organization, from: source),
+                try SalesforceIdentifier.check(parts[parts.count - 1], .user, from: source))
+        } catch { throw .invalidIdentity(error.description) }
     }
 
     /// `POST services/oauth2/revoke` with a refresh token; the org's 200 is the only success.

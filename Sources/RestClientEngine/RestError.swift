@@ -25,6 +25,8 @@ package enum RestError: Error, Sendable, Equatable {
     case loginFailed(String)
     /// No tokens stored for this user: log in first.
     case notAuthenticated
+    /// The org named an org or user id that cannot be one (`..`, empty, another kind): the login is refused.
+    case invalidIdentity(String)
 }
 
 extension RestError: CustomStringConvertible, LocalizedError {
@@ -40,6 +42,7 @@ extension RestError: CustomStringConvertible, LocalizedError {
         case .keychain(let detail): return "the tokens cannot be used: \(detail)"
         case .loginFailed(let detail): return "login failed: \(detail)"
         case .notAuthenticated: return "no stored session for this user; log in first"
+        case .invalidIdentity(let detail): return "login refused: \(detail); check the org (--org) is a Salesforce org you trust"
         }
     }
 

@@ -55,7 +55,9 @@ extension UserAccount {
             let instanceURL = c["SFOAuthInstanceUrl"]?.stringValue.flatMap(URL.init(string:)),
             let orgId = c["SFOAuthOrganizationId"]?.stringValue ?? id["organization_id"]?.stringValue,
             // The SDK takes the user id from the identity URL's last component.
-            let userId = id["user_id"]?.stringValue ?? identityURL.pathComponents.last
+            let userId = id["user_id"]?.stringValue ?? identityURL.pathComponents.last,
+            // They name the account's folders: a file that names `..` is not an account (SalesforceIdentifier).
+            SalesforceIdentifier.isValid(orgId, .organization), SalesforceIdentifier.isValid(userId, .user)
         else { return nil }
         let credentials = OAuthCredentials(
             clientId: clientId, redirectURI: c["SFOAuthRedirectUri"]?.stringValue ?? "", loginHost: loginHost, instanceURL: instanceURL,
@@ -107,7 +109,16 @@ enum LastUserIdentityArchive {
         return xml
     }
 
+    /// The identity `LastUserIdentity` names; nil when there is none, or when its ids are not an org id and a
+    /// user id (they name folders: see `SalesforceIdentifier`), which reads as no current user.
     static func decode(_ value: PlistValue?) -> UserIdentity? {
+        guard let identity = decodeUnchecked(value), SalesforceIdentifier.isValid(identity.orgId, .organization),
+            SalesforceIdentifier.isValid(identity.userId, .user)
+        else { return nil }
+        return identity
+    }
+
+    private static func decodeUnchecked(_ value: PlistValue?) -> UserIdentity? {
         switch value {
         case .data(let data):
             guard let archive = xmlArchive(data), let objects = archive["$objects"]?.arrayValue,

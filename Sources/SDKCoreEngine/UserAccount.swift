@@ -119,9 +119,9 @@ package struct AccountFiles {
         return sealed
     }
 
+    /// Removes the user's `Library/<orgId>/<userId>` folder, and nothing else (`SecureFiles.removeTree`).
     package func delete(_ identity: UserIdentity) throws {
-        let dir = directory(for: identity)
-        if FileManager.default.fileExists(atPath: dir.path) { try FileManager.default.removeItem(at: dir) }
+        try SecureFiles.removeTree(directory(for: identity), inside: sdkRoot.library, depth: 2)
     }
 
     private func read(_ url: URL) throws -> UserAccount? {

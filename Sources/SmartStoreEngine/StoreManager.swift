@@ -121,11 +121,14 @@ package final class StoreManager: @unchecked Sendable {
         }
     }
 
+    /// Removes the store's own folder (`…/stores/<name>`), and nothing else: it must be 2 folders inside
+    /// the documents' global stores or 5 inside the documents for a user's store.
     private func removeStore(at file: URL) throws {
         let directory = file.deletingLastPathComponent()
         let store = lock.withLock { open.removeValue(forKey: file.path) }
         try store?.close()
-        if FileManager.default.fileExists(atPath: directory.path) { try FileManager.default.removeItem(at: directory) }
+        let global = directory.deletingLastPathComponent().standardizedFileURL.path == globalStoresDirectory.standardizedFileURL.path
+        try SecureFiles.removeTree(directory, inside: sdkRoot.documents, depth: global ? 2 : 5)
     }
 }
 

@@ -97,7 +97,9 @@ final class AccountEncryptionTests: FixtureAppTestCase {
         let binary = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
         XCTAssertTrue(binary.starts(with: Array("bplist00".utf8)))
         XCTAssertEqual(UserIdentity(plist: .data(binary)), identity)
-        XCTAssertEqual(UserIdentity(plist: .dictionary(["orgId": "00D1", "userId": "0051"])), UserIdentity(orgId: "00D1", userId: "0051"))
+        XCTAssertEqual(
+            UserIdentity(plist: .dictionary(["orgId": "00D5g00000AcmeeEAA", "userId": "0055g00000AliceAAA"])),
+            UserIdentity(orgId: "00D5g00000AcmeeEAA", userId: "0055g00000AliceAAA"))
         for junk: PlistValue in [.data(Data("bplist00garbage".utf8)), .data(Data()), .string("0051"), .data(Data(repeating: 0xFF, count: 40))] {
             XCTAssertNil(UserIdentity(plist: junk), "\(junk)")
         }

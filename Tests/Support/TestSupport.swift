@@ -25,6 +25,28 @@ package enum TestSupport {
         return url
     }
 
+    /// Every entry under `url` (relative path, kind, and a file's bytes or a link's target), as one string:
+    /// equal before and after means nothing under it was created, changed or deleted.
+    package static func treeHash(_ url: URL) throws -> String {
+        var lines: [String] = []
+        let fm = FileManager.default
+        guard let walker = fm.enumerator(atPath: url.path) else { return "" }
+        for case let relative as String in walker {
+            let path = url.appendingPathComponent(relative).path
+            let attributes = try fm.attributesOfItem(atPath: path)
+            switch attributes[.type] as? FileAttributeType {
+            case .typeSymbolicLink?: lines.append("\(relative) -> \(try fm.destinationOfSymbolicLink(atPath: path))")
+            case .typeDirectory?: lines.append("\(relative)/")
+            default:
+                let data = fm.contents(atPath: path) ?? Data()
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                for byte in data { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+                lines.append("\(relative) \(data.count) \(String(hash, radix: 16))")
+            }
+        }
+        return lines.sorted().joined(separator: "\n")
+    }
+
     /// A built executable of this package (tests run after `swift build --build-tests`, which builds them all).
     package static func executable(_ name: String) throws -> URL {
         let candidates = [
