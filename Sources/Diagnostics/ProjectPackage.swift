@@ -98,8 +98,10 @@ package enum ProjectPackage {
             bundlesInPackage ? URL(fileURLWithPath: dir.path + url.path.dropFirst(staging.path.count)) : url
         }
 
-        let root = project.sourceRoot.path
-        let rel = { (url: URL) -> String in url.path.hasPrefix(root + "/") ? String(url.path.dropFirst(root.count + 1)) : url.lastPathComponent }
+        // Every path is compared and named canonically (`..` collapsed, links resolved): a source that climbs out
+        // with `../` and comes back in is the project's file, named by where it really is.
+        let rootPath = project.sourceRoot.resolvingSymlinksInPath().standardizedFileURL.path
+        let lexicalRoot = project.sourceRoot.standardizedFileURL.path
         var reports: [TargetReport] = []
         var modules = Set<String>()
         var checks: [(module: String, bundle: URL, isApp: Bool, group: String?, flag: Bool?)] = []
@@ -114,25 +116,46 @@ package enum ProjectPackage {
                 if reservedModules.contains(module) { throw PackageError.badModuleName(target: target.name, module: module, why: "is a module the package already uses") }
                 guard modules.insert(module).inserted else { throw PackageError.badModuleName(target: target.name, module: module, why: "another target also becomes") }
                 var report = TargetReport(target: target.name, module: module, bundle: finalBundle(bundle).path)
-                let rootPath = project.sourceRoot.resolvingSymlinksInPath().path
+                var names = Set<String>()
                 for url in project.sources(of: target) {
-                    let name = rel(url)
                     // A source outside the project's folder (an absolute path, `../`, a link out) is refused as
-                    // the bundle import refuses other files, unless --allow-outside.
-                    let resolved = url.resolvingSymlinksInPath().path
-                    if !resolved.hasPrefix(rootPath + "/"), FileManager.default.fileExists(atPath: url.path), !importOptions.allowOutside {
+                    // the bundle import refuses other files, unless --allow-outside; then it goes to Outside/.
+                    let resolved = url.resolvingSymlinksInPath().standardizedFileURL.path
+                    let inside = resolved.hasPrefix(rootPath + "/")
+                    if !inside, FileManager.default.fileExists(atPath: url.path), !importOptions.allowOutside {
                         throw ProjectImport.ImportError.outside(target: target.name, setting: "Compile Sources", path: url.path, resolved: resolved, root: project.sourceRoot.path)
                     }
+                    // Named by where the project puts it (`..` collapsed); a file from outside goes to Outside/.
+                    let lexical = url.standardizedFileURL.path
+                    let name = uniqueName(
+                        lexical.hasPrefix(lexicalRoot + "/") ? String(lexical.dropFirst(lexicalRoot.count + 1)) : "Outside/" + url.lastPathComponent, in: &names)
                     switch url.pathExtension.lowercased() {
                     case "swift": break
                     case "m", "mm", "c", "cpp": report.leftOut.append(SetAside(file: name, reason: "Objective-C and C are not compiled in the package (Swift only); doctor reads them")); continue
                     default: continue
                     }
-                    guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-                        report.leftOut.append(SetAside(file: name, reason: "not on disk, or not UTF-8 text"))
+                    let text: String
+                    do {
+                        guard FileManager.default.fileExists(atPath: url.path) else { throw SourceReadError.unreadable(file: name, detail: "is not on disk") }
+                        guard let utf8 = String(data: try SourceReader.readRegularFile(url, name: name), encoding: .utf8) else {
+                            throw SourceReadError.unreadable(file: name, detail: "is not UTF-8 text")
+                        }
+                        text = utf8
+                    } catch let e as SourceReadError {
+                        // A FIFO, a directory or a device named .swift is named for what it is, never opened.
+                        report.leftOut.append(SetAside(file: name, reason: "\(e)"))
                         continue
                     }
-                    if let reason = SwiftPort.uiReason(text) {
+                    let uiReason: String?
+                    do {
+                        uiReason = try SwiftPort.uiReason(text, file: name)
+                    } catch let e as SourceReadError where e.isPastABound {
+                        // Not read: left out with why (nothing is guessed from it), the rest imported.
+                        report.leftOut.append(SetAside(file: name, reason: "\(e)"))
+                        try write(text, to: staging.appendingPathComponent("LeftOut/\(module)/\(name)"))
+                        continue
+                    } catch let e as SourceReadError { throw ProjectImport.ImportError.source(e) }
+                    if let reason = uiReason {
                         report.ui.append(SetAside(file: name, reason: reason))
                         try write(text, to: staging.appendingPathComponent("UI/\(module)/\(name)"))
                         continue
@@ -146,7 +169,9 @@ package enum ProjectPackage {
                 let code = target.id == appTarget.id ? appCode : try ProjectImport.readCode(project, target)
                 let group = code.groupName ?? appCode.groupName ?? imported.apps.first { $0.target == app.target }?.appGroup
                 let bundleID = (try? AppBundle(at: bundle))?.bundleIdentifier ?? ""
-                try write(bundleSource(bundle: finalBundle(bundle), bundleIdentifier: bundleID, group: group), to: staging.appendingPathComponent("Sources/\(module)/AppGroupSimImport.swift"))
+                // The generated file never takes the name of one of the developer's (a file of theirs named so stays theirs).
+                let generated = generatedName(avoiding: names)
+                try write(bundleSource(bundle: finalBundle(bundle), bundleIdentifier: bundleID, group: group), to: staging.appendingPathComponent("Sources/\(module)/\(generated)"))
                 checks.append((module, finalBundle(bundle), target.kind == .application, group, code.groupEnabled ?? appCode.groupEnabled))
                 reports.append(report)
             }
@@ -178,34 +203,43 @@ package enum ProjectPackage {
             try report(nil)
             return result
         }
-        // Build; a file the compiler refuses is left out with its first error, and the build runs again.
+        // Build; every file the compiler refuses is left out with its first error, all of one build's at once,
+        // and the build runs again (a file can fail only because one it used was left out).
         let log = dir.appendingPathComponent("build.log")
         result.buildLog = log
-        var attempts = 0
-        let maxAttempts = reports.reduce(0) { $0 + $1.sources.count } + 1
+        var logText = ""
         while true {
-            attempts += 1
             let (status, output) = swiftBuild(package: dir, scratch: options.scratchPath)
-            try? output.write(to: log, atomically: true, encoding: .utf8)
+            logText += output
+            try? logText.write(to: log, atomically: true, encoding: .utf8)
+            if status == 0, let unbuilt = unbuilt(reports, package: dir, scratch: options.scratchPath) {
+                // SwiftPM can answer from a stale build plan in a shared scratch path without compiling.
+                result.built = false
+                result.targets = reports
+                try report(false)
+                throw PackageError.buildFailed(log: log.path, detail: unbuilt)
+            }
             if status == 0 {
                 result.built = true
                 break
             }
-            guard attempts <= maxAttempts, let (module, file, error) = firstError(output, package: dir, reports: reports),
-                let index = reports.firstIndex(where: { $0.module == module })
-            else {
+            let errors = fileErrors(output, package: dir, reports: reports)
+            guard !errors.isEmpty else {
                 result.built = false
                 result.targets = reports
                 try report(false)
                 let detail = output.split(separator: "\n").first { $0.contains("error:") }.map(String.init) ?? "exit status \(status)"
                 throw PackageError.buildFailed(log: log.path, detail: detail)
             }
-            let from = dir.appendingPathComponent("Sources/\(module)/\(file)")
-            let to = dir.appendingPathComponent("LeftOut/\(module)/\(file)")
-            try fm.createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try fm.moveItem(at: from, to: to)
-            reports[index].sources.removeAll { $0 == file }
-            reports[index].leftOut.append(SetAside(file: file, reason: error))
+            for (module, file, error) in errors {
+                guard let index = reports.firstIndex(where: { $0.module == module }) else { continue }
+                let from = dir.appendingPathComponent("Sources/\(module)/\(file)")
+                let to = dir.appendingPathComponent("LeftOut/\(module)/\(file)")
+                try fm.createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try fm.moveItem(at: from, to: to)
+                reports[index].sources.removeAll { $0 == file }
+                reports[index].leftOut.append(SetAside(file: file, reason: error))
+            }
         }
         result.targets = reports
         try report(true)
@@ -221,9 +255,49 @@ package enum ProjectPackage {
 
     static func packageName(_ project: XcodeProject) -> String { moduleName(project.projectURL.deletingPathExtension().lastPathComponent) }
 
+    /// Writes a new file of the staged package: never through a link, never over a file already there (so the
+    /// import never replaces anything, the developer's files included), and never with `..` in its path.
     static func write(_ text: String, to url: URL) throws {
+        guard !url.pathComponents.contains(".."), !url.pathComponents.contains(".") else {
+            throw ProjectImport.ImportError.badFile(path: url.path, detail: "would be written through '..'; refused")
+        }
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: url)
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw ProjectImport.ImportError.badFile(path: url.path, detail: "cannot be created (\(String(cString: strerror(errno)))); the import writes only new files")
+        }
+        defer { close(fd) }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
+        try handle.write(contentsOf: Data(text.utf8))
+    }
+
+    /// `name`, or `name` with a number before its extension when the target already has a file of that name
+    /// (case-insensitive, as a Mac's file system): two outside files of one name both go in.
+    static func uniqueName(_ name: String, in names: inout Set<String>) -> String {
+        var candidate = name
+        var n = 2
+        while names.contains(candidate.lowercased()) {
+            let url = URL(fileURLWithPath: name)
+            let ext = url.pathExtension
+            let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+            candidate = "\(stem)-\(n)" + (ext.isEmpty ? "" : ".\(ext)")
+            n += 1
+        }
+        names.insert(candidate.lowercased())
+        return candidate
+    }
+
+    /// The generated bundle file's name in a target: `AppGroupSimImport.swift`, unless one of the target's own
+    /// files is named so (anywhere in its folders: Swift refuses two files of one name in a module).
+    static func generatedName(avoiding names: Set<String>) -> String {
+        let taken = Set(names.map { ($0 as NSString).lastPathComponent.lowercased() })
+        var name = "AppGroupSimImport.swift"
+        var n = 2
+        while taken.contains(name.lowercased()) {
+            name = "AppGroupSimImport\(n).swift"
+            n += 1
+        }
+        return name
     }
 
     static func literal(_ s: String) -> String {
@@ -345,9 +419,12 @@ package enum ProjectPackage {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    /// The first `…/Sources/<Module>/<file>:L:C: error: …` of the package's own sources.
-    static func firstError(_ output: String, package: URL, reports: [TargetReport]) -> (module: String, file: String, error: String)? {
+    /// Each of the package's own sources that `…/Sources/<Module>/<file>:L:C: error: …` names, once, with its
+    /// first error, in the order of the output.
+    static func fileErrors(_ output: String, package: URL, reports: [TargetReport]) -> [(module: String, file: String, error: String)] {
         let prefix = package.standardizedFileURL.path + "/Sources/"
+        var out: [(String, String, String)] = []
+        var seen = Set<String>()
         for line in output.split(separator: "\n") where line.contains(": error: ") {
             guard let start = line.range(of: prefix) else { continue }
             let rest = line[start.upperBound...]
@@ -359,8 +436,31 @@ package enum ProjectPackage {
             let parts = location.split(separator: ":")
             guard parts.count >= 3 else { continue }
             let file = parts.dropLast(2).joined(separator: ":")
-            guard reports.contains(where: { $0.module == module && $0.sources.contains(file) }) else { continue }
-            return (module, file, "\(file):\(parts[parts.count - 2]): \(afterModule[errorRange.upperBound...])")
+            guard reports.contains(where: { $0.module == module && $0.sources.contains(file) }), seen.insert(module + "/" + file).inserted else { continue }
+            let message = String(afterModule[errorRange.upperBound...].prefix(300))
+            out.append((module, file, "\(file):\(parts[parts.count - 2]): \(message)"))
+        }
+        return out
+    }
+
+    /// After a build that said it succeeded: nil when every kept source was compiled into an object file at
+    /// least as new as the source; else which was not. With a shared `--scratch-path`, SwiftPM has answered
+    /// "Build complete!" for a new package from the previous one's cached plan, compiling nothing.
+    static func unbuilt(_ reports: [TargetReport], package: URL, scratch: URL?) -> String? {
+        let scratch = scratch ?? package.appendingPathComponent(".build")
+        let fm = FileManager.default
+        let debug = scratch.appendingPathComponent("debug")
+        for report in reports {
+            let objects = debug.appendingPathComponent("\(report.module).build")
+            for file in report.sources {
+                let source = package.appendingPathComponent("Sources/\(report.module)/\(file)")
+                let object = objects.appendingPathComponent((file as NSString).lastPathComponent + ".o")
+                let sourceDate = (try? fm.attributesOfItem(atPath: source.path)[.modificationDate] as? Date) ?? .distantFuture
+                guard let objectDate = (try? fm.attributesOfItem(atPath: object.path)[.modificationDate] as? Date) ?? nil, objectDate >= sourceDate else {
+                    return "swift build said it succeeded, but \(report.module)/\(file) was not compiled (no \(object.path) newer than it): "
+                        + "the scratch path \(scratch.path) holds another package's build plan; use a new --scratch-path or remove that one's build.db"
+                }
+            }
         }
         return nil
     }

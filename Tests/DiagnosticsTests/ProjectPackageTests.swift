@@ -92,17 +92,65 @@ final class ProjectPackageTests: XCTestCase {
         XCTAssertTrue(result.targets[0].sources.contains("Recents/DeepLink.swift"))
     }
 
-    func testTheCompilersFirstErrorNamesTheFileToLeaveOut() {
-        let reports = [ProjectPackage.TargetReport(target: "Recents", module: "Recents", bundle: "", sources: ["Shared/RecentContacts.swift", "Recents/A.swift"])]
+    func testEveryFileTheCompilerNamesIsLeftOutAtOnceWithItsFirstError() {
+        let reports = [ProjectPackage.TargetReport(target: "Recents", module: "Recents", bundle: "", sources: ["Shared/RecentContacts.swift", "Recents/A.swift", "Recents/B.swift"])]
         let output = """
             [8/39] Compiling Recents RecentContacts.swift
             error: emit-module command failed with exit code 1 (use -v to see invocation)
             /p/pkg/Sources/Other/X.swift:1:1: error: not ours
             /p/pkg/Sources/Recents/Shared/RecentContacts.swift:44:32: error: cannot find 'UIColor' in scope
+            /p/pkg/Sources/Recents/Shared/RecentContacts.swift:45:32: error: cannot find 'UIFont' in scope
+            /p/pkg/Sources/Recents/Recents/A.swift:3:1: error: cannot find 'X' in scope
             """
-        let found = ProjectPackage.firstError(output, package: URL(fileURLWithPath: "/p/pkg"), reports: reports)
-        XCTAssertEqual(found?.module, "Recents")
-        XCTAssertEqual(found?.file, "Shared/RecentContacts.swift")
-        XCTAssertEqual(found?.error, "Shared/RecentContacts.swift:44: cannot find 'UIColor' in scope")
+        let found = ProjectPackage.fileErrors(output, package: URL(fileURLWithPath: "/p/pkg"), reports: reports)
+        XCTAssertEqual(found.map(\.file), ["Shared/RecentContacts.swift", "Recents/A.swift"], "each file once, B.swift compiled")
+        XCTAssertEqual(found.first?.module, "Recents")
+        XCTAssertEqual(found.first?.error, "Shared/RecentContacts.swift:44: cannot find 'UIColor' in scope")
+    }
+
+    /// The project's own files are never written: a source reached by `../` out of the folder and back in, with an
+    /// absolute --xcodeproj, was rewritten in place (its imports commented out) before paths were made canonical.
+    func testASourceThatClimbsOutAndBackInIsTheProjectsFileAndTheProjectIsNeverWritten() throws {
+        let pbx = project.appendingPathComponent("project.pbxproj")
+        // Up to / (more `..` than any folder is deep), then down the absolute path to the project again.
+        let climb = String(repeating: "../", count: 40) + work.appendingPathComponent("Recents").path.dropFirst()
+        let text = try String(contentsOf: pbx, encoding: .utf8)
+        let original = "path = RecentContacts.swift;"
+        XCTAssertTrue(text.contains(original))
+        try text.replacingOccurrences(of: original, with: "path = \"\(climb)/Shared/RecentContacts.swift\";").write(to: pbx, atomically: true, encoding: .utf8)
+        let before = try TestSupport.treeHash(work.appendingPathComponent("Recents"))
+        let dir = work.appendingPathComponent("out/a/b/pkg")
+        let result = try ProjectPackage.run(options(dir))
+        XCTAssertEqual(try TestSupport.treeHash(work.appendingPathComponent("Recents")), before, "the project changed")
+        XCTAssertTrue(result.targets[1].sources.contains("Shared/RecentContacts.swift"), "\(result.targets[1].sources)")
+        let written = try FileManager.default.subpathsOfDirectory(atPath: dir.path)
+        XCTAssertTrue(written.contains("Sources/RecentsWidget/Shared/RecentContacts.swift"), "\(written)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.path).sorted(), ["Recents", "out"], "nothing beside the package")
+    }
+
+    func testAFileOfTheProjectNamedLikeAGeneratedOneStaysTheDevelopers() throws {
+        let mine = work.appendingPathComponent("Recents/Recents/DeepLink.swift")
+        let renamed = work.appendingPathComponent("Recents/Recents/AppGroupSimImport.swift")
+        try FileManager.default.moveItem(at: mine, to: renamed)
+        let pbx = project.appendingPathComponent("project.pbxproj")
+        try (try String(contentsOf: pbx, encoding: .utf8)).replacingOccurrences(of: "DeepLink.swift", with: "AppGroupSimImport.swift")
+            .write(to: pbx, atomically: true, encoding: .utf8)
+        let dir = work.appendingPathComponent("pkg")
+        let result = try ProjectPackage.run(options(dir))
+        XCTAssertTrue(result.targets[0].sources.contains("Recents/AppGroupSimImport.swift"))
+        let theirs = try String(contentsOf: dir.appendingPathComponent("Sources/Recents/Recents/AppGroupSimImport.swift"), encoding: .utf8)
+        XCTAssertEqual(theirs, try String(contentsOf: renamed, encoding: .utf8), "the developer's file is kept as it is")
+        let generated = try String(contentsOf: dir.appendingPathComponent("Sources/Recents/AppGroupSimImport2.swift"), encoding: .utf8)
+        XCTAssertTrue(generated.contains("public enum AppGroupSimImport"), generated)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("Sources/Recents/AppGroupSimImport.swift").path))
+    }
+
+    func testTheStagedPackageIsWrittenOnlyWithNewFilesAndNeverThroughDotDot() throws {
+        let dir = work.appendingPathComponent("w")
+        try ProjectPackage.write("a", to: dir.appendingPathComponent("Sources/M/a.swift"))
+        XCTAssertThrowsError(try ProjectPackage.write("b", to: dir.appendingPathComponent("Sources/M/a.swift")), "never over a file")
+        XCTAssertThrowsError(try ProjectPackage.write("c", to: dir.appendingPathComponent("Sources/M/../../../escaped.swift")), "never through ..")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("escaped.swift").path))
+        XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("Sources/M/a.swift"), encoding: .utf8), "a")
     }
 }
