@@ -96,8 +96,8 @@ package enum ExtensionSetup {
                 fix: "add \(appConfig.appGroupName) to com.apple.security.application-groups in \(app.entitlementsURL.lastPathComponent)"))
         } else if !app.entitlements.applicationGroups.contains(appConfig.appGroupName) {
             out.append(SetupIssue("app-group-name-not-entitled", .error,
-                "\(name(app)) sets app group \(appConfig.appGroupName) in \(AppGroupConfig.fileName), but its entitlements list \(app.entitlements.applicationGroups.joined(separator: ", "))",
-                fix: "use one name: put \(appConfig.appGroupName) in com.apple.security.application-groups, or set appGroupName to \(app.entitlements.applicationGroups[0])"))
+                "\(name(app)) sets app group \(visible(appConfig.appGroupName)) in \(AppGroupConfig.fileName), but its entitlements list \(app.entitlements.applicationGroups.map(visible).joined(separator: ", "))",
+                fix: "use one name: put \(visible(appConfig.appGroupName)) in com.apple.security.application-groups, or set appGroupName to \(visible(app.entitlements.applicationGroups[0]))"))
         }
 
         for ext in extensions {
@@ -118,14 +118,14 @@ package enum ExtensionSetup {
                     fix: "add \(appConfig.appGroupName) to com.apple.security.application-groups in \(ext.entitlementsURL.lastPathComponent)"))
             } else if Set(groups) != Set(app.entitlements.applicationGroups), !app.entitlements.applicationGroups.isEmpty {
                 out.append(SetupIssue("app-group-entitlements-differ", .error,
-                    "the app is entitled to \(app.entitlements.applicationGroups.joined(separator: ", ")) and \(name(ext)) to \(groups.joined(separator: ", "))",
+                    "the app is entitled to \(app.entitlements.applicationGroups.map(visible).joined(separator: ", ")) and \(name(ext)) to \(groups.map(visible).joined(separator: ", "))",
                     fix: "list the same app groups in \(ext.entitlementsURL.lastPathComponent) as in \(app.entitlementsURL.lastPathComponent)"))
             }
             if let extConfig {
                 if extConfig.appGroupName != appConfig.appGroupName {
                     out.append(SetupIssue("app-group-names-differ", .error,
-                        "the app sets app group \(appConfig.appGroupName) and \(name(ext)) sets \(extConfig.appGroupName)",
-                        fix: "set appGroupName to \(appConfig.appGroupName) in \(name(ext))/\(AppGroupConfig.fileName)"))
+                        "the app sets app group \(visible(appConfig.appGroupName)) and \(name(ext)) sets \(visible(extConfig.appGroupName))",
+                        fix: "set appGroupName to \(visible(appConfig.appGroupName)) in \(name(ext))/\(AppGroupConfig.fileName)"))
                 }
                 if let flag = extConfig.appGroupsEnabled {
                     if let appFlag = appConfig.appGroupsEnabled, flag != appFlag {
@@ -159,7 +159,7 @@ package enum ExtensionSetup {
                     fix: "add $(AppIdentifierPrefix)\(appWriteGroup.split(separator: ".", maxSplits: 1).last ?? "") to keychain-access-groups in \(ext.entitlementsURL.lastPathComponent)"))
             } else if !extGroups.contains(appWriteGroup) {
                 out.append(SetupIssue("keychain-group-differs", .error,
-                    "the app writes its tokens to keychain group \(appWriteGroup) (the first of its keychain-access-groups, expanded), but \(name(ext)) may only use \(extGroups.joined(separator: ", "))",
+                    "the app writes its tokens to keychain group \(visible(appWriteGroup)) (the first of its keychain-access-groups, expanded), but \(name(ext)) may only use \(extGroups.map(visible).joined(separator: ", "))",
                     fix: "make the first entry of keychain-access-groups the same in both targets, e.g. $(AppIdentifierPrefix)\(appWriteGroup.split(separator: ".", maxSplits: 1).last ?? "")"))
             }
 

@@ -1,3 +1,4 @@
+import AppGroup
 import Foundation
 import SourceReader
 import XcodeProject
@@ -9,6 +10,8 @@ package struct TargetCode: Sendable {
     package var facts: TargetFacts
     /// Source files listed by the project but not on disk (a project copied without its sources).
     package var missing: [String]
+    /// Source files past a reader's bound (too deep, too large): not read, and nothing concluded from them.
+    package var unread: [SourceReadError] = []
 
     /// Whether any source was read: with none, the code says nothing and nothing is concluded from it.
     package var wasRead: Bool { !facts.files.isEmpty }
@@ -37,11 +40,18 @@ package enum CodeReading {
         let rel = { (url: URL) -> String in url.path.hasPrefix(root + "/") ? String(url.path.dropFirst(root.count + 1)) : url.path }
         var files: [(String, FileFacts)] = []
         var missing: [String] = []
+        var unread: [SourceReadError] = []
         for url in project.sources(of: target) where ["swift", "m", "mm"].contains(url.pathExtension.lowercased()) {
             guard FileManager.default.fileExists(atPath: url.path) else { missing.append(rel(url)); continue }
-            files.append((rel(url), try SourceReader.read(fileAt: url, name: rel(url))))
+            do {
+                files.append((rel(url), try SourceReader.read(fileAt: url, name: rel(url))))
+            } catch let error as SourceReadError where error.isPastABound {
+                unread.append(error)
+            }
         }
-        return TargetCode(target: target.name, isApp: target.kind == .application, facts: TargetFacts(files: files), missing: missing)
+        var code = TargetCode(target: target.name, isApp: target.kind == .application, facts: TargetFacts(files: files), missing: missing)
+        code.unread = unread
+        return code
     }
 
     /// The order iOS calls an app's (or extension's) entry points in: an initializer first, then
@@ -75,8 +85,16 @@ package enum CodeDoctor {
                 let value = site.kind == .boolRead || site.kind == .boolWrite ? site.key : site.value
                 guard let value, case .unreadable(let text) = value, let what = what[site.kind] else { continue }
                 out.append(Finding("code-value-unreadable", .warning,
-                    "\(site.location) (target \(code.target)): \(what) is `\(text)`, built at run time; doctor could not read that value and does not guess it, so the checks that need it were not made",
+                    "\(site.location) (target \(code.target)): \(what) is `\(visible(SourceReadError.clipped(text)))`, built at run time; doctor could not read that value and does not guess it, so the checks that need it were not made",
                     fix: "use a string literal, or a `let` constant set to one, so that doctor and import can read it; or check the value at \(site.location) by hand"))
+            }
+        }
+        // Files past a reader's bound: doctor never says "consistent" about code it did not read.
+        for code in all {
+            for error in code.unread {
+                out.append(Finding("code-not-read", .warning,
+                    "target \(code.target): \(error)",
+                    fix: "doctor and import read files up to their bounds; if this file configures the app group, the login-state key or a key label, check it by hand"))
             }
         }
         // Groups named in code that the target is not entitled to.
@@ -90,10 +108,10 @@ package enum CodeDoctor {
                 guard said.insert(group).inserted else { continue }
                 let file = entitlementsFile[code.target] ?? "its entitlements"
                 out.append(Finding("code-group-not-entitled", .error,
-                    "\(site.location) (target \(code.target)) names app group \(group), but \(code.target) is entitled to \(groups.isEmpty ? "no app group" : groups.joined(separator: ", ")) (\(file)): on a device the container is nil and the suite is private to \(code.target), so nothing is shared",
+                    "\(site.location) (target \(code.target)) names app group \(visible(group)), but \(code.target) is entitled to \(groups.isEmpty ? "no app group" : groups.map(visible).joined(separator: ", ")) (\(file)): on a device the container is nil and the suite is private to \(code.target), so nothing is shared",
                     fix: groups.isEmpty
-                        ? "add \(group) to com.apple.security.application-groups in \(file)"
-                        : "use \(groups[0]) at \(site.location), or add \(group) to com.apple.security.application-groups in \(file)"))
+                        ? "add \(visible(group)) to com.apple.security.application-groups in \(file)"
+                        : "use \(visible(groups[0])) at \(site.location), or add \(visible(group)) to com.apple.security.application-groups in \(file)"))
             }
         }
         // The SDK initialised before the group is named (evidence: SalesforceSDKManager, SFUserAccountManager, SFDirectoryManager).
@@ -115,8 +133,8 @@ package enum CodeDoctor {
                 if sameKey.isEmpty {
                     let keys = Array(Set(writes.compactMap { $0.key?.string })).sorted()
                     out.append(Finding("login-state-keys-differ", .error,
-                        "target \(ext.target) reads the login state from key \(key) (\(read.location)), but target \(app.target) writes \(keys.joined(separator: ", ")) (\(writes.map(\.location).joined(separator: ", "))): the extension never sees the user logged in",
-                        fix: "read \(keys[0]) at \(read.location), or write \(key) in \(app.target); one key in both targets"))
+                        "target \(ext.target) reads the login state from key \(visible(key)) (\(read.location)), but target \(app.target) writes \(keys.map(visible).joined(separator: ", ")) (\(writes.map(\.location).joined(separator: ", "))): the extension never sees the user logged in",
+                        fix: "read \(visible(keys[0])) at \(read.location), or write \(visible(key)) in \(app.target); one key in both targets"))
                     continue
                 }
                 let extDefaults = resolved(read.defaults, code: ext)
@@ -143,7 +161,7 @@ package enum CodeDoctor {
             for site in ext.sites(.keyLabel) {
                 guard let label = site.value.string, !appLabels.contains(label) else { continue }
                 out.append(Finding("key-labels-differ", .error,
-                    "target \(ext.target) asks KeyGenerator for the key labelled \(label) (\(site.location)), but target \(app.target) encrypts with \(appLabels.sorted().joined(separator: ", ")) (\(app.sites(.keyLabel).map(\.location).joined(separator: ", "))): KeyGenerator makes a new key for the new label, and every decryption fails",
+                    "target \(ext.target) asks KeyGenerator for the key labelled \(visible(label)) (\(site.location)), but target \(app.target) encrypts with \(appLabels.sorted().map(visible).joined(separator: ", ")) (\(app.sites(.keyLabel).map(\.location).joined(separator: ", "))): KeyGenerator makes a new key for the new label, and every decryption fails",
                     fix: "use one label in both targets, e.g. a constant \(appLabels.sorted()[0]) in a file both targets compile"))
             }
         }

@@ -114,7 +114,7 @@ package enum ProjectDoctor {
                     }
                 }
             }
-            if let appCode = codes[app.target], appCode.wasRead {
+            if let appCode = codes[app.target], appCode.wasRead || !appCode.unread.isEmpty {
                 var entitled: [String: [String]] = [:]
                 var entitlementsFile: [String: String] = [:]
                 for (target, bundle) in [(app.target, app.bundle)] + app.extensions.map({ ($0.target, $0.bundle) }) {
@@ -123,7 +123,7 @@ package enum ProjectDoctor {
                         entitlementsFile[target] = settings["CODE_SIGN_ENTITLEMENTS"].map { "\(rel($0)), CODE_SIGN_ENTITLEMENTS of \(target)" }
                     }
                 }
-                findings += CodeDoctor.findings(app: appCode, extensions: app.extensions.compactMap { codes[$0.target] }.filter(\.wasRead),
+                findings += CodeDoctor.findings(app: appCode, extensions: app.extensions.compactMap { codes[$0.target] }.filter { $0.wasRead || !$0.unread.isEmpty },
                     entitled: entitled, entitlementsFile: entitlementsFile)
             }
             var terms: [(String, String)] = []

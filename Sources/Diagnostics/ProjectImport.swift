@@ -131,6 +131,9 @@ package enum ProjectImport {
             let appCode = try readCode(project, app)
             var extCodes: [TargetCode] = []
             for ext in project.embeddedExtensions(of: app) { extCodes.append(try readCode(project, ext)) }
+            for code in [appCode] + extCodes {
+                for error in code.unread { notes.append("\(code.target): \(error): AppGroupConfig.plist does not use it; confirm what it sets.") }
+            }
             let appGroup = appCode.groupName ?? entitledGroup
             imported.appGroup = appGroup
             let bundles = [(appBundle, appCode)] + zip(imported.extensions.map(\.bundle), extCodes).map { ($0, $1) }

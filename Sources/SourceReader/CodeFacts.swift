@@ -98,13 +98,34 @@ package enum SourceReadError: Error, Equatable, CustomStringConvertible {
     /// A Swift file that does not parse: where, and the parser's first message.
     case syntax(file: String, line: Int, column: Int, message: String)
     case unreadable(file: String, detail: String)
+    /// Past one of the readers' bounds (`SwiftSource`): where, and which bound.
+    case tooDeep(file: String, line: Int, what: String)
+    /// Larger than the readers read (`SwiftSource.maximumFileSize`).
+    case tooLarge(file: String, bytes: Int, limit: Int)
+
+    /// A file past a bound: the compiler may accept it, and it is left unread rather than the whole project refused.
+    package var isPastABound: Bool {
+        switch self {
+        case .tooDeep, .tooLarge: return true
+        default: return false
+        }
+    }
 
     package var description: String {
         switch self {
         case .syntax(let file, let line, let column, let message):
             return "\(file):\(line):\(column): not Swift the compiler accepts: \(message)"
         case .unreadable(let file, let detail): return "\(file): \(detail)"
+        case .tooLarge(let file, let bytes, let limit):
+            return "\(file): not read: \(bytes / 1024) KB, past the \(limit / 1024) KB doctor and import read (a generated file?); nothing was concluded from this file"
+        case .tooDeep(let file, let line, let what):
+            return "\(file):\(line): not read: \(what), past what doctor and import read; the compiler may accept it, but nothing was concluded from this file"
         }
+    }
+
+    /// At most 200 characters of something quoted from a file, with `…` where it was cut.
+    package static func clipped(_ text: String, limit: Int = 200) -> String {
+        text.count <= limit ? text : String(text.prefix(limit)) + "…"
     }
 }
 

@@ -13,12 +13,16 @@ enum ObjCReader {
     }
 
     /// Identifiers, `@"…"` and `"…"` strings (escapes kept as written), numbers, character literals and
-    /// one-character punctuation; comments and preprocessor lines (with their continuations) dropped.
+    /// one-character punctuation; comments and preprocessor lines (with their continuations) dropped, and the
+    /// lines inside `#if 0` (up to its `#else`, `#elif` or `#endif`), which are not code.
     static func tokenize(_ text: String) -> [Token] {
         let s = Array(text.utf8)
         var out: [Token] = []
         var i = 0, line = 1, lineStart = 0
         var atLineStart = true
+        // One entry per open #if: whether its lines are code (false under `#if 0`, or inside another that is not).
+        var conditions: [(parentActive: Bool, active: Bool)] = []
+        var active: Bool { conditions.last?.active ?? true }
         func isIdent(_ c: UInt8) -> Bool { c == 95 || c == 36 || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 0x80 }
         while i < s.count {
             let c = s[i]
@@ -26,10 +30,29 @@ enum ObjCReader {
             if c == 32 || c == 9 || c == 13 || c == 12 { i += 1; continue }
             if c == 35 /* # */ && atLineStart {
                 // A preprocessor line, with its backslash continuations.
+                var directive: [UInt8] = []
                 while i < s.count && s[i] != 10 {
-                    if s[i] == 92 && i + 1 < s.count && s[i + 1] == 10 { line += 1; i += 2; lineStart = i; continue }
+                    if s[i] == 92 && i + 1 < s.count && s[i + 1] == 10 { line += 1; i += 2; lineStart = i; directive.append(32); continue }
+                    directive.append(s[i])
                     i += 1
                 }
+                let words = String(decoding: directive.dropFirst(), as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "(" || $0 == ")" })
+                switch words.first {
+                case "if"?:
+                    let zero = words.count >= 2 && (words[1] == "0" || words[1] == "false")
+                    conditions.append((active, active && !zero))
+                case "ifdef"?, "ifndef"?: conditions.append((active, active))
+                case "elif"?, "else"?:
+                    // The other branch of `#if 0` is code (an `#elif` is read as code: never guessed false).
+                    if let last = conditions.popLast() { conditions.append((last.parentActive, last.parentActive)) }
+                case "endif"?: _ = conditions.popLast()
+                default: break
+                }
+                continue
+            }
+            if !active {
+                // Not code: skip to the end of the line (a comment or string cannot hide a directive from the preprocessor either).
+                while i < s.count && s[i] != 10 { i += 1 }
                 continue
             }
             atLineStart = false
@@ -116,6 +139,8 @@ enum ObjCReader {
                 var name = ""
                 var keywords: [String] = []
                 while j < tokens.count, tokens[j].text != "{", tokens[j].text != ";" {
+                    // Another method's start ends this one's selector: each token is scanned once (linear time).
+                    if tokens[j].kind == .punct, tokens[j].text == "-" || tokens[j].text == "+", j + 1 < tokens.count, tokens[j + 1].text == "(" { break }
                     if tokens[j].text == "(", match[j] > j { j = match[j] + 1; continue }
                     if tokens[j].kind == .identifier {
                         if j + 1 < tokens.count, tokens[j + 1].text == ":" { keywords.append(tokens[j].text + ":"); j += 2; continue }
@@ -131,14 +156,19 @@ enum ObjCReader {
             }
             i += 1
         }
-        func context(_ index: Int) -> (String?, String?) {
-            guard let f = functions.last(where: { $0.range.contains(index) }) else { return (nil, currentTypeAt(index)) }
-            return (f.name, f.type)
+        // Each token's function and the @implementation it is in, once for the file (linear, not a search per site).
+        var functionAt = [Int](repeating: -1, count: tokens.count)
+        for (index, f) in functions.enumerated() { for k in f.range where k < tokens.count { functionAt[k] = index } }
+        var typeAt = [String?](repeating: nil, count: tokens.count)
+        var openType: String?
+        for k in 0..<tokens.count {
+            typeAt[k] = openType
+            if tokens[k].text == "@", k + 2 < tokens.count, tokens[k + 1].text == "implementation" { openType = tokens[k + 2].text }
         }
-        func currentTypeAt(_ index: Int) -> String? {
-            var type: String?
-            for k in 0..<min(index, tokens.count) where tokens[k].text == "@" && k + 2 < tokens.count && tokens[k + 1].text == "implementation" { type = tokens[k + 2].text }
-            return type
+        func context(_ index: Int) -> (String?, String?) {
+            guard index < tokens.count, functionAt[index] >= 0 else { return (nil, index < tokens.count ? typeAt[index] : nil) }
+            let f = functions[functionAt[index]]
+            return (f.name, f.type)
         }
         func value(_ range: Range<Int>?) -> CodeSite.Value {
             guard let range, !range.isEmpty else { return .unreadable("(nothing)") }
@@ -151,7 +181,7 @@ enum ObjCReader {
                 default: break
                 }
             }
-            return .unreadable(ts.map { $0.kind == .string ? "@\"\($0.text)\"" : $0.text }.joined(separator: " "))
+            return .unreadable(SourceReadError.clipped(ts.prefix(100).map { $0.kind == .string ? "@\"\($0.text)\"" : $0.text }.joined(separator: " ")))
         }
         func add(_ kind: CodeSite.Kind, _ v: CodeSite.Value, at index: Int, key: CodeSite.Value? = nil, defaults: CodeSite.Defaults? = nil) {
             let t = tokens[index]
@@ -164,7 +194,7 @@ enum ObjCReader {
         for k in 0..<tokens.count where tokens[k].text == "=" && k >= 1 && k + 2 < tokens.count {
             guard tokens[k - 1].kind == .identifier, tokens[k + 1].kind == .string, tokens[k + 2].text == ";" else { continue }
             // Only at file level (outside any function), as a constant is.
-            guard !functions.contains(where: { $0.range.contains(k) }) else { continue }
+            guard functionAt[k] < 0 else { continue }
             facts.constants.append(CodeConstant(name: tokens[k - 1].text, value: tokens[k + 1].text, file: file, line: tokens[k + 1].line))
         }
 
@@ -173,15 +203,18 @@ enum ObjCReader {
         for open in 0..<tokens.count where tokens[open].text == "[" && match[open] > open {
             if let m = parseMessage(tokens, match: match, open: open) { messages.append(m) }
         }
-        func receiverText(_ m: Message) -> String { tokens[m.receiver].map(\.text).joined() }
+        let messageAt = Dictionary(messages.map { ($0.open, $0) }, uniquingKeysWith: { first, _ in first })
+        /// The receiver's text when it is short (every receiver compared here is a few tokens): a nested send's
+        /// receiver spans all the sends inside it, so its text is never built (linear time).
+        func receiverText(_ m: Message) -> String { m.receiver.count > 8 ? "" : tokens[m.receiver].map(\.text).joined() }
         func defaults(_ m: Message) -> CodeSite.Defaults {
             let text = receiverText(m)
             if text == "[NSUserDefaultsstandardUserDefaults]" { return .standard }
             if text == "[NSUserDefaultsmsdkUserDefaults]" { return .msdk }
-            if let inner = messages.first(where: { $0.open == m.receiver.lowerBound }), inner.selector == "initWithSuiteName:" {
+            if let inner = messageAt[m.receiver.lowerBound], inner.selector == "initWithSuiteName:" {
                 if case .string(let s) = value(inner.parts[0].argument) { return .suite(s) }
             }
-            return facts.defaultsBindings[text] ?? .unknown(tokens[m.receiver].map(\.text).joined(separator: " "))
+            return facts.defaultsBindings[text] ?? .unknown(SourceReadError.clipped(tokens[m.receiver].prefix(60).map(\.text).joined(separator: " ")))
         }
         // Names bound to a defaults object: `NSUserDefaults *shared = [[NSUserDefaults alloc] initWithSuiteName:@"…"];`.
         for m in messages where m.selector == "initWithSuiteName:" {

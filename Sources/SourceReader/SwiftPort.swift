@@ -21,13 +21,31 @@ package enum SwiftPort {
 
     /// The rewritten text and each change. A file that does not parse throws, as `SourceReader` does.
     package static func rewriteImports(_ text: String, file: String) throws -> (text: String, changes: [Change]) {
-        let tree = Parser.parse(source: text)
-        if tree.hasError { _ = try SwiftReader.read(text, file: file) }
-        let converter = SourceLocationConverter(fileName: file, tree: tree)
-        var edits: [(range: Range<Int>, replacement: String, change: Change)] = []
+        let edits = try SwiftSource.withTree(text, file: file) { tree, converter in imports(tree, converter, file: file) }
+        var bytes = Array(text.utf8)
+        for edit in edits.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
+            bytes.replaceSubrange(edit.range, with: Array(edit.replacement.utf8))
+        }
+        return (String(decoding: bytes, as: UTF8.self), edits.map(\.change).sorted { $0.line < $1.line })
+    }
+
+    struct Edit: Sendable {
+        var range: Range<Int>
+        var replacement: String
+        var change: Change
+    }
+
+    /// Only top-level imports (and those in `#if` at top level): imports stand nowhere else.
+    static func imports(_ tree: SourceFileSyntax, _ converter: SourceLocationConverter, file: String) -> [Edit] {
+        var edits: [Edit] = []
         final class Imports: SyntaxVisitor {
             var found: [ImportDeclSyntax] = []
             override func visit(_ node: ImportDeclSyntax) -> SyntaxVisitorContinueKind { found.append(node); return .skipChildren }
+            override func visit(_ node: CodeBlockSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
+            override func visit(_ node: MemberBlockSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
+            override func visit(_ node: ClosureExprSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
+            override func visit(_ node: AccessorBlockSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
+            override func visit(_ node: InitializerClauseSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
         }
         let imports = Imports(viewMode: .sourceAccurate)
         imports.walk(tree)
@@ -40,18 +58,14 @@ package enum SwiftPort {
             let original = decl.trimmedDescription
             if uiModules.contains(module) {
                 let replacement = "// \(original) (removed by msdk-sim import: no \(module) on Linux)"
-                edits.append((start..<end, replacement, Change(file: file, line: line, from: original, to: nil)))
+                edits.append(Edit(range: start..<end, replacement: replacement, change: Change(file: file, line: line, from: original, to: nil)))
             } else if path.count > 1 || decl.importKindSpecifier != nil {
                 let attributes = decl.attributes.trimmedDescription
                 let replacement = (attributes.isEmpty ? "" : attributes + " ") + "import \(module)"
-                edits.append((start..<end, replacement, Change(file: file, line: line, from: original, to: replacement)))
+                edits.append(Edit(range: start..<end, replacement: replacement, change: Change(file: file, line: line, from: original, to: replacement)))
             }
         }
-        var bytes = Array(text.utf8)
-        for edit in edits.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
-            bytes.replaceSubrange(edit.range, with: Array(edit.replacement.utf8))
-        }
-        return (String(decoding: bytes, as: UTF8.self), edits.map(\.change).sorted { $0.line < $1.line })
+        return edits
     }
 
     /// Types and attributes that make a file UI code, recognised without compiling it.
@@ -62,8 +76,11 @@ package enum SwiftPort {
     ]
 
     /// Why the file is UI code (a type that conforms to `View`, an app delegate, `@main`), or nil.
-    package static func uiReason(_ text: String) -> String? {
-        let tree = Parser.parse(source: text)
+    package static func uiReason(_ text: String, file: String) throws -> String? {
+        try SwiftSource.withTree(text, file: file) { tree, _ in uiReason(tree) }
+    }
+
+    static func uiReason(_ tree: SourceFileSyntax) -> String? {
         final class Finder: SyntaxVisitor {
             var reason: String?
             func check(_ name: String, _ inheritance: InheritanceClauseSyntax?, _ attributes: AttributeListSyntax) {
@@ -74,14 +91,14 @@ package enum SwiftPort {
                         return
                     }
                 }
-                let supertypes = inheritance?.inheritedTypes.map { $0.type.trimmedDescription } ?? []
+                let supertypes = inheritance?.inheritedTypes.map { SwiftReader.Visitor.text($0.type) } ?? []
                 if let ui = supertypes.first(where: { SwiftPort.uiSupertypes.contains($0) }) {
                     reason = "\(name) is a \(ui)"
                 }
             }
             override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind { check(node.name.text, node.inheritanceClause, node.attributes); return .visitChildren }
             override func visit(_ node: StructDeclSyntax) -> SyntaxVisitorContinueKind { check(node.name.text, node.inheritanceClause, node.attributes); return .visitChildren }
-            override func visit(_ node: ExtensionDeclSyntax) -> SyntaxVisitorContinueKind { check(node.extendedType.trimmedDescription, node.inheritanceClause, node.attributes); return .visitChildren }
+            override func visit(_ node: ExtensionDeclSyntax) -> SyntaxVisitorContinueKind { check(SwiftReader.Visitor.text(node.extendedType), node.inheritanceClause, node.attributes); return .visitChildren }
             override func visit(_ node: EnumDeclSyntax) -> SyntaxVisitorContinueKind { check(node.name.text, node.inheritanceClause, node.attributes); return .visitChildren }
             override func visit(_ node: MacroExpansionDeclSyntax) -> SyntaxVisitorContinueKind {
                 if reason == nil, node.macroName.text == "Preview" { reason = "it has a #Preview" }

@@ -1,21 +1,57 @@
 import Foundation
 import SwiftParser
-import SwiftParserDiagnostics
 import SwiftSyntax
+#if canImport(Glibc)
+import Glibc
+#endif
 
 package enum SourceReader {
     /// Reads a Swift (`.swift`) or Objective-C (`.m`, `.mm`) file; other files say nothing.
     package static func read(fileAt url: URL, name: String) throws -> FileFacts {
         let ext = url.pathExtension.lowercased()
         guard ["swift", "m", "mm"].contains(ext) else { return FileFacts() }
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw SourceReadError.unreadable(file: name, detail: "cannot be read (\((error as NSError).localizedDescription))")
-        }
+        let data = try readRegularFile(url, name: name)
         guard let text = String(data: data, encoding: .utf8) else {
             throw SourceReadError.unreadable(file: name, detail: "is not UTF-8 text")
         }
         return ext == "swift" ? try SwiftReader.read(text, file: name) : ObjCReader.read(text, file: name)
+    }
+
+    /// The file's bytes, when it is a regular file (a link to one is followed): a FIFO is never opened for
+    /// reading (it would block), and a directory, socket or device named `.swift` is refused by what it is.
+    package static func readRegularFile(_ url: URL, name: String) throws -> Data {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else {
+            throw SourceReadError.unreadable(file: name, detail: "cannot be examined (\(String(cString: strerror(errno))))")
+        }
+        let kind: String?
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: kind = nil
+        case S_IFDIR: kind = "a directory"
+        case S_IFIFO: kind = "a FIFO (named pipe)"
+        case S_IFSOCK: kind = "a socket"
+        case S_IFCHR, S_IFBLK: kind = "a device"
+        default: kind = "not a regular file"
+        }
+        if let kind { throw SourceReadError.unreadable(file: name, detail: "is \(kind), not a source file: not read; remove it from the target or replace it with the file") }
+        let fd = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let why = errno == EACCES ? "permission denied; give its owner read access" : String(cString: strerror(errno))
+            throw SourceReadError.unreadable(file: name, detail: "cannot be read (\(why))")
+        }
+        defer { close(fd) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = Glibc.read(fd, &buffer, buffer.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SourceReadError.unreadable(file: name, detail: "cannot be read (\(String(cString: strerror(errno))))")
+            }
+            if n == 0 { break }
+            data.append(buffer, count: n)
+        }
+        return data
     }
 }
 
@@ -23,22 +59,14 @@ package enum SourceReader {
 /// names bound to a defaults suite. A file with a syntax error is refused with the parser's first message.
 enum SwiftReader {
     static func read(_ text: String, file: String) throws -> FileFacts {
-        let tree = Parser.parse(source: text)
-        let converter = SourceLocationConverter(fileName: file, tree: tree)
-        if tree.hasError {
-            let diagnostics = ParseDiagnosticsGenerator.diagnostics(for: tree)
-            if let first = diagnostics.first {
-                let loc = first.location(converter: converter)
-                throw SourceReadError.syntax(file: file, line: loc.line, column: loc.column, message: first.message)
-            }
-            throw SourceReadError.syntax(file: file, line: 1, column: 1, message: "the file does not parse")
+        try SwiftSource.withTree(text, file: file) { tree, converter in
+            // Two passes: names and constants first (a property may be declared below its use), then the sites.
+            let visitor = Visitor(file: file, converter: converter)
+            visitor.walk(tree)
+            visitor.collectingSites = true
+            visitor.walk(tree)
+            return visitor.facts
         }
-        // Two passes: names and constants first (a property may be declared below its use), then the sites.
-        let visitor = Visitor(file: file, converter: converter)
-        visitor.walk(tree)
-        visitor.collectingSites = true
-        visitor.walk(tree)
-        return visitor.facts
     }
 
     static let helperBases: Set<String> = ["DataSharingHelper.shared", "SFSDKDatasharingHelper.sharedInstance()", "DataSharingHelper.sharedInstance()"]
@@ -76,7 +104,7 @@ enum SwiftReader {
                 if type == nil {
                     if let c = n.as(ClassDeclSyntax.self) { type = c.name.text }
                     else if let s = n.as(StructDeclSyntax.self) { type = s.name.text }
-                    else if let e = n.as(ExtensionDeclSyntax.self) { type = e.extendedType.trimmedDescription }
+                    else if let e = n.as(ExtensionDeclSyntax.self) { type = Self.text(e.extendedType) }
                     else if let e = n.as(EnumDeclSyntax.self) { type = e.name.text }
                     else if let a = n.as(ActorDeclSyntax.self) { type = a.name.text }
                 }
@@ -105,25 +133,36 @@ enum SwiftReader {
             }
         }
 
+        /// A literal's value, as Swift decodes it (`"\u{61}"` is `a`, a raw string keeps its backslashes); anything
+        /// else (an interpolation, a call, `"a" + b`) is unreadable, with at most 200 characters of its text.
         static func value(_ expr: ExprSyntax) -> CodeSite.Value {
             let e = stripped(expr)
-            if let s = e.as(StringLiteralExprSyntax.self) {
-                var out = ""
-                for segment in s.segments {
-                    guard let plain = segment.as(StringSegmentSyntax.self) else { return .unreadable(e.trimmedDescription) }
-                    out += plain.content.text
-                }
-                return .string(out)
-            }
+            if let s = e.as(StringLiteralExprSyntax.self), let decoded = s.representedLiteralValue { return .string(decoded) }
             if let b = e.as(BooleanLiteralExprSyntax.self) { return .bool(b.literal.tokenKind == .keyword(.true)) }
-            return .unreadable(e.trimmedDescription)
+            return .unreadable(text(e))
+        }
+
+        /// The source text of a node, cut at 200 characters (without describing the rest of a long node).
+        static func text(_ node: some SyntaxProtocol) -> String {
+            guard node.trimmedLength.utf8Length > 200 else { return node.trimmedDescription }
+            var bytes: [UInt8] = []
+            for token in node.tokens(viewMode: .sourceAccurate) {
+                bytes += token.text.utf8
+                if bytes.count > 200 { break }
+            }
+            return SourceReadError.clipped(String(decoding: bytes, as: UTF8.self))
+        }
+
+        /// The text of a short node (a receiver, a callee): nil past 200 bytes, which no name compared here has.
+        static func shortText(_ node: some SyntaxProtocol) -> String? {
+            node.trimmedLength.utf8Length > 200 ? nil : node.trimmedDescription
         }
 
         /// `UserDefaults.standard`, `UserDefaults.msdk()`, `UserDefaults(suiteName: "…")`, or a name bound to one.
         func defaults(_ expr: ExprSyntax?) -> CodeSite.Defaults {
             guard let expr else { return .unknown("(none)") }
             let e = Self.stripped(expr)
-            let text = e.trimmedDescription
+            guard let text = Self.shortText(e) else { return .unknown(Self.text(e)) }
             if text == "UserDefaults.standard" || text == "NSUserDefaults.standard" { return .standard }
             if text == "UserDefaults.msdk()" || text == "UserDefaults.msdkUserDefaults()" { return .msdk }
             if let call = e.as(FunctionCallExprSyntax.self), let suite = Self.suiteArgument(call) {
@@ -135,8 +174,7 @@ enum SwiftReader {
         }
 
         static func suiteArgument(_ call: FunctionCallExprSyntax) -> CodeSite.Value? {
-            let callee = call.calledExpression.trimmedDescription
-            guard callee == "UserDefaults" || callee == "UserDefaults.init" || callee == "NSUserDefaults",
+            guard let callee = shortText(call.calledExpression), callee == "UserDefaults" || callee == "UserDefaults.init" || callee == "NSUserDefaults",
                 let arg = call.arguments.first, arg.label?.text == "suiteName"
             else { return nil }
             return value(arg.expression)
@@ -153,7 +191,7 @@ enum SwiftReader {
                     facts.constants.append(CodeConstant(name: name, value: s, file: file, line: loc.line))
                 }
                 let stripped = Self.stripped(initial)
-                let text = stripped.trimmedDescription
+                let text = Self.shortText(stripped) ?? ""
                 if text == "UserDefaults.standard" { facts.defaultsBindings[name] = .standard }
                 else if text == "UserDefaults.msdk()" { facts.defaultsBindings[name] = .msdk }
                 else if let call = stripped.as(FunctionCallExprSyntax.self), case .string(let s)? = Self.suiteArgument(call) {
@@ -168,12 +206,25 @@ enum SwiftReader {
         override func visit(_ node: SequenceExprSyntax) -> SyntaxVisitorContinueKind {
             guard collectingSites else { return .visitChildren }
             let elements = Array(node.elements)
-            for (i, element) in elements.enumerated() where element.is(AssignmentExprSyntax.self) && i > 0 && i + 1 < elements.count {
+            for (i, element) in elements.enumerated() where i > 0 && i + 1 < elements.count {
+                // `=`, or a compound assignment (`+=`): the helper's value then depends on what it was.
+                let compound = element.as(BinaryOperatorExprSyntax.self).map { $0.operator.text.hasSuffix("=") && !["==", "!=", "<=", ">=", "==="].contains($0.operator.text) } ?? false
+                guard element.is(AssignmentExprSyntax.self) || compound else { continue }
                 guard let member = Self.stripped(elements[i - 1]).as(MemberAccessExprSyntax.self), let base = member.base else { continue }
-                guard SwiftReader.helperBases.contains(Self.stripped(base).trimmedDescription) else { continue }
+                guard let baseText = Self.shortText(Self.stripped(base)), SwiftReader.helperBases.contains(baseText) else { continue }
+                // The value is everything right of the operator: one literal, or (`"a" + b`, `c ? "a" : "b"`) built at run time.
+                let rest = elements[(i + 1)...]
+                let value: CodeSite.Value
+                if compound {
+                    value = .unreadable(Self.text(elements[i - 1]) + " " + Self.text(element) + " " + rest.map { Self.text($0) }.joined(separator: " "))
+                } else if rest.count == 1, let only = rest.first {
+                    value = Self.value(only)
+                } else {
+                    value = .unreadable(SourceReadError.clipped(rest.map { Self.text($0) }.joined(separator: " ")))
+                }
                 switch member.declName.baseName.text {
-                case "appGroupName": add(.groupName, Self.value(elements[i + 1]), at: elements[i - 1])
-                case "isAppGroupEnabled", "appGroupEnabled": add(.groupEnabled, Self.value(elements[i + 1]), at: elements[i - 1])
+                case "appGroupName": add(.groupName, value, at: elements[i - 1])
+                case "isAppGroupEnabled", "appGroupEnabled": add(.groupEnabled, value, at: elements[i - 1])
                 default: break
                 }
             }
@@ -192,7 +243,9 @@ enum SwiftReader {
             }
             guard let member = node.calledExpression.as(MemberAccessExprSyntax.self) else { return .visitChildren }
             let name = member.declName.baseName.text
-            let base = member.base.map { Self.stripped($0).trimmedDescription }
+            // Only the calls read below; the receiver's text only when it is short (a chain's is not: linear time).
+            guard ["containerURL", "encryptionKey", "initializeSDK", "bool", "set"].contains(name) else { return .visitChildren }
+            let base = member.base.flatMap { Self.shortText(Self.stripped($0)) }
             switch (name, labels) {
             case ("containerURL", ["forSecurityApplicationGroupIdentifier"]):
                 add(.containerGroup, Self.value(args[0].expression), at: node)
@@ -208,7 +261,8 @@ enum SwiftReader {
                 let flagLike: Bool = {
                     if v.bool != nil { return true }
                     let t = Self.stripped(args[0].expression)
-                    return t.is(PrefixOperatorExprSyntax.self) || t.trimmedDescription.contains("!= nil") || t.trimmedDescription.contains("== nil")
+                    let text = Self.shortText(t) ?? ""
+                    return t.is(PrefixOperatorExprSyntax.self) || text.contains("!= nil") || text.contains("== nil")
                 }()
                 if flagLike { add(.boolWrite, v, at: node, key: Self.value(args[1].expression), defaults: defaults(member.base)) }
             default: break

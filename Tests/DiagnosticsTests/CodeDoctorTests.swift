@@ -118,6 +118,39 @@ final class CodeDoctorTests: XCTestCase {
             mentions: ["the app (FieldService/AppDelegate.swift:9) sets app group group.com.acme.fieldservice and target DueToday (DueToday/DueTodayWidget.swift:6) sets group.com.acme.fieldservice2"])
     }
 
+    /// A Cyrillic е (U+0435) where the app has e: the two names look the same, so the finding escapes it.
+    func testGroupNamesThatDifferByALookAlikeShowTheDifference() async throws {
+        try await assertFinding("app-group-names-differ",
+            widget: Self.goodWidget.replacingOccurrences(of: "appGroupName = \"group.com.acme.fieldservice\"", with: "appGroupName = \"group.com.acme.fi\u{0435}ldservice\""),
+            mentions: ["sets app group group.com.acme.fieldservice and", "sets group.com.acme.fi\\u{435}ldservice"])
+    }
+
+    /// A group built at run time is unreadable: doctor never presents its first operand as the group, and
+    /// never says the code is consistent.
+    func testAGroupBuiltAtRunTimeIsUnreadableNotItsFirstOperand() async throws {
+        for built in ["\"group.com.acme.fieldservice\" + suffix", "flag ? \"group.com.acme.fieldservice\" : \"group.b\""] {
+            let widget = Self.goodWidget
+                .replacingOccurrences(of: "appGroupName = \"group.com.acme.fieldservice\"", with: "appGroupName = \(built)")
+                .replacingOccurrences(of: "struct Provider {", with: "let suffix = \".beta\"\nlet flag = true\nstruct Provider {")
+            try write(widget: widget)
+            let found = await codeFindings()
+            XCTAssertEqual(found.filter { $0.id == "code-value-unreadable" }.count, 1, "\(built): \(found.map(\.message))")
+            XCTAssertTrue(found.contains { $0.message.contains("is `\(built)`, built at run time") }, "\(found.map(\.message))")
+        }
+        try write(widget: Self.goodWidget.replacingOccurrences(of: "init() {\n", with: "init() {\n        DataSharingHelper.shared.appGroupName += \".beta\"\n"))
+        let compound = await codeFindings()
+        XCTAssertTrue(compound.contains { $0.id == "code-value-unreadable" && $0.message.contains("+= \".beta\"") }, "\(compound.map(\.message))")
+    }
+
+    func testAFileTooDeepToReadIsAFindingNotAVerdict() async throws {
+        let deep = "let x = " + String(repeating: "(", count: 2_000) + "1" + String(repeating: ")", count: 2_000) + "\n"
+        try write(widget: Self.goodWidget + "\n" + deep)
+        let all = await findings()
+        let notRead = all.filter { $0.id == "code-not-read" }
+        XCTAssertEqual(notRead.count, 1, "\(all.map(\.message))")
+        XCTAssertTrue(notRead.first?.message.contains("DueToday/DueTodayWidget.swift:11: not read: brackets, parentheses, braces and #if nested more than 200 deep") == true, "\(notRead)")
+    }
+
     func testLoginStateKeysThatDiffer() async throws {
         try await assertFinding("login-state-keys-differ", widget: Self.goodWidget.replacingOccurrences(of: "forKey: \"userLoggedIn\"", with: "forKey: \"isLoggedIn\""),
             mentions: ["target DueToday reads the login state from key isLoggedIn (DueToday/DueTodayWidget.swift:8)", "target FieldService writes userLoggedIn (FieldService/AppDelegate.swift:15)"])
