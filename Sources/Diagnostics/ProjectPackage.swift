@@ -408,7 +408,7 @@ package enum ProjectPackage {
     static func swiftBuild(package: URL, scratch: URL?) -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "build", "--build-tests", "--package-path", package.path] + (scratch.map { ["--scratch-path", $0.path] } ?? [])
+        process.arguments = ["swift", "build", "--build-tests", "--disable-build-manifest-caching", "--package-path", package.path] + (scratch.map { ["--scratch-path", $0.path] } ?? [])
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

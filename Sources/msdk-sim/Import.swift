@@ -24,7 +24,7 @@ struct Import: AsyncParsableCommand {
     @Option(help: "The build configuration whose settings are used.") var configuration: String = "Debug"
     @Option(help: "The directory to write the bundles to (new or empty); with --package, default PKG/Bundles.") var out: String?
     @Option(help: "Also write a SwiftPM package of the targets' Swift code to this directory (new or empty), and build it.") var package: String?
-    @Option(help: "With --package: swift build's --scratch-path (default PKG/.build).") var scratchPath: String?
+    @Option(help: "With --package: swift build's --scratch-path (default PKG/.build); one may be shared by several packages.") var scratchPath: String?
     @Option(help: "With --package: AppGroupSim's folder, which the package depends on (default: the one this msdk-sim was built in).") var appgroupsim: String?
     @Flag(help: "With --package: write the package without building it.") var noBuild = false
     @Option(help: "Sign with this team when the project sets no DEVELOPMENT_TEAM.") var team: String?
@@ -75,7 +75,8 @@ struct Import: AsyncParsableCommand {
             }
             switch packaged.built {
             case true?:
-                let scratch = scratchPath.map { " --scratch-path \($0)" } ?? ""
+                // A scratch path shared by several packages needs its build plan made anew (SwiftPM reuses a cached one).
+                let scratch = scratchPath.map { " --disable-build-manifest-caching --scratch-path \($0)" } ?? ""
                 print("swift build: built, with the test target SetupTests (run it from AppGroupSim's folder: scripts/with-keyring swift test --package-path \(packaged.package.path)\(scratch))")
             case false?: print("swift build: failed (\(packaged.buildLog?.path ?? ""))")
             case nil: print("swift build: not run (--no-build)")

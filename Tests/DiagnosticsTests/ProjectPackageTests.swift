@@ -145,6 +145,23 @@ final class ProjectPackageTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("Sources/Recents/AppGroupSimImport.swift").path))
     }
 
+    /// SwiftPM answered "Build complete!" for a second package in a shared scratch path from the first one's
+    /// cached plan (seen: 1 s, nothing compiled): a kept source without a newer object file is not built.
+    func testBuiltIsSaidOnlyWhenEveryKeptSourceWasCompiled() throws {
+        let pkg = work.appendingPathComponent("p"), scratch = work.appendingPathComponent("scratch")
+        let reports = [ProjectPackage.TargetReport(target: "Recents", module: "Recents", bundle: "", sources: ["Recents/A.swift"])]
+        try ProjectPackage.write("let a = 1", to: pkg.appendingPathComponent("Sources/Recents/Recents/A.swift"))
+        let object = scratch.appendingPathComponent("debug/Recents.build/A.swift.o")
+        XCTAssertNotNil(ProjectPackage.unbuilt(reports, package: pkg, scratch: scratch), "no object at all")
+        try FileManager.default.createDirectory(at: object.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data().write(to: object)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: object.path)
+        let stale = try XCTUnwrap(ProjectPackage.unbuilt(reports, package: pkg, scratch: scratch), "an object older than the source")
+        XCTAssertTrue(stale.contains("Recents/Recents/A.swift was not compiled"), stale)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: object.path)
+        XCTAssertNil(ProjectPackage.unbuilt(reports, package: pkg, scratch: scratch))
+    }
+
     func testTheStagedPackageIsWrittenOnlyWithNewFilesAndNeverThroughDotDot() throws {
         let dir = work.appendingPathComponent("w")
         try ProjectPackage.write("a", to: dir.appendingPathComponent("Sources/M/a.swift"))

@@ -2,7 +2,7 @@
 # Fixture: Tests/ConsumerPackage's executable run as Fixtures/MobileSyncExplorer's app on a new device.
 source "$(dirname "$0")/../../scripts/lib/examples.sh"
 SCRATCH=.build/consumer-package
-quiet 'swift build --package-path Tests/ConsumerPackage --scratch-path $SCRATCH --product consumer'
+quiet 'swift build --package-path Tests/ConsumerPackage --disable-build-manifest-caching --scratch-path $SCRATCH --product consumer'
 export PATH="$ROOT/$SCRATCH/debug:$PATH"
 APP=Fixtures/MobileSyncExplorer/MobileSyncExplorer.app
 DEV=$DEVICE

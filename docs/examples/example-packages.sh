@@ -3,8 +3,8 @@
 # app and widget after alice's login, org Fixtures/org.
 source "$(dirname "$0")/../../scripts/lib/examples.sh"
 SCRATCH=.build/consumer-package
-quiet 'swift build --package-path Examples/ContactsDataLayer --scratch-path $SCRATCH'
-quiet 'swift build --package-path Examples/RecentContactsExtension --scratch-path $SCRATCH'
+quiet 'swift build --package-path Examples/ContactsDataLayer --disable-build-manifest-caching --scratch-path $SCRATCH'
+quiet 'swift build --package-path Examples/RecentContactsExtension --disable-build-manifest-caching --scratch-path $SCRATCH'
 export PATH="$ROOT/$SCRATCH/debug:$PATH"
 start_org
 APP=Fixtures/MobileSyncExplorer/MobileSyncExplorer.app

@@ -3,7 +3,7 @@
 source "$(dirname "$0")/../../scripts/lib/examples.sh"
 SCRATCH=.build/consumer-package
 quiet 'msdk-sim import --xcodeproj Fixtures/Recents/Recents.xcodeproj --package $WORK/rp --scratch-path $SCRATCH'
-quiet 'RECENTS_PACKAGE=$WORK/rp swift build --package-path Fixtures/Recents/Driver --scratch-path $SCRATCH'
+quiet 'RECENTS_PACKAGE=$WORK/rp swift build --package-path Fixtures/Recents/Driver --disable-build-manifest-caching --scratch-path $SCRATCH'
 export PATH="$ROOT/$SCRATCH/debug:$PATH"
 start_org --connected-app '3MVG9Acme.Recents.Example=recents://oauth/done'
 APP=$WORK/rp/Bundles/Recents.app

@@ -3,7 +3,7 @@
 source "$(dirname "$0")/../../scripts/lib/examples.sh"
 SCRATCH=.build/consumer-package
 show 'msdk-sim import --xcodeproj Fixtures/Recents/Recents.xcodeproj --package $WORK/pkg --scratch-path $SCRATCH | grep -E "^  target|left out|^swift build"'
-quiet 'RECENTS_PACKAGE=$WORK/pkg swift build --package-path Fixtures/Recents/Driver --scratch-path $SCRATCH'
+quiet 'RECENTS_PACKAGE=$WORK/pkg swift build --package-path Fixtures/Recents/Driver --disable-build-manifest-caching --scratch-path $SCRATCH'
 export PATH="$ROOT/$SCRATCH/debug:$PATH"
 start_org --connected-app '3MVG9Acme.Recents.Example=recents://oauth/done'
 APP=$WORK/pkg/Bundles/Recents.app

@@ -22,7 +22,7 @@ contains "$OUT" "Combine: @Published went [WO-1,WO-2] -> [WO-0,WO-1,WO-2]"
 ok "a package depending on AppGroupSim by path builds with the SDK-named products only and runs the SDK's API as the app: a global store on the device (sqlite3 reads it), query specs, a SOQL target, Combine publishing rows"
 # Its tests: the SDK's SmartStoreTests rewritten (run as the app on a device of their own, from the two
 # variables), and the app-then-widget flow on AppGroupSimTesting's simulated device.
-APPGROUPSIM_BUNDLE="$APP" APPGROUPSIM_DEVICE="$WORK/tests-device" swift test --package-path "$ROOT/Tests/ConsumerPackage" --scratch-path "$SCRATCH" --skip-build > "$WORK/test.log" 2>&1 \
+APPGROUPSIM_BUNDLE="$APP" APPGROUPSIM_DEVICE="$WORK/tests-device" swift test --package-path "$ROOT/Tests/ConsumerPackage" --disable-build-manifest-caching --scratch-path "$SCRATCH" --skip-build > "$WORK/test.log" 2>&1 \
   || fail "the consumer package's tests failed: $(grep -m5 'error' "$WORK/test.log")"
 grep -q "Executed 23 tests, with 0 failures" "$WORK/test.log" || fail "not the 23 tests expected: $(grep Executed "$WORK/test.log" | tail -1)"
 ok "its XCTests pass: the SDK's SmartStoreTests, KeychainHelperTests (on the real keyring) and EncryptionTests rewritten, the API's errors, REST, directories, revoke and logout as the app, and the app syncing then the widget listing the newest 3 through the group"

@@ -7,7 +7,7 @@ APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 DEV="$WORK/device"
 SCRATCH="$ROOT/.build/consumer-package"
 for example in ContactsDataLayer RecentContactsExtension; do
-  swift build --package-path "$ROOT/Examples/$example" --scratch-path "$SCRATCH" > "$WORK/$example.log" 2>&1 \
+  swift build --package-path "$ROOT/Examples/$example" --disable-build-manifest-caching --scratch-path "$SCRATCH" > "$WORK/$example.log" 2>&1 \
     || fail "Examples/$example did not build: $(grep -m5 'error:' "$WORK/$example.log")"
 done
 ok "Examples/ContactsDataLayer and Examples/RecentContactsExtension build with the SDK-named products (and Combine, WidgetKit)"
@@ -49,7 +49,7 @@ ok "the extension example lists the newest 3 contacts through the group, the sam
 # Nothing changes but a reload: the watching widget renders once more (the same rows).
 sleep 1
 BEFORE=$(grep -c '"state"' "$WORK/watch.out")
-swift build --package-path "$ROOT/Tests/ConsumerPackage" --scratch-path "$SCRATCH" --product consumer > "$WORK/consumer.log" 2>&1 || fail "consumer: $(grep -m3 error: "$WORK/consumer.log")"
+swift build --package-path "$ROOT/Tests/ConsumerPackage" --disable-build-manifest-caching --scratch-path "$SCRATCH" --product consumer > "$WORK/consumer.log" 2>&1 || fail "consumer: $(grep -m3 error: "$WORK/consumer.log")"
 expect_status 0 as_app "$SCRATCH/debug/consumer" reload-widgets
 for _ in $(seq 1 50); do
   [ "$(grep -c '"state"' "$WORK/watch.out")" -gt "$BEFORE" ] && break
