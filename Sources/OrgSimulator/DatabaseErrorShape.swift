@@ -16,6 +16,10 @@ extension SalesforceError {
             return .malformedQuery("the query is too large or too deeply nested to run (\(store.reason)); split it into smaller queries")
         case .unavailable:
             return SalesforceError(.serviceUnavailable, "SERVER_UNAVAILABLE", "The org's database is unavailable; retry the request later")
+        case .lockTimeout:
+            return SalesforceError(.serviceUnavailable, "SERVER_UNAVAILABLE", "The org is busy (a lock was held past the lock timeout); retry the request later")
+        case .invalidText:
+            return SalesforceError(.badRequest, "JSON_PARSER_ERROR", "The NUL character (U+0000) is not allowed in a text value")
         case .other:
             return SalesforceError(.internalServerError, "UNKNOWN_EXCEPTION", "An unexpected error occurred (database result code \(store.code))")
         }

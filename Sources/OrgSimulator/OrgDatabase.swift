@@ -21,9 +21,12 @@ final class OrgDatabase: Sendable {
         self.definition = definition
         self.store = store
         do {
-            try store.write { tx in
-                try self.createSchema(tx)
+            try store.setUp { tx in
+                // The version and the definition are checked before anything is created or altered.
+                try tx.executeScript(tx.dialect.schema("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"))
                 try self.checkSchemaVersion(tx)
+                try self.checkDefinition(tx)
+                try self.createSchema(tx)
             }
         } catch let error as SQLStoreError {
             throw OrgSimulatorError.state("\(store.location) cannot be set up: \(error.reason)")
@@ -39,6 +42,20 @@ final class OrgDatabase: Sendable {
             throw OrgSimulatorError.state(
                 "\(store.location) holds an org of schema version \(stored); this sf-simulator uses version \(Self.schemaVersion) and cannot migrate it. Use the sf-simulator that made it, or start from the org definition with another --state")
         }
+    }
+
+    /// A shared state (PostgreSQL) serves the org it was made from: an instance with another definition is
+    /// refused, naming what differs. A state of one instance (SQLite) follows its definition as it changes (a
+    /// field added becomes a new column).
+    func checkDefinition(_ tx: SQLTransaction) throws {
+        let mine = DefinitionFingerprint(definition)
+        if store.isShared, let stored = try meta(tx, "definition"), stored != mine.text {
+            let theirs = DefinitionFingerprint(text: stored)
+            throw OrgSimulatorError.definitionDiffers(
+                "\(store.location) holds an org made from another definition than this sf-simulator's --data (\(mine.differences(from: theirs))): "
+                    + "instances that share a database serve one org. Start this one with the --data the others use, or give it another database (nothing was changed)")
+        }
+        try setMeta(tx, "definition", mine.text)
     }
 
     func createSchema(_ tx: SQLTransaction) throws {

@@ -54,10 +54,12 @@ package enum OrgSimulatorError: Error, CustomStringConvertible {
     case unreachable(String)
     /// `--state`'s URL is not one sf-simulator can use (sf-simulator exits 64).
     case badURL(String)
+    /// A shared database holds an org made from another definition (sf-simulator exits 64).
+    case definitionDiffers(String)
 
     package var description: String {
         switch self {
-        case .fixture(let m), .state(let m), .unreachable(let m), .badURL(let m): return m
+        case .fixture(let m), .state(let m), .unreachable(let m), .badURL(let m), .definitionDiffers(let m): return m
         }
     }
 }

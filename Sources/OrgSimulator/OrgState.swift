@@ -42,7 +42,7 @@ final class OrgState: Sendable {
         let seeder = Seeder(database: database, records: records)
         let database = database
         do {
-            try store.write { db in
+            try store.setUp { db in
                 if try database.isSeeded(db) {
                     // Another instance (or an earlier run) seeded it. The same CSV files are no change; others
                     // would be a different org.

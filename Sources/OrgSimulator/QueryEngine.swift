@@ -54,13 +54,16 @@ struct QueryEngine: Sendable {
         if rows.count <= batchSize {
             return try page(db, rows: rows, plan: plan, session: session, version: version, total: rows.count, next: nil)
         }
+        // The cursor's number first: one atomic increment, whose row lock then orders every instance's cursor
+        // openings (no global write lock), so that the highest position read next is the latest committed.
+        let number = try Grants.increment(db, database, "nextCursor")
         let firstPos = (try db.value(as: Int64.self, "SELECT COALESCE(MAX(pos), 0) FROM cursor_rows") ?? 0) + 1
         // Each row's position is numbered in the query's order (the order ends with the row number, so it is
         // total), from one past the highest position any cursor holds.
         let total = try db.execute(
             "INSERT INTO cursor_rows(pos, rid) SELECT ? + n - 1, r FROM (SELECT \(rowNumber) AS r, ROW_NUMBER() OVER (ORDER BY \(plan.order)) - \(plan.offset ?? 0) AS n \(base) ORDER BY \(plan.order) \(window)) AS numbered",
             [firstPos.sqlValue] + args)
-        let locator = try openCursor(db, plan: plan, session: session, version: version, batchSize: batchSize, total: total, firstPos: firstPos, now: now)
+        let locator = try openCursor(db, number: number, plan: plan, session: session, version: version, batchSize: batchSize, total: total, firstPos: firstPos, now: now)
         let path = includeDeleted ? "queryAll" : "query"
         return try page(
             db, rows: Array(rows.prefix(batchSize)), plan: plan, session: session, version: version, total: total,
@@ -69,10 +72,8 @@ struct QueryEngine: Sendable {
 
     static func versionNumber(_ version: String) -> Double { Double(version.dropFirst()) ?? 66 }
 
-    func openCursor(_ db: SQLTransaction, plan: QueryPlan, session: Session, version: String, batchSize: Int, total: Int, firstPos: Int64, now: Date) throws -> String {
+    func openCursor(_ db: SQLTransaction, number: Int, plan: QueryPlan, session: Session, version: String, batchSize: Int, total: Int, firstPos: Int64, now: Date) throws -> String {
         try expireCursors(db, now: now)
-        let number = Int(try database.meta(db, "nextCursor") ?? "1") ?? 1
-        try database.setMeta(db, "nextCursor", String(number + 1))
         let locator = SalesforceID.make(prefix: "01g", number: number)
         let v = Self.versionNumber(version)
         if v < 56 {

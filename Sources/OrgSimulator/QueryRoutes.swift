@@ -23,7 +23,9 @@ struct QueryRoutes {
             method: .get, path: path, query: HTTP.queryItems(request), body: Data(), session: try context.requireSession, version: context.apiVersion,
             batchSize: Self.batchSize(request))
         do {
-            return try await state.write { db in try handle(db, call) }
+            // A query writes only its own cursor (and releases the user's oldest past the v55 limit): serialised
+            // with the same user's queries, never with the org's writes (reads take no write lock).
+            return try await state.database.store.write(locking: "cursors:" + call.session.userId) { db in try handle(db, call) }
         } catch let error as SQLStoreError {
             throw SalesforceError.unknown(error)
         }

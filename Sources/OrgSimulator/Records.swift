@@ -31,6 +31,10 @@ enum FieldCoding {
             case .null: return .success(.null)
             }
             if text.isEmpty { return .success(.null) }
+            // SQLite would keep a NUL and PostgreSQL refuses it: refused on both, by the field's name.
+            if text.utf8.contains(0) {
+                return .failure(SalesforceError(.badRequest, "JSON_PARSER_ERROR", "\(field.displayLabel): the NUL character (U+0000) is not allowed in a text value", fields: [field.name]))
+            }
             if text.count > field.effectiveLength {
                 return .failure(SalesforceError(
                     .badRequest, "STRING_TOO_LONG", "\(field.displayLabel): data value too large: \(text.prefix(40))... (max length=\(field.effectiveLength))",

@@ -293,7 +293,7 @@ struct SOQLCompiler {
                 throw SalesforceError(.badRequest, "INVALID_QUERY_FILTER_OPERATOR", "invalid operator on \(field.type.rawValue) field: \(field.name) LIKE")
             }
             arguments.append(.text(pattern))
-            let like = dialect.like(expr, escape: nil)
+            let like = dialect.like(expr, escape: "\\")
             return negated ? "COALESCE(NOT (\(like)), TRUE)" : "COALESCE(\(like), FALSE)"
         }
     }

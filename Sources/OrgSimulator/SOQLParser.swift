@@ -61,14 +61,23 @@ enum SOQLParser {
 
     static func parse(_ text: String) throws -> SOQLQuery {
         guard text.utf8.count <= maxLength else { throw malformed("SOQL statements cannot be longer than \(maxLength) characters") }
-        var p = Parser(tokens: try tokenize(text))
+        let (tokens, patterns) = try tokenizeWithPatterns(text)
+        var p = Parser(tokens: tokens, patterns: patterns)
         let query = try p.query()
         guard p.peek == nil else { throw malformed("unexpected token: \(p.describe(p.peek))") }
         return query
     }
 
-    static func tokenize(_ text: String) throws -> [Token] {
+    static func tokenize(_ text: String) throws -> [Token] { try tokenizeWithPatterns(text).tokens }
+
+    /// The tokens, and for each quoted string (by its token's index) its form as a LIKE pattern with `\` as the
+    /// escape: SOQL's `\%` and `\_` are a literal `%` and `_` there (Salesforce's documented escapes), and a
+    /// backslash is `\\`; everywhere else a string is its decoded value.
+    static func tokenizeWithPatterns(_ text: String) throws -> (tokens: [Token], patterns: [Int: String]) {
+        // A NUL would be stored and compared differently by each backend: no SOQL holds one.
+        guard !text.utf8.contains(0) else { throw malformed("the query holds a NUL character (U+0000)") }
         var tokens: [Token] = []
+        var patterns: [Int: String] = [:]
         let chars = Array(text)
         var i = 0
         while i < chars.count {
@@ -77,12 +86,18 @@ enum SOQLParser {
                 i += 1
             } else if c == "'" {
                 var s = ""
+                var pattern = ""
                 i += 1
                 var closed = false
                 while i < chars.count {
                     if chars[i] == "\\", i + 1 < chars.count {
                         let e = chars[i + 1]
-                        s.append(e == "n" ? "\n" : e == "t" ? "\t" : e)
+                        let decoded: Character = e == "n" ? "\n" : e == "t" ? "\t" : e
+                        s.append(decoded)
+                        switch e {
+                        case "%", "_", "\\": pattern += "\\" + String(e)
+                        default: pattern.append(decoded)
+                        }
                         i += 2
                     } else if chars[i] == "'" {
                         closed = true
@@ -90,10 +105,12 @@ enum SOQLParser {
                         break
                     } else {
                         s.append(chars[i])
+                        pattern.append(chars[i])
                         i += 1
                     }
                 }
                 guard closed else { throw malformed("unterminated string literal") }
+                patterns[tokens.count] = pattern
                 tokens.append(.string(s))
             } else if c.isASCII && c.isNumber || (c == "-" && i + 1 < chars.count && chars[i + 1].isASCII && chars[i + 1].isNumber) {
                 var s = String(c)
@@ -129,7 +146,7 @@ enum SOQLParser {
                 throw malformed("unexpected character '\(c)'")
             }
         }
-        return tokens
+        return (tokens, patterns)
     }
 
     static func malformed(_ detail: String) -> SalesforceError { .malformedQuery(detail) }
@@ -142,6 +159,8 @@ enum SOQLParser {
 
     struct Parser {
         let tokens: [Token]
+        /// Each quoted string's LIKE form, by token index (`tokenizeWithPatterns`).
+        var patterns: [Int: String] = [:]
         var i = 0
         var depth = 0
 
@@ -153,7 +172,10 @@ enum SOQLParser {
             }
         }
 
-        init(tokens: [Token]) { self.tokens = tokens }
+        init(tokens: [Token], patterns: [Int: String] = [:]) {
+            self.tokens = tokens
+            self.patterns = patterns
+        }
 
         var peek: Token? { i < tokens.count ? tokens[i] : nil }
 
@@ -337,7 +359,9 @@ enum SOQLParser {
             }
             if isKeyword("LIKE") {
                 i += 1
-                guard case .string(let pattern)? = peek else { throw SOQLParser.malformed("LIKE needs a quoted pattern") }
+                guard case .string(let decoded)? = peek else { throw SOQLParser.malformed("LIKE needs a quoted pattern") }
+                // With `\` as the LIKE escape: the decoded value's own `\`, `%` and `_` are then literal when escaped.
+                let pattern = patterns[i] ?? decoded.replacingOccurrences(of: "\\", with: "\\\\")
                 i += 1
                 return .like(path: f, pattern: pattern, negated: negated)
             }

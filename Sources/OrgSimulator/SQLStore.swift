@@ -177,6 +177,33 @@ package protocol SQLStore: Sendable {
     /// atomic by itself (an upsert that adds one to a counter). SQLite serialises it anyway; PostgreSQL runs it
     /// without the write lock every other write takes.
     func update<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T
+    /// A write transaction serialised only with the others of the same `key` (a user's query cursors), not with
+    /// every write. SQLite serialises it anyway.
+    func write<T: Sendable>(locking key: String, _ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T
+    /// Whether several sf-simulator instances may share this state (PostgreSQL): then the org definition the
+    /// state was made from must be this instance's.
+    var isShared: Bool { get }
+    /// A write transaction that sets up the state (the schema, the seeding): it may wait for as long as another
+    /// instance's setting up takes, where every other transaction's waiting is bounded.
+    func setUp<T>(_ body: (SQLTransaction) throws -> T) throws -> T
+}
+
+extension SQLStore {
+    package var isShared: Bool { false }
+
+    package func setUp<T>(_ body: (SQLTransaction) throws -> T) throws -> T { try write(body) }
+
+    package func write<T: Sendable>(locking key: String, _ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
+        try await write(body)
+    }
+}
+
+/// A text argument a backend would store differently (SQLite keeps a NUL, PostgreSQL refuses it): refused
+/// on every backend before it is sent, so that both answer the same.
+package func checkText(_ arguments: [SQLValue]) throws {
+    for case .text(let s) in arguments where s.utf8.contains(0) {
+        throw SQLStoreError(kind: .invalidText, reason: "a text value holds a NUL character", code: "text")
+    }
 }
 
 /// What a backend says went wrong, without its SQL, arguments or paths (they must never reach a client).
@@ -186,6 +213,10 @@ package struct SQLStoreError: Error, Sendable, CustomStringConvertible {
         case tooLarge
         /// The backend cannot be reached or refused the connection.
         case unavailable
+        /// A lock another transaction held was not given within the backend's lock timeout.
+        case lockTimeout
+        /// A text value the backend cannot hold (a NUL character): refused on every backend alike.
+        case invalidText
         /// Anything else.
         case other
     }

@@ -106,6 +106,7 @@ final class SQLiteTransaction: SQLTransaction {
     init(_ db: Database) { self.db = db }
 
     func run(_ sql: String, _ arguments: [SQLValue], cached: Bool) throws -> Int {
+        try checkText(arguments)
         do {
             let statement = cached ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
             try statement.execute(arguments: StatementArguments(arguments.map(\.databaseValue)))
@@ -116,6 +117,7 @@ final class SQLiteTransaction: SQLTransaction {
     }
 
     func query(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
+        try checkText(arguments)
         do {
             let statement = try db.makeStatement(sql: sql)
             let columns = SQLColumns(statement.columnNames)

@@ -25,6 +25,11 @@ package struct PostgresURL: Sendable, Equatable {
     /// Parses the URL; an error names the part that is wrong, and never quotes a password.
     package static func parse(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresURL {
         let form = "postgres://USER@HOST:PORT/DATABASE"
+        // A control character (a NUL, a newline), as written or percent-encoded, would reach PostgreSQL's startup
+        // packet: refused, the URL shown escaped and without what could be a password.
+        if text.unicodeScalars.contains(where: isControl) || (text.removingPercentEncoding ?? text).unicodeScalars.contains(where: isControl) {
+            throw OrgSimulatorError.badURL("--state: the URL holds a control character (\(escaped(withoutPassword(text)))); a user, host or database name has none")
+        }
         guard let schemeEnd = text.range(of: "://") else { throw OrgSimulatorError.badURL("--state: '\(text)' is neither a file nor a URL of the form \(form)") }
         let scheme = String(text[..<schemeEnd.lowerBound])
         guard scheme == "postgres" || scheme == "postgresql" else {
@@ -86,6 +91,44 @@ package struct PostgresURL: Sendable, Equatable {
     }
 }
 
+extension PostgresURL {
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) }
+
+    /// Printable ASCII as it is, everything else as `\u{…}`.
+    static func escaped(_ text: String) -> String {
+        text.unicodeScalars.map { $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined()
+    }
+
+    /// The URL with anything between the user's `:` and the `@` replaced, so that no message shows a password.
+    static func withoutPassword(_ text: String) -> String {
+        guard let scheme = text.range(of: "://"), let at = text.range(of: "@", options: .backwards), scheme.upperBound < at.lowerBound else { return text }
+        let credentials = text[scheme.upperBound..<at.lowerBound]
+        guard let colon = credentials.firstIndex(of: ":") else { return text }
+        return String(text[..<colon]) + ":…" + String(text[at.lowerBound...])
+    }
+}
+
+/// How long an instance waits on PostgreSQL before it answers 503, so that a database that died, paused or
+/// is held by a frozen instance never stalls a request, nor the instance (issue 34).
+package struct PostgresTimeouts: Sendable {
+    /// PostgreSQL's `lock_timeout`: a lock another transaction holds is waited for this long.
+    package var lock: TimeInterval = 5
+    /// PostgreSQL's `statement_timeout`: no statement runs longer.
+    package var statement: TimeInterval = 30
+    /// PostgreSQL's `idle_in_transaction_session_timeout`: a transaction whose instance stopped answering
+    /// (frozen, SIGSTOP) is ended by the server after this long, and its locks with it.
+    package var idleInTransaction: TimeInterval = 10
+    /// A statement unanswered this long makes the instance ask the server, on a new connection, whether it
+    /// answers at all; it does not: 503 now. It does: the statement is waited for (up to `statement`).
+    package var stall: TimeInterval = 2
+    /// How long that question, and a new connection, may take.
+    package var probe: TimeInterval = 1.5
+    /// How long a request waits for a free connection of the pool.
+    package var checkout: TimeInterval = 5
+
+    package init() {}
+}
+
 /// The PostgreSQL backend (PostgresNIO): any number of sf-simulator instances serve one org from one database.
 ///
 /// A transaction's body is the same synchronous code the SQLite backend runs; it runs on a worker thread of
@@ -110,13 +153,22 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
     static let writeLockKey: Int64 = 0x73_66_73_69_6D
 
     /// Connects once at start (one line and exit 64 when it cannot: `OrgSimulatorError.unreachable`).
-    package init(url: PostgresURL, poolSize: Int) throws {
+    package let timeouts: PostgresTimeouts
+    private var lastProbe: (at: Date, answered: Bool)?
+
+    package init(url: PostgresURL, poolSize: Int, timeouts: PostgresTimeouts = PostgresTimeouts()) throws {
         self.url = url
+        self.timeouts = timeouts
         location = url.redacted
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var configuration = PostgresConnection.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: .disable)
-        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.connectTimeout = .milliseconds(Int64(timeouts.probe * 1000))
+        let ms = { (t: TimeInterval) in String(Int(t * 1000)) }
+        configuration.options.additionalStartupParameters = [
+            ("application_name", "sf-simulator"), ("lock_timeout", ms(timeouts.lock)), ("statement_timeout", ms(timeouts.statement)),
+            ("idle_in_transaction_session_timeout", ms(timeouts.idleInTransaction)),
+        ]
         self.configuration = configuration
         slots = DispatchSemaphore(value: max(1, poolSize))
         do {
@@ -136,13 +188,82 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
         try? group.syncShutdownGracefully()
     }
 
+    /// A new connection, made within `timeouts.probe` (a paused server accepts the socket and never answers);
+    /// one made after that is closed as soon as it arrives.
     private func connect() throws -> PostgresConnection {
         let id = lock.withLock { nextID += 1; return nextID }
-        return try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: logger).wait()
+        let future = PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: logger)
+        guard let result = Self.wait(future, for: timeouts.probe) else {
+            future.whenSuccess { connection in
+                Self.close(connection)
+            }
+            throw SQLStoreError(kind: .unavailable, reason: "PostgreSQL did not answer a new connection within \(timeouts.probe) s", code: "PostgreSQL connection")
+        }
+        return try result.get()
+    }
+
+    /// Closes a connection without waiting, and keeps it until the close is done (PostgresNIO asserts that a
+    /// connection is closed before it goes away).
+    static func close(_ connection: PostgresConnection) {
+        let closing: EventLoopFuture<Void> = connection.close()
+        closing.whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
+    /// The future's result, or nil when it has none within `seconds`.
+    static func wait<T>(_ future: EventLoopFuture<T>, for seconds: TimeInterval) -> Result<T, any Error>? {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: Result<T, any Error>?
+        future.whenComplete { r in
+            result = r
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+        return result
+    }
+
+    /// Whether the server answers `SELECT 1` on a new connection within `timeouts.probe`. Asked at most once a
+    /// second: every stalled request of the instance shares the answer.
+    func serverAnswers() -> Bool {
+        if let last = lock.withLock({ lastProbe }), Date().timeIntervalSince(last.at) < 1 { return last.answered }
+        var answered = false
+        if let connection = try? connect() {
+            let query = connection.query(PostgresQuery(unsafeSQL: "SELECT 1"), logger: logger)
+            answered = (try? Self.wait(query, for: timeouts.probe)?.get()) != nil
+            Self.close(connection)
+        }
+        lock.withLock { lastProbe = (Date(), answered) }
+        return answered
+    }
+
+    /// True for a second after the server last failed to answer: new requests then get their 503 at once
+    /// instead of each waiting out a stall of its own.
+    private var recentlyDown: Bool {
+        guard let last = lock.withLock({ lastProbe }), !last.answered else { return false }
+        return Date().timeIntervalSince(last.at) < 1
+    }
+
+    /// Waits for a statement of `connection`: while the server answers other connections, up to its own
+    /// statement timeout; once it does not (dead, paused), the connection is closed and the request gets 503.
+    func await<T>(_ future: EventLoopFuture<T>, on connection: PostgresConnection, patient: Bool = false) throws -> T {
+        var waited: TimeInterval = 0
+        while true {
+            if let result = Self.wait(future, for: timeouts.stall) { return try result.get() }
+            waited += timeouts.stall
+            if (!patient && waited > timeouts.statement + timeouts.stall) || !serverAnswers() {
+                Self.close(connection)
+                throw SQLStoreError(kind: .unavailable, reason: "PostgreSQL stopped answering (\(Int(waited)) s)", code: "PostgreSQL connection")
+            }
+        }
     }
 
     private func checkOut() throws -> PostgresConnection {
-        slots.wait()
+        guard slots.wait(timeout: .now() + timeouts.checkout) == .success else {
+            throw SQLStoreError(kind: .unavailable, reason: "no connection to PostgreSQL was free within \(Int(timeouts.checkout)) s", code: "PostgreSQL pool")
+        }
+        if recentlyDown {
+            slots.signal()
+            throw SQLStoreError(kind: .unavailable, reason: "PostgreSQL did not answer a moment ago", code: "PostgreSQL connection")
+        }
         if let connection = lock.withLock({ idle.popLast() }), !connection.isClosed { return connection }
         do {
             return try connect()
@@ -154,20 +275,28 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
 
     private func checkIn(_ connection: PostgresConnection, broken: Bool) {
         if broken || connection.isClosed {
-            let closing: EventLoopFuture<Void> = connection.close()
-            closing.whenComplete { _ in }
+            Self.close(connection)
         } else {
             lock.withLock { idle.append(connection) }
         }
         slots.signal()
     }
 
-    private func transaction<T>(write: Bool, locked: Bool = true, _ body: (SQLTransaction) throws -> T) throws -> T {
+    private func transaction<T>(write: Bool, locked: Bool = true, lockKey: String? = nil, setUp: Bool = false, _ body: (SQLTransaction) throws -> T) throws -> T {
         let connection = try checkOut()
-        let tx = PostgresTransaction(connection: connection, logger: logger)
+        let tx = PostgresTransaction(connection: connection, logger: logger, store: self, patient: setUp)
         do {
             try tx.simple(write ? "BEGIN ISOLATION LEVEL READ COMMITTED" : "BEGIN READ ONLY")
-            if write && locked { _ = try tx.run("SELECT pg_advisory_xact_lock(\(Self.writeLockKey))", [], cached: false) }
+            if setUp {
+                // Another instance may be making the schema or seeding: waited for as long as that takes.
+                try tx.simple("SET LOCAL lock_timeout = 0")
+                try tx.simple("SET LOCAL statement_timeout = 0")
+            }
+            if let lockKey {
+                _ = try tx.run("SELECT pg_advisory_xact_lock(hashtextextended(?, \(Self.writeLockKey)))", [.text(lockKey)], cached: false)
+            } else if write && locked {
+                _ = try tx.run("SELECT pg_advisory_xact_lock(\(Self.writeLockKey))", [], cached: false)
+            }
             let result = try body(tx)
             try tx.simple("COMMIT")
             checkIn(connection, broken: false)
@@ -184,6 +313,7 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
     }
 
     package func write<T>(_ body: (SQLTransaction) throws -> T) throws -> T { try transaction(write: true, body) }
+    package func setUp<T>(_ body: (SQLTransaction) throws -> T) throws -> T { try transaction(write: true, setUp: true, body) }
     package func read<T>(_ body: (SQLTransaction) throws -> T) throws -> T { try transaction(write: false, body) }
 
     package func write<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
@@ -204,6 +334,14 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
         }
     }
 
+    package func write<T: Sendable>(locking key: String, _ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            workers.async { continuation.resume(with: Result { try self.transaction(write: true, lockKey: key, body) }) }
+        }
+    }
+
+    package var isShared: Bool { true }
+
     /// PostgreSQL's SQLSTATE classes that mean a statement was too large or deep for it (54: program limit
     /// exceeded, e.g. 54001 statement too complex), and the errors that mean the server is gone.
     static func storeError(_ error: any Error) -> SQLStoreError? {
@@ -216,10 +354,13 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
             if state.hasPrefix("54") || error.code == .tooManyParameters {
                 return SQLStoreError(kind: .tooLarge, reason: message, code: "PostgreSQL \(state)")
             }
-            // 57P01..57P03: the server is shutting down or cannot accept connections; 08: connection exceptions.
-            if state.hasPrefix("57P") || state.hasPrefix("08") {
+            // 57P01..57P03: the server is shutting down or cannot accept connections; 08: connection exceptions;
+            // 57014: a statement cancelled by statement_timeout; 25P03: idle_in_transaction_session_timeout.
+            if state.hasPrefix("57P") || state.hasPrefix("08") || state == "57014" || state == "25P03" {
                 return SQLStoreError(kind: .unavailable, reason: message, code: "PostgreSQL \(state)")
             }
+            // 55P03 (lock_not_available): another transaction held a lock past lock_timeout.
+            if state == "55P03" { return SQLStoreError(kind: .lockTimeout, reason: message, code: "PostgreSQL \(state)") }
             return SQLStoreError(kind: .other, reason: message, code: "PostgreSQL \(state)")
         case .tooManyParameters:
             return SQLStoreError(kind: .tooLarge, reason: "too many SQL variables", code: "PostgreSQL bind limit")
@@ -256,16 +397,25 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
 final class PostgresTransaction: SQLTransaction {
     let connection: PostgresConnection
     let logger: Logger
+    let store: PostgresStore
+    /// Setting up the state: waits for as long as the server answers.
+    let patient: Bool
     var dialect: SQLDialect { .postgres }
 
-    init(connection: PostgresConnection, logger: Logger) {
+    init(connection: PostgresConnection, logger: Logger, store: PostgresStore, patient: Bool = false) {
         self.connection = connection
         self.logger = logger
+        self.store = store
+        self.patient = patient
     }
 
     /// A statement without arguments and results (BEGIN, COMMIT).
     func simple(_ sql: String) throws {
-        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+        do {
+            _ = try store.await(connection.query(PostgresQuery(unsafeSQL: sql), logger: logger), on: connection, patient: patient)
+        } catch {
+            throw PostgresStore.storeError(error) ?? error
+        }
     }
 
     func run(_ sql: String, _ arguments: [SQLValue], cached: Bool) throws -> Int {
@@ -295,6 +445,7 @@ final class PostgresTransaction: SQLTransaction {
     }
 
     private func perform(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresQueryResult {
+        try checkText(arguments)
         var binds = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
             switch argument {
@@ -306,7 +457,7 @@ final class PostgresTransaction: SQLTransaction {
             }
         }
         do {
-            return try connection.query(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds), logger: logger).wait()
+            return try store.await(connection.query(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds), logger: logger), on: connection, patient: patient)
         } catch {
             throw PostgresStore.storeError(error) ?? error
         }

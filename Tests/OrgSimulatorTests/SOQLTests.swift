@@ -386,6 +386,42 @@ final class SOQLTests: XCTestCase {
     }
 
     /// `%`, `_` and `\` in a SOSL term are the characters themselves: `FIND {%%}` matched every contact.
+    /// Salesforce documents `\%` and `\_` as a literal percent sign and underscore in a LIKE pattern (SOQL's
+    /// "Quoted String Escape Sequences"); both backends read them so, and a backslash as a backslash.
+    func testLikeEscapesAreLiteralOnEveryBackend() throws {
+        try state.database.store.write { [self] db in
+            let contact = state.definition.object("Contact")!
+            for name in ["100%_Sure", "100xySure", "Back\\Slash"] {
+                try state.records.insert(db, orgId: session.orgId, object: contact, record: ["LastName": .string(name)], userId: session.userId)
+            }
+        }
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE LastName LIKE '100__Sure' ORDER BY LastName"), ["100%_Sure", "100xySure"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE LastName LIKE '100\\%\\_Sure'"), ["100%_Sure"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE LastName LIKE '%\\%%'"), ["100%_Sure"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE LastName LIKE '%\\_%'"), ["100%_Sure"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE LastName LIKE 'Back\\\\%'"), ["Back\\Slash"])
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact WHERE LastName = '100%_Sure'"), ["100%_Sure"], "= has no wildcards")
+    }
+
+    /// A NUL is refused the same way on both backends: SQLite kept it (and `LIKE '%<NUL>%'` matched every
+    /// record), PostgreSQL answered 500.
+    func testANulCharacterIsRefusedAlikeOnEveryBackend() throws {
+        XCTAssertEqual(soqlError("SELECT LastName FROM Contact WHERE LastName LIKE '%\u{0}%'")?.errorCode, "MALFORMED_QUERY")
+        XCTAssertEqual(soqlError("SELECT LastName FROM Contact WHERE LastName = 'a\u{0}'")?.errorCode, "MALFORMED_QUERY")
+        let contact = state.definition.object("Contact")!
+        XCTAssertThrowsError(try state.database.store.write { [self] db in
+            try state.records.insert(db, orgId: session.orgId, object: contact, record: ["LastName": .string("Nul\u{0}l")], userId: session.userId)
+        }) { error in
+            let shaped = SalesforceError.unknown(error)
+            XCTAssertEqual(shaped.errorCode, "JSON_PARSER_ERROR", "\(error)")
+            XCTAssertEqual(shaped.status, .badRequest)
+        }
+        XCTAssertThrowsError(try state.database.store.write { db in try db.run("SELECT ?", [SQLValue.text("a\u{0}")], cached: false) }) { error in
+            XCTAssertEqual((error as? SQLStoreError)?.kind, .invalidText, "the store refuses it too: \(error)")
+        }
+        XCTAssertEqual(try lastNames("SELECT LastName FROM Contact ORDER BY LastName"), ["Hopper", "Lovelace", "Turing"], "nothing was written")
+    }
+
     func testSOSLTreatsPercentUnderscoreAndBackslashAsLiterals() throws {
         func search(_ q: String) throws -> [String] {
             let data = try state.database.store.write { [self] db in try SOSLQuery.parse(q).run(db, engine: state.queries, session: session, version: "v66.0") }

@@ -11,7 +11,7 @@ if ! ensure_postgres >"$WORK/install.log" 2>&1; then
   exit 0
 fi
 chmod 755 "$WORK"
-trap 'stop_postgres "$WORK/pg"; rm -rf "$WORK"' EXIT
+trap 'end_children; stop_postgres "$WORK/pg"; rm -rf "$WORK"' EXIT
 start_postgres "$WORK/pg"
 SERVER_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
 
@@ -21,7 +21,7 @@ set +e
 APPGROUPSIM_TEST_POSTGRES="$SERVER_URL" scripts/with-keyring swift test --skip-build --filter 'OrgSimulatorTests' >"$WORK/tests.log" 2>&1
 status=$?
 set -e
-[ "$status" -eq 0 ] || fail "the org's tests on PostgreSQL failed: $(grep -E 'error:|failed' "$WORK/tests.log" | head -20)"
+[ "$status" -eq 0 ] || fail "the org's tests on PostgreSQL failed (exit $status): $(grep -E 'error:|failed|Fatal|crashed' "$WORK/tests.log" | head -20) $(tail -5 "$WORK/tests.log")"
 executed=$(grep -Eo "Executed [0-9]+ tests?, with 0 failures" "$WORK/tests.log" | tail -1)
 [ -n "$executed" ] || fail "no test summary in the run on PostgreSQL: $(tail -5 "$WORK/tests.log")"
 databases=$(pg_sql "SELECT count(*) FROM pg_database WHERE datname LIKE 't\_%'" | tr -d ' ')
@@ -95,6 +95,121 @@ code=$(query)
 kill -0 "$PID3" || fail "the instance exited when the database went away"
 kill "$PID3"; wait "$PID3" 2>/dev/null || true
 ok "the database stopped mid-run: 503 SERVER_UNAVAILABLE in Salesforce's shape; started again: 200 from the same instance"
+
+# 5. Faults of the database and of an instance (issue 34): every request is answered within its bound, and the
+# instance serves again afterwards. Each burst sends more requests than the pool has connections (4).
+start_instance() {  # start_instance NAME: an instance on FLEET; sets its URL in the variable NAME and NAME_PID
+  "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "$FLEET" --pool-size 4 >"$WORK/$1.out" 2>"$WORK/$1.err" &
+  eval "$1_PID=$!"
+  for _ in $(seq 1 600); do [ "$(wc -l <"$WORK/$1.out")" -ge 2 ] && break; sleep 0.05; done
+  eval "$1=$(head -1 "$WORK/$1.out" | awk '{print $3}')"
+}
+restart_postgres() {
+  # After a SIGKILL the processes go away asynchronously: the server starts again once the last one has.
+  for _ in $(seq 1 100); do [ -z "$(postgres_pids)" ] && break; sleep 0.1; done
+  # A killed postmaster may stay a zombie (this machine's init need not reap it): its lock files would make
+  # the new one think it still runs. They are stale once every process has gone.
+  rm -f "$WORK/pg/data/postmaster.pid" "$WORK/pg/.s.PGSQL.$PG_PORT.lock"
+  as_postgres "$PG_BIN/pg_ctl" -D "$WORK/pg/data" -l "$WORK/pg/server.log" -w -t 60 \
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $WORK/pg -c fsync=off" start >/dev/null || fail "PostgreSQL did not start again: $(tail -5 "$WORK/pg/server.log")"
+}
+postgres_pids() { pgrep -u postgres -f -- "-D $WORK/pg/data|postgres: " | tr '\n' ' '; }
+# check_burst FILE BOUND STATUS...: every answer within BOUND seconds, each status among STATUS...
+check_burst() {
+  python3 - "$@" <<'PY' || fail "$(cat "$1")"
+import json, sys
+answers, bound, allowed = json.load(open(sys.argv[1])), float(sys.argv[2]), set(int(s) for s in sys.argv[3:])
+late = [a for a in answers if a["seconds"] > bound or a["status"] not in allowed]
+assert not late, f"answers past {bound} s or not {sorted(allowed)}: {late} (all: {answers})"
+print(f"{len(answers)} answers, the slowest in {max(a['seconds'] for a in answers)} s")
+PY
+}
+start_instance C
+python3 "$ROOT/scripts/integration/pg_faults.py" burst "$C" --kind read -n 1 --session "$WORK/c.session" >/dev/null
+
+# (a) PostgreSQL dies (every process, SIGKILL) with 10 writes in flight, held back by a lock a psql session holds.
+psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d fleet -X -q -c "BEGIN; SELECT pg_advisory_xact_lock(495640078701); SELECT pg_sleep(60); COMMIT" >/dev/null 2>&1 &
+HOLDER=$!
+sleep 1
+python3 "$ROOT/scripts/integration/pg_faults.py" burst "$C" --kind write -n 10 --timeout 60 --session "$WORK/c.session" >"$WORK/crash.json" &
+BURST=$!
+sleep 2
+kill -9 $(postgres_pids) 2>/dev/null || true
+wait "$BURST"; wait "$HOLDER" 2>/dev/null || true
+said=$(check_burst "$WORK/crash.json" 10 503)
+restart_postgres
+python3 "$ROOT/scripts/integration/pg_faults.py" until "$C" --kind write --status 204 --within 20 --session "$WORK/c.session" >"$WORK/after.json"
+contains "$(cat "$WORK/after.json")" '"status": 204'
+kill -0 "$C_PID" || fail "the instance exited when PostgreSQL died"
+ok "PostgreSQL killed with 10 writes in flight (pool of 4): $said, each 503; once it is back the same instance writes again"
+
+# (b) PostgreSQL paused (SIGSTOP on every process): each request is refused within a few seconds; resumed, served.
+kill -STOP $(postgres_pids)
+python3 "$ROOT/scripts/integration/pg_faults.py" burst "$C" --kind read -n 8 --timeout 60 --session "$WORK/c.session" >"$WORK/pause-read.json"
+python3 "$ROOT/scripts/integration/pg_faults.py" burst "$C" --kind write -n 8 --timeout 60 --session "$WORK/c.session" >"$WORK/pause-write.json"
+kill -CONT $(postgres_pids)
+said_r=$(check_burst "$WORK/pause-read.json" 6 503)
+said_w=$(check_burst "$WORK/pause-write.json" 6 503)
+python3 "$ROOT/scripts/integration/pg_faults.py" until "$C" --kind write --status 204 --within 20 --session "$WORK/c.session" >"$WORK/after.json"
+contains "$(cat "$WORK/after.json")" '"status": 204'
+ok "PostgreSQL paused: 8 reads ($said_r) and 8 writes ($said_w), each 503 within 6 s; resumed, the instance writes again"
+
+# (c) An instance frozen (SIGSTOP) while it holds the write lock: another instance's reads never wait for it, its
+# writes wait at most the lock timeout (5 s), and PostgreSQL ends the frozen transaction after 10 s idle.
+start_instance D
+python3 "$ROOT/scripts/integration/pg_faults.py" burst "$D" --kind read -n 1 --session "$WORK/d.session" >/dev/null
+psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d fleet -X -q -c "BEGIN; SELECT pg_advisory_xact_lock(495640078701); SELECT pg_sleep(2); COMMIT" >/dev/null 2>&1 &
+HOLDER=$!
+sleep 0.5
+python3 "$ROOT/scripts/integration/pg_faults.py" burst "$C" --kind write -n 1 --timeout 60 --session "$WORK/c.session" >"$WORK/frozen-own.json" &
+FROZEN_WRITE=$!
+sleep 0.5
+kill -STOP "$C_PID"
+wait "$HOLDER" 2>/dev/null || true
+# C's transaction now holds the lock, and C answers nothing.
+sleep 0.5
+locked=$(psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d fleet -X -A -t -c "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND l.granted AND a.application_name = 'sf-simulator'")
+[ "$locked" = 1 ] || fail "the frozen instance does not hold the write lock ($locked held): the check would prove nothing"
+FROZEN_AT=$(date +%s.%N)
+python3 "$ROOT/scripts/integration/pg_faults.py" burst "$D" --kind read -n 5 --timeout 60 --session "$WORK/d.session" >"$WORK/frozen-read.json"
+python3 "$ROOT/scripts/integration/pg_faults.py" burst "$D" --kind write -n 5 --timeout 60 --session "$WORK/d.session" >"$WORK/frozen-write.json"
+said_r=$(check_burst "$WORK/frozen-read.json" 1.5 200)
+# 5 writes on a pool of 4: each waits at most the lock timeout (5 s), and the fifth first a connection (5 s more).
+said_w=$(check_burst "$WORK/frozen-write.json" 11 503 204)
+python3 "$ROOT/scripts/integration/pg_faults.py" until "$D" --kind write --status 204 --within 20 --session "$WORK/d.session" >"$WORK/frozen-after.json"
+contains "$(cat "$WORK/frozen-after.json")" '"status": 204'
+freed=$(python3 -c "import json,sys,time; print(round(time.time() - float(sys.argv[1]), 1))" "$FROZEN_AT")
+kill -CONT "$C_PID"
+wait "$FROZEN_WRITE" 2>/dev/null || true
+python3 "$ROOT/scripts/integration/pg_faults.py" until "$C" --kind write --status 204 --within 20 --session "$WORK/c.session" >/dev/null
+ok "an instance frozen holding the write lock: the other's reads $said_r (200), its writes $said_w (503 or 204: the 5 s lock timeout, and a connection of the pool), and it wrote again ${freed} s after the freeze; the frozen one serves again when resumed"
+kill "$C_PID" "$D_PID"; wait "$C_PID" "$D_PID" 2>/dev/null || true
+
+# (d) An instance with another org definition on the shared database is refused, names the difference, changes nothing.
+cp -r "$ROOT/Fixtures/org" "$WORK/other-org"
+python3 - "$WORK/other-org/orgs.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["orgs"][0]["users"].append({"id": "0055g00000MalloAAA", "username": "mallory@acme.test", "password": "mallory-pass", "displayName": "Mallory M", "email": "m@acme.test"})
+json.dump(d, open(sys.argv[1], "w"))
+PY
+python3 - "$WORK/other-org/objects.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+contact = next(o for o in d["objects"] if o["name"] == "Contact")
+contact["fields"].append({"name": "Nickname__c", "type": "string", "length": 40})
+json.dump(d, open(sys.argv[1], "w"))
+PY
+schema() { psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d fleet -X -A -t -c "SELECT string_agg(table_name || '.' || column_name, ',' ORDER BY table_name, column_name) FROM information_schema.columns WHERE table_schema = 'public'; SELECT value FROM meta WHERE key = 'definition'" | md5sum; }
+BEFORE=$(schema)
+expect_status 64 "$BIN/sf-simulator" --port 0 --data "$WORK/other-org" --state "$FLEET"
+[ "$(printf '%s\n' "$ERR" | grep -c .)" -eq 1 ] || fail "the mixed definition gave more than one line: $ERR"
+contains "$ERR" "user 00D5g00000AcmeeEAA 0055g00000MalloAAA (mallory@acme.test)"
+contains "$ERR" "object Contact differ"
+contains "$ERR" "nothing was changed"
+case "$ERR" in *mallory-pass*) fail "a password was printed: $ERR" ;; esac
+[ "$BEFORE" = "$(schema)" ] || fail "the refused instance changed the shared database's tables or definition"
+ok "an instance with another org definition on the shared database: exit 64, one line naming what differs (a user, an object), nothing changed"
 
 # 4. scripts/fleet as a user starts it: its own cluster, two instances behind HAProxy; a short bounded load
 # through the front with one instance killed halfway loses and duplicates nothing; SIGTERM removes the cluster.

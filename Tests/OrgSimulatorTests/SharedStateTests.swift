@@ -1,0 +1,99 @@
+import AppGroupSimTestSupport
+import Foundation
+import OrgSimulatorPostgres
+import XCTest
+
+@testable import OrgSimulator
+
+/// A state shared by several instances (issue 34, item 5) holds one org: an instance started with another
+/// definition is refused, names what differs (never a value), and changes nothing. A state of one instance
+/// follows its definition (a field added becomes a column).
+final class SharedStateTests: XCTestCase {
+    /// SQLite standing in for a shared backend: the rule depends only on `isShared`, which PostgreSQL sets
+    /// (org-postgres.sh checks it there with two real instances).
+    final class Shared: SQLStore, @unchecked Sendable {
+        let inner: SQLiteStore
+        let shared: Bool
+        init(shared: Bool) throws {
+            inner = try SQLiteStore(path: nil)
+            self.shared = shared
+        }
+        var dialect: SQLDialect { inner.dialect }
+        var location: String { "the test database" }
+        var isShared: Bool { shared }
+        func write<T>(_ body: (SQLTransaction) throws -> T) throws -> T { try inner.write(body) }
+        func read<T>(_ body: (SQLTransaction) throws -> T) throws -> T { try inner.read(body) }
+        func write<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T { try await inner.write(body) }
+        func read<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T { try await inner.read(body) }
+        func update<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T { try await inner.update(body) }
+    }
+
+    func definition(extraUser: Bool = false, extraField: Bool = false, password: String = "p") throws -> OrgDefinition {
+        var d = try SOQLTests.definition()
+        d.orgs[0].users[0].password = password
+        if extraUser {
+            d.orgs[0].users.append(OrgFixture.User(id: "0055g00000MalloAAA", username: "mallory@test.test", password: "m", displayName: "Mallory", email: "m@test.test"))
+        }
+        if extraField {
+            var json = try JSONSerialization.jsonObject(with: Data(contentsOf: TestSupport.packageRoot.appendingPathComponent("Fixtures/org/objects.json"))) as! [String: Any]
+            var list = json["objects"] as! [[String: Any]]
+            let i = list.firstIndex { $0["name"] as? String == "Contact" }!
+            var fields = list[i]["fields"] as! [[String: Any]]
+            fields.append(["name": "Nickname__c", "type": "string", "length": 40])
+            list[i]["fields"] = fields
+            json["objects"] = list
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("objects-\(UUID().uuidString).json")
+            try JSONSerialization.data(withJSONObject: json).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            d = OrgDefinition(seed: d.seed, referenceDate: d.referenceDate, orgs: d.orgs, connectedApps: d.connectedApps, objects: try ObjectsFile.load(file))
+        }
+        return d
+    }
+
+    func columns(_ store: Shared) throws -> [String] {
+        try store.read { db in try db.columnNames(ofTable: "obj_Contact") }
+    }
+
+    func testASharedStateRefusesAnotherDefinitionNamingTheDifferenceAndChangesNothing() throws {
+        let store = try Shared(shared: true)
+        _ = try OrgState(definition: try definition(), location: .store(store), tokenLifetime: 3600)
+        let before = try columns(store)
+        XCTAssertNoThrow(try OrgState(definition: try definition(), location: .store(store), tokenLifetime: 3600), "the same definition again")
+        for (other, names) in [
+            (try definition(extraUser: true), "only this one has user 00D5g00000TestoEAA 0055g00000MalloAAA (mallory@test.test)"),
+            (try definition(extraField: true), "object Contact differ"),
+            (try definition(password: "changed"), "user 00D5g00000TestoEAA 0055g00000TesttAAA (t@test.test) differ"),
+        ] {
+            XCTAssertThrowsError(try OrgState(definition: other, location: .store(store), tokenLifetime: 3600)) { error in
+                guard case OrgSimulatorError.definitionDiffers(let message) = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(message.contains(names), message)
+                XCTAssertTrue(message.contains("nothing was changed"), message)
+                XCTAssertFalse(message.contains("changed\""), "never a value: \(message)")
+            }
+            XCTAssertEqual(try columns(store), before, "the refused instance altered the shared table")
+        }
+    }
+
+    func testAStateOfOneInstanceFollowsItsDefinition() throws {
+        let store = try Shared(shared: false)
+        _ = try OrgState(definition: try definition(), location: .store(store), tokenLifetime: 3600)
+        XCTAssertNoThrow(try OrgState(definition: try definition(extraField: true), location: .store(store), tokenLifetime: 3600))
+        XCTAssertTrue(try columns(store).contains("Nickname__c"))
+    }
+}
+
+/// `--state postgres://…` never carries a control character to PostgreSQL's startup packet (issue 34).
+final class PostgresURLTests: XCTestCase {
+    func testControlCharactersAreRefusedAndShownEscapedWithoutThePassword() {
+        for bad in ["postgres://u@h:5432/org%00", "postgres://u@h:5432/org\u{0}x", "postgres://u%0A@h/org", "postgres://u:s3cret%00@h/org", "postgres://u@h/o\nrg"] {
+            XCTAssertThrowsError(try PostgresURL.parse(bad, environment: [:]), bad) { error in
+                let message = "\(error)"
+                XCTAssertTrue(message.contains("holds a control character"), message)
+                XCTAssertFalse(message.contains("s3cret"), "the password was shown: \(message)")
+                XCTAssertFalse(message.unicodeScalars.contains { $0.value < 0x20 }, "shown escaped: \(message)")
+                XCTAssertEqual(message.split(separator: "\n").count, 1)
+            }
+        }
+        XCTAssertNoThrow(try PostgresURL.parse("postgres://u:p%40ss@127.0.0.1:5432/org", environment: [:]))
+    }
+}
