@@ -188,25 +188,24 @@ package enum AppWidget {
         while true {
             try await Task.sleep(for: interval)
             let now = try watchSignature(launch)
-            let reloadsNow = timelineReloads(launch)
-            guard now != signature || reloadsNow != reloads else { continue }
             // The app asked WidgetCenter to reload: the widget renders again, even with the same rows.
-            let reloaded = reloadsNow != reloads
+            let reloaded = reloads.poll()
+            guard now != signature || reloaded else { continue }
             signature = now
-            reloads = reloadsNow
             let next = await evaluateReporting(launch, count: count, events: events)
             if next != report || reloaded {
-                if reloaded { events.step("timelineReloaded", ["reloads": String(reloadsNow)]) }
+                if reloaded { events.step("timelineReloaded", ["reloads": String(reloads.count)]) }
                 report = next
                 try show(report)
             }
         }
     }
 
-    /// How many WidgetCenter reloads the widget's app has recorded on the device (`WidgetReloads`).
-    static func timelineReloads(_ launch: ProcessLaunch) -> Int {
+    /// The WidgetCenter reloads the widget's app has recorded on the device (`WidgetReloads`), followed by
+    /// reading only what is added.
+    static func timelineReloads(_ launch: ProcessLaunch) -> WidgetReloads.Tail {
         let app = (try? hostApp(of: launch.sandbox.bundle))??.bundleIdentifier ?? launch.sandbox.bundleIdentifier
-        return WidgetReloads.all(launch.sandbox.device.layout, app: app).count
+        return WidgetReloads.Tail(launch.sandbox.device.layout, app: app)
     }
 
     /// What `extension-widget --watch` compares between two looks: size and modification time of

@@ -49,6 +49,7 @@ package struct AppSandbox: Sendable {
     /// put in place of a container would have the app write its defaults, accounts and stores wherever it
     /// points. Checked at launch.
     package func checkContainers() throws {
+        if let existing = device.collidingBundleID(bundleIdentifier) { throw DeviceError.bundleIDCollides(bundleID: bundleIdentifier, existing: existing) }
         let roots = [dataContainer] + bundle.entitlements.applicationGroups.map(device.sharedContainer(groupID:))
         for container in roots {
             let relative = container.path.dropFirst(device.root.path.count).split(separator: "/")

@@ -149,6 +149,8 @@ package enum DeviceError: Error, Equatable, CustomStringConvertible, LocalizedEr
     case notADevice(path: String, reason: String)
     /// A container on the device is a symbolic link: writing through it would write outside the device.
     case containerIsLink(path: String)
+    /// Another bundle id that differs only in case is on the device: Apple's bundle ids are case-insensitive.
+    case bundleIDCollides(bundleID: String, existing: String)
 
     package var description: String {
         switch self {
@@ -162,8 +164,19 @@ package enum DeviceError: Error, Equatable, CustomStringConvertible, LocalizedEr
             return "\(path) is not an AppGroupSim device and was not made one: \(reason); give --device a new directory, or pass --init to make this one a device"
         case .containerIsLink(let path):
             return "\(path) is a symbolic link, not a container: nothing is written through it; remove the link (the device makes the container again)"
+        case .bundleIDCollides(let id, let existing):
+            return "\(id) is \(existing), which is on this device, in another case: bundle ids are unique without regard to case, as Apple's are; give CFBundleIdentifier another id (nothing was written)"
         }
     }
 
     package var errorDescription: String? { description }
+}
+
+extension Device {
+    /// A bundle id already on the device (a container, or an installed app) that equals `bundleID` without regard
+    /// to case and differs from it: two such ids are one app to iOS.
+    package func collidingBundleID(_ bundleID: String, installed: [String] = []) -> String? {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: layout.dataContainers.path)) ?? []) + installed
+        return names.first { $0 != bundleID && $0.lowercased() == bundleID.lowercased() }
+    }
 }

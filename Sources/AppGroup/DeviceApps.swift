@@ -20,6 +20,8 @@ package struct DeviceApps: Sendable {
         case unknownScheme(String)
         case schemeClaimedTwice(scheme: String, apps: [String])
         case notAURL(String)
+        /// The running app did not take a URL from its inbox in time (it is left there for the app).
+        case notTaken(bundleID: String, item: String, waited: TimeInterval)
 
         package var description: String {
             switch self {
@@ -31,6 +33,8 @@ package struct DeviceApps: Sendable {
                 return "the URL scheme \(scheme): is claimed by \(apps.joined(separator: " and ")): iOS would pick one at random; keep it in one app's CFBundleURLTypes"
             case .notAURL(let text):
                 return "\(text) is not a URL with a scheme (like companylogin://oauth2/v1.0/authrequest?...)"
+            case .notTaken(let id, let item, let waited):
+                return "\(id) is running but did not take the URL from its inbox within \(Int(waited)) s (\(item) waits there); it was not delivered yet: check that the running app handles URLs (main-app shell does)"
             }
         }
 
@@ -47,6 +51,9 @@ package struct DeviceApps: Sendable {
     /// one scheme, as iOS allows; opening such a URL is then an error that names both.
     @discardableResult
     package func install(_ bundle: AppBundle) throws -> App {
+        if let existing = device.collidingBundleID(bundle.bundleIdentifier, installed: try apps().map(\.bundleIdentifier)) {
+            throw DeviceError.bundleIDCollides(bundleID: bundle.bundleIdentifier, existing: existing)
+        }
         let app = App(bundleIdentifier: bundle.bundleIdentifier, path: bundle.url.path, schemes: Self.schemes(of: bundle))
         try registry.set(.dictionary(["path": .string(app.path), "schemes": .array(app.schemes.map { .string($0) })]), forKey: app.bundleIdentifier)
         return app
@@ -110,22 +117,31 @@ package struct DeviceApps: Sendable {
         case launched(bundleID: String)
     }
 
-    /// Delivers `url` to the app that claims its scheme: into its inbox when it runs (it handles it
-    /// there), else `launch(app, url)` runs it once to handle it.
+    /// Delivers `url` to the app that claims its scheme: into its inbox when it runs, and `.inbox` only once
+    /// the app took it from there; else `launch(app, url)` runs it once to handle it. A running app that quits
+    /// before it takes the URL gets it back by a launch (the item taken back by name: an older one may wait
+    /// there too), so no URL is left in an inbox that nobody reads; one the app has not taken within `timeout`
+    /// seconds, while it still runs, is an error (and stays for the app).
     @discardableResult
-    package func open(_ url: URL, launch: (App, URL) throws -> Void) throws -> Delivery {
+    package func open(_ url: URL, timeout: TimeInterval = 30, launch: (App, URL) throws -> Void) throws -> Delivery {
         let app = try app(for: url)
-        if isRunning(bundleID: app.bundleIdentifier) {
-            let item = try post(url, to: app.bundleIdentifier)
-            // The app may have quit between the look and the post: then nobody reads the inbox, so launch it
-            // with this URL (taken back by name: an older item may still wait there).
-            if isRunning(bundleID: app.bundleIdentifier) { return .inbox(bundleID: app.bundleIdentifier) }
-            guard let taken = try take(item, bundleID: app.bundleIdentifier) else { return .inbox(bundleID: app.bundleIdentifier) }
-            try launch(app, taken)
+        guard isRunning(bundleID: app.bundleIdentifier) else {
+            try launch(app, url)
             return .launched(bundleID: app.bundleIdentifier)
         }
-        try launch(app, url)
-        return .launched(bundleID: app.bundleIdentifier)
+        let item = try post(url, to: app.bundleIdentifier)
+        let file = urlInbox(bundleID: app.bundleIdentifier).appendingPathComponent(item)
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if !FileManager.default.fileExists(atPath: file.path) { return .inbox(bundleID: app.bundleIdentifier) }
+            if !isRunning(bundleID: app.bundleIdentifier) {
+                guard let taken = try take(item, bundleID: app.bundleIdentifier) else { return .inbox(bundleID: app.bundleIdentifier) }
+                try launch(app, taken)
+                return .launched(bundleID: app.bundleIdentifier)
+            }
+            guard Date() < deadline else { throw Failure.notTaken(bundleID: app.bundleIdentifier, item: item, waited: timeout) }
+            usleep(20_000)
+        }
     }
 
     /// Launches `main-app` (beside this executable, or `$APPGROUPSIM_MAIN_APP`) to handle `url` as `app` on

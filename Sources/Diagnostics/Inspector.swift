@@ -213,7 +213,7 @@ package enum Inspector {
             let app = String(name.dropLast(".jsonl".count))
             let all = WidgetReloads.all(layout, app: app)
             guard let last = all.last else { return nil }
-            return InspectReport.WidgetReloadSummary(app: app, count: all.count, lastKind: last.kind, lastFrom: last.from)
+            return InspectReport.WidgetReloadSummary(app: app, count: WidgetReloads.count(layout, app: app), lastKind: last.kind, lastFrom: last.from)
         }
     }
 

@@ -150,6 +150,17 @@ package final class AppURLs: @unchecked Sendable {
             let account = try await awaitAnswer(scene: request.params[IDPCommand.Param.sceneId] ?? "main", timeout: timeout)
             report("logged in as \(account.username) through the identity provider app")
         }
+        // An app launched for one URL handles every URL that came meanwhile before it quits: another app's
+        // open-url saw it running and left its URL in the inbox (and waits until it is taken).
+        let id = session.launch.sandbox.bundleIdentifier
+        while let next = try deviceApps.takeNext(bundleID: id, expired: { self.reportExpired($0, waited: $1, say: report) }) {
+            do {
+                report(try await handle(next).description)
+            } catch {
+                // Another app's URL: its refusal is said, and the next one is handled.
+                report("url refused: \(error)")
+            }
+        }
         waitForLaunchedApps()
     }
 

@@ -88,6 +88,18 @@ struct Scenario: AsyncParsableCommand {
             status=$?
             cat "$APPGROUPSIM_SCENARIO_TMP/stdout"
             grep -v "Failed to set fd limit" "$APPGROUPSIM_SCENARIO_TMP/stderr" >&2
+            # The bus and the keyring daemon can outlive dbus-run-session here: every process of this session
+            # (found by its HOME) ends with the scenario.
+            pids=""
+            for p in /proc/[0-9]*; do
+              [ "${p#/proc/}" = "$$" ] && continue
+              grep -qzx "HOME=$APPGROUPSIM_SCENARIO_TMP/home" "$p/environ" 2>/dev/null && pids="$pids ${p#/proc/}"
+            done
+            if [ -n "$pids" ]; then
+              kill -TERM $pids 2>/dev/null
+              for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 $pids 2>/dev/null || break; sleep 0.1; done
+              kill -KILL $pids 2>/dev/null
+            fi
             rm -rf "$APPGROUPSIM_SCENARIO_TMP"
             exit $status
             """

@@ -50,16 +50,33 @@ final class DeviceAppsTests: XCTestCase {
         XCTAssertEqual(launched, [first])
         XCTAssertFalse(apps.isRunning(bundleID: "com.acme.sp"))
 
-        let running = try AppInstanceLock(sandbox: AppSandbox(device: apps.device, bundle: sp))
+        let running = LockedLock(try AppInstanceLock(sandbox: AppSandbox(device: apps.device, bundle: sp)))
         XCTAssertTrue(apps.isRunning(bundleID: "com.acme.sp"))
         let second = URL(string: "fieldsales://oauth2/v1.0/authresponse?code=2")!
         let third = URL(string: "fieldsales://oauth2/v1.0/error?errorCode=x")!
+        // The running app takes what arrives (as a shell does): open says "inbox" only once it took it, in order.
+        let taken = LockedURLs()
+        let reader = Thread { [apps] in
+            while taken.count < 2 {
+                if let url = try? apps!.takeNext(bundleID: "com.acme.sp") { taken.append(url) } else { usleep(5_000) }
+            }
+        }
+        reader.start()
         XCTAssertEqual(try apps.open(second) { _, _ in XCTFail("launched a running app") }, .inbox(bundleID: "com.acme.sp"))
-        Thread.sleep(forTimeInterval: 0.002)
         XCTAssertEqual(try apps.open(third) { _, _ in XCTFail("launched a running app") }, .inbox(bundleID: "com.acme.sp"))
-        XCTAssertEqual(try apps.takeNext(bundleID: "com.acme.sp"), second)
-        XCTAssertEqual(try apps.takeNext(bundleID: "com.acme.sp"), third)
+        XCTAssertEqual(taken.all, [second, third])
         XCTAssertNil(try apps.takeNext(bundleID: "com.acme.sp"), "taken URLs are not kept (they carry one-time codes)")
+        // A running app that does not take it in time: an error, and the URL waits for it.
+        XCTAssertThrowsError(try apps.open(second, timeout: 0.2) { _, _ in XCTFail("launched a running app") }) { error in
+            XCTAssertTrue("\(error)".contains("did not take the URL from its inbox within 0 s"), "\(error)")
+        }
+        XCTAssertEqual(try apps.takeNext(bundleID: "com.acme.sp"), second)
+        // A running app that quits before it takes it: the URL is taken back and the app launched with it.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { running.release() }
+        var relaunched: [URL] = []
+        XCTAssertEqual(try apps.open(third) { _, url in relaunched.append(url) }, .launched(bundleID: "com.acme.sp"))
+        XCTAssertEqual(relaunched, [third])
+        XCTAssertNil(try apps.takeNext(bundleID: "com.acme.sp"), "nothing left behind")
         // An app launched for one URL takes that item, not the oldest; a name that is no inbox item is refused.
         let older = try apps.post(third, to: "com.acme.sp")
         let mine = try apps.post(second, to: "com.acme.sp")
@@ -88,4 +105,57 @@ final class DeviceAppsTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: inbox.path), [], "neither is left: one-time codes are not kept")
         XCTAssertNil(try apps.takeNext(bundleID: "com.acme.sp"))
     }
+
+    func testBundleIdsThatDifferOnlyInCaseAreOneApp() throws {
+        try apps.install(try bundle("Collide", id: "com.acme.Collide", schemes: ["collide"]))
+        XCTAssertThrowsError(try apps.install(try bundle("collide2", id: "com.acme.collide", schemes: ["other"]))) { error in
+            XCTAssertEqual(error as? DeviceError, .bundleIDCollides(bundleID: "com.acme.collide", existing: "com.acme.Collide"))
+        }
+        XCTAssertNoThrow(try apps.install(try bundle("Collide", id: "com.acme.Collide", schemes: ["collide"])), "the same id again is an update")
+        // At launch: a container of the id in another case refuses the bundle before anything is written.
+        try FileManager.default.createDirectory(at: apps.device.dataContainer(bundleID: "com.acme.Collide"), withIntermediateDirectories: true)
+        let sandbox = AppSandbox(device: apps.device, bundle: try bundle("lower", id: "com.acme.collide", schemes: []))
+        XCTAssertThrowsError(try sandbox.checkContainers()) { XCTAssertTrue("\($0)".contains("unique without regard to case"), "\($0)") }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: apps.device.dataContainer(bundleID: "com.acme.collide").path))
+    }
+
+    /// 10,000 reloads from two writers at once: the file stays bounded, no reload is lost from the count, and a
+    /// follower reads only what was added (the count it keeps matches a full read through compactions).
+    func testWidgetReloadsAreBoundedAndCountedAndFollowedIncrementally() throws {
+        let layout = apps.device.layout
+        var tail = WidgetReloads.Tail(layout, app: "com.acme.app")
+        XCTAssertEqual(tail.count, 0)
+        let perWriter = 5_000
+        DispatchQueue.concurrentPerform(iterations: 2) { writer in
+            for _ in 0..<perWriter { try? WidgetReloads.record(layout, app: "com.acme.app", kind: "Recents", from: "writer\(writer)") }
+        }
+        XCTAssertEqual(WidgetReloads.count(layout, app: "com.acme.app"), 2 * perWriter)
+        let size = try FileManager.default.attributesOfItem(atPath: WidgetReloads.file(layout, app: "com.acme.app").path)[.size] as? Int ?? 0
+        XCTAssertLessThanOrEqual(size, WidgetReloads.compactAtBytes + 200, "bounded")
+        XCTAssertLessThanOrEqual(WidgetReloads.all(layout, app: "com.acme.app").count, WidgetReloads.compactAtBytes / 40)
+        XCTAssertTrue(tail.poll())
+        XCTAssertEqual(tail.count, 2 * perWriter)
+        XCTAssertFalse(tail.poll(), "nothing new")
+        try WidgetReloads.record(layout, app: "com.acme.app", kind: nil, from: "app")
+        XCTAssertTrue(tail.poll())
+        XCTAssertEqual(tail.count, 2 * perWriter + 1)
+        XCTAssertEqual(WidgetReloads.all(layout, app: "com.acme.app").last?.from, "app")
+    }
+}
+
+/// An app's instance lock, released from another thread (the app quits).
+final class LockedLock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var held: AppInstanceLock?
+    init(_ held: AppInstanceLock) { self.held = held }
+    func release() { lock.withLock { held = nil } }
+}
+
+/// URLs taken by a reader thread, in order.
+final class LockedURLs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var urls: [URL] = []
+    func append(_ url: URL) { lock.withLock { urls.append(url) } }
+    var count: Int { lock.withLock { urls.count } }
+    var all: [URL] { lock.withLock { urls } }
 }

@@ -63,8 +63,13 @@ SCENARIOS="keychain-locked-at-launch extension-migrates-first stale-login-flag w
 # Every scenario the binary lists is run here.
 LISTED=$(sim scenario list | awk '{print $1}' | sort | tr '\n' ' ')
 [ "$LISTED" = "$(printf '%s\n' $SCENARIOS | sort | tr '\n' ' ')" ] || fail "msdk-sim lists scenarios ($LISTED) this script does not run"
+source "$ROOT/scripts/lib/processes.sh"
 for s in $SCENARIOS; do
+  before=$(our_processes)
   expect_status 0 sim scenario "$s"
+  # A scenario ends everything it started: its org, its apps, its private keyring's bus and daemon.
+  leftover=$(new_processes "$before")
+  [ -z "$leftover" ] || fail "scenario $s left running: $(printf '%s\n' "$leftover" | awk '{print $2}' | paste -sd, -)"
   contains "$OUT" "fix:"
   if [ "$s" = keychain-locked-at-launch ]; then contains "$OUT" "account file(s) and the store are kept"; fi
   if [ "$s" = killed-sync-up-duplicates ]; then

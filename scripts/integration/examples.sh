@@ -24,7 +24,7 @@ expect_status 0 app login --username alice@acme.test --password alice-pass
 # The widget, watching, renders again when the app's code reloads its timelines.
 "$BIN/extension-widget" --bundle "$WIDGET" --device "$DEV" --watch --json > "$WORK/watch.out" 2> "$WORK/watch.err" &
 WATCH=$!
-trap 'kill $WATCH 2>/dev/null || true' EXIT
+trap 'kill $WATCH 2>/dev/null || true; end_children; rm -rf "$WORK"' EXIT
 
 expect_status 0 as_app "$SCRATCH/debug/ContactsDataLayer"
 contains "$OUT" "user: alice@acme.test"

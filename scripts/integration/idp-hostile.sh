@@ -101,7 +101,7 @@ ok "scheme squatting: a second app claiming companylogin: stops the login before
 #    its verifier there, and its login stays unanswered, then is abandoned, keeping nothing.
 "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" > "$WORK/rogue.out" 2> "$WORK/rogue.err" &
 ROGUE_PID=$!
-trap 'kill $ORG_PID $ROGUE_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+trap 'kill $ORG_PID $ROGUE_PID 2>/dev/null || true; end_children; rm -rf "$WORK"' EXIT
 for _ in $(seq 1 600); do [ "$(wc -l < "$WORK/rogue.out")" -ge 2 ] && break; sleep 0.05; done
 ROGUE_ORG=$(head -1 "$WORK/rogue.out" | awk '{print $3}')
 DEV3="$WORK/device3"

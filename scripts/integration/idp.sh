@@ -222,3 +222,29 @@ expect_status 0 sim device install --device "$DEV3" --app "$WORK/Twin.app"
 expect_status 1 sim device open-url --device "$DEV3" "companylogin://oauth2/v1.0/authrequest"
 contains "$ERR" "claimed by com.acme.companylogin and com.acme.twin"
 ok "a scheme no app claims, or two apps claim: one clear error each"
+# g. Bundle ids differ only in case: one app to iOS, so the second install (and its launch) is refused.
+cp -r "$IDP_APP" "$WORK/Upper.app"
+"$PY" -c 'import plistlib,sys; p=sys.argv[1]; d=plistlib.load(open(p,"rb")); d["CFBundleIdentifier"]="com.acme.CompanyLogin"; d["CFBundleURLTypes"]=[]; plistlib.dump(d,open(p,"wb"))' "$WORK/Upper.app/Info.plist"
+expect_status 1 sim device install --device "$DEV3" --app "$WORK/Upper.app"
+contains "$ERR" "com.acme.CompanyLogin is com.acme.companylogin, which is on this device, in another case"
+expect_status 0 "$BIN/main-app" --bundle "$IDP_APP" --device "$DEV3" status
+expect_status 1 "$BIN/main-app" --bundle "$WORK/Upper.app" --device "$DEV3" status
+contains "$ERR" "bundle ids are unique without regard to case"
+[ ! -e "$DEV3/Containers/Data/com.acme.CompanyLogin" ] || fail "a second container was made for the id in another case"
+ok "bundle ids that differ only in case: the second is refused at install and at launch; one container"
+
+# h. A storm of URLs to an app that is not running: 30 open-url at once. The first launches the app, the others
+# find it running and wait until it took their URL (it handles every URL waiting before it quits), or launch it
+# again when it quit first. No URL is left behind, and each open-url's "delivered" is true.
+DEV4="$WORK/device4"
+expect_status 0 sim device install --device "$DEV4" --app "$SP_APP"
+for i in $(seq 1 30); do
+  ( sim device open-url --device "$DEV4" "fieldsales://oauth2/v1.0/authresponse?code=storm$i&state=storm$i&scene_id=main" >"$WORK/storm.$i.out" 2>&1; echo $? >"$WORK/storm.$i.rc" ) &
+done
+wait
+left=$(find "$DEV4/URLs" -name '*.url' | wc -l)
+[ "$left" = 0 ] || fail "$left of 30 URLs were left in the inbox: $(ls "$DEV4/URLs/com.acme.fieldsales/inbox")"
+handled=$(cat "$WORK"/storm.*.out | grep -c "identity provider response refused\|url refused")
+[ "$handled" = 30 ] || fail "$handled of 30 URLs were handled: $(cat "$WORK"/storm.*.out | sort | uniq -c)"
+launched=$(grep -L "delivered to the running" "$WORK"/storm.*.out | wc -l)
+ok "30 URLs at once to an app that was not running: all 30 handled (none left in the inbox), by $launched launch(es); every 'delivered' was taken"

@@ -23,7 +23,7 @@ cat "$WORK/server.crt" "$WORK/server.key" > "$WORK/server.pem"
 TLS_PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 socat "OPENSSL-LISTEN:$TLS_PORT,bind=127.0.0.1,reuseaddr,fork,cert=$WORK/server.pem,verify=0" "TCP:127.0.0.1:$ORG_PORT" 2>"$WORK/socat.err" &
 SOCAT_PID=$!
-trap 'kill $SOCAT_PID $ORG_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+trap 'kill $SOCAT_PID $ORG_PID 2>/dev/null || true; end_children; rm -rf "$WORK"' EXIT
 for _ in $(seq 1 100); do
   curl -s --cacert "$WORK/ca.pem" "https://127.0.0.1:$TLS_PORT/services/data" >/dev/null 2>&1 && break
   sleep 0.05

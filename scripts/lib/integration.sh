@@ -11,7 +11,29 @@ APP="$ROOT/Fixtures/MobileSyncExplorer/MobileSyncExplorer.app"
 WIDGET="$APP/PlugIns/RecentContacts.appex"
 GROUP=group.com.salesforce.mobilesdk.MobileSyncExplorer
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/appgroupsim-it.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+
+# end_children: every process this script started (its descendants, found through /proc) ends with it, on
+# success, failure or a signal; a script that fails halfway leaves no org, app or shell behind.
+descendants() {
+  local parent=$1 child
+  for child in $(ps -o pid= --ppid "$parent" 2>/dev/null); do
+    descendants "$child"
+    echo "$child"
+  done
+}
+end_children() {
+  local pids
+  pids=$(descendants $$ | grep -vx "$BASHPID" || true)
+  [ -n "$pids" ] || return 0
+  kill -TERM $pids 2>/dev/null || true
+  for _ in $(seq 1 20); do
+    kill -0 $pids 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL $pids 2>/dev/null || true
+}
+trap 'end_children; rm -rf "$WORK"' EXIT
+trap 'exit 130' INT TERM
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "  ok: $*"; }
@@ -36,7 +58,7 @@ json_field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.ar
 start_org() {
   "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" "$@" > "$WORK/org.out" 2> "$WORK/org.err" &
   ORG_PID=$!
-  trap 'kill $ORG_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+  trap 'kill $ORG_PID 2>/dev/null || true; end_children; rm -rf "$WORK"' EXIT
   for _ in $(seq 1 600); do [ "$(wc -l < "$WORK/org.out")" -ge 2 ] && break; sleep 0.05; done
   ORG=$(head -1 "$WORK/org.out" | awk '{print $3}')
   [ -n "$ORG" ] || fail "sf-simulator did not start: $(cat "$WORK/org.err")"
