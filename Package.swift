@@ -192,6 +192,8 @@ let package = Package(
             "SmartStoreEngine", "RestClientEngine", "Keychain", "MobileSyncEngine", .product(name: "GRDBSQLite", package: "GRDB.swift"),
             // The SDK-API benchmark (issue 26): the SmartStore face against the engine, in one run.
             "SmartStore",
+            // Reading a developer's code against the compiler's parser (issue 34).
+            "SourceReader",
         ], path: "Benchmarks/bench"),
 
         .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "OrgSimulatorPostgres", "RestClientEngine", "Keychain", "SDKCoreEngine"], path: "Tests/Support"),

@@ -5,8 +5,8 @@ import Foundation
 //   swift build -c release --product bench --product appgroupsim-probe && .build/release/bench
 
 let which = CommandLine.arguments.dropFirst().first ?? "all"
-guard ["all", "platform", "smartstore", "sdkapi", "simulator", "sync", "widget", "org"].contains(which) else {
-    FileHandle.standardError.write(Data("usage: bench [all|platform|smartstore|sdkapi|simulator|sync|widget|org]\n".utf8))
+guard ["all", "platform", "smartstore", "sdkapi", "simulator", "sync", "widget", "org", "reading"].contains(which) else {
+    FileHandle.standardError.write(Data("usage: bench [all|platform|smartstore|sdkapi|simulator|sync|widget|org|reading]\n".utf8))
     exit(2)
 }
 if which == "all" || which == "platform" {
@@ -27,6 +27,10 @@ if which == "all" || which == "sdkapi" {
 }
 if which == "all" || which == "simulator" {
     try await runSimulatorBenchmark()
+    print("")
+}
+if which == "all" || which == "reading" {
+    try runReadingBenchmark()
     print("")
 }
 if which == "all" || which == "sync" {
