@@ -11,8 +11,8 @@ let package = Package(
         .executable(name: "sf-simulator", targets: ["sf-simulator"]),
         .executable(name: "msdk-sim", targets: ["msdk-sim"]),
         // A developer's package depends on AppGroupSim by path and uses the SDK's modules, as Swift sees them on iOS
-        // (issue 26). The engine under them (AppGroup, Keychain, SmartStoreEngine, MobileSyncEngine, RestClientEngine,
-        // SDKCoreEngine, SalesforceSDK, the app layer) is at Swift's `package` access level: no product.
+        // (issue 26). The engine under them (AppGroup, Keychain, CoreEngine, CoreNetworkEngine, SmartStoreEngine,
+        // MobileSyncEngine, the app layer) is at Swift's `package` access level: no product (docs/architecture.md).
         .library(name: "SmartStore", targets: ["SmartStore"]),
         .library(name: "MobileSync", targets: ["MobileSync"]),
         // `import Combine` on Linux: OpenCombine re-exported by AppGroupSimCombine, which developer targets import
@@ -83,47 +83,38 @@ let package = Package(
         .target(name: "SalesforceSDKCommon", dependencies: ["AppGroup", "Keychain"]),
         // The SDK's SalesforceSDKCore, as Swift sees it: KeyGenerator and Encryptor so far; re-exports
         // SalesforceSDKCommon as the SDK's umbrella header does.
-        .target(name: "SalesforceSDKCore", dependencies: ["SalesforceSDKCommon", "CryptoKit", "SDKCoreEngine", "AppGroup", "Keychain", "SmartStoreEngine", "RestClientEngine", "AppGroupSimCombine", "SalesforceSDK"]),
+        .target(name: "SalesforceSDKCore", dependencies: ["SalesforceSDKCommon", "CryptoKit", "CoreEngine", "CoreNetworkEngine", "AppGroup", "Keychain", "AppGroupSimCombine"]),
         .target(name: "CryptoKit", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // The SDK's SmartStore, as Swift sees it (SmartStore.shared(withName:forUserAccount:), QuerySpec, SoupIndex,
         // SmartStoreSDKManager), on the engine's store; re-exports SalesforceSDKCore.
-        .target(name: "SmartStore", dependencies: ["SalesforceSDKCore", "SmartStoreEngine", "SDKCoreEngine", "AppGroup", "FastJSON", "AppGroupSimCombine"]),
+        .target(name: "SmartStore", dependencies: ["SalesforceSDKCore", "SmartStoreEngine", "CoreEngine", "AppGroup", "FastJSON", "AppGroupSimCombine"]),
         .target(name: "WidgetKit", dependencies: ["AppGroup", "SalesforceSDKCommon"]),
         .target(name: "AppGroupSimTesting", dependencies: ["AppGroup", "Keychain", "MobileApp", "OrgSimulator", "SalesforceSDKCommon"]),
         // The SDK's MobileSync, as Swift sees it (SyncManager.sharedInstance(forUserAccount:), SyncState, the targets,
         // MobileSyncSDKManager), on the engine's sync manager; re-exports SmartStore.
         .target(name: "MobileSync", dependencies: [
-            "SmartStore", "SalesforceSDKCore", "MobileSyncEngine", "RestClientEngine", "SmartStoreEngine", "SDKCoreEngine", "Keychain", "FastJSON",
+            "SmartStore", "SalesforceSDKCore", "MobileSyncEngine", "CoreNetworkEngine", "SmartStoreEngine", "CoreEngine", "Keychain", "FastJSON",
             "AppGroupSimCombine",
         ]),
 
         // Base (DESIGN.md §1): one JSON value with a fast reader and writer, shared by the data layer.
         .target(name: "FastJSON"),
 
-        // Data layer and facade.
-        .target(name: "RestClientEngine", dependencies: ["AppGroup", "Keychain", "FastJSON", .product(name: "Crypto", package: "swift-crypto")]),
+        // The engine, one module per SDK module in the SDK's order (docs/architecture.md): CoreEngine (accounts,
+        // launch, events, directories, keys, push decryption; no networking, so an extension links it alone),
+        // CoreNetworkEngine (REST, OAuth, login, logout, IDP, screen lock, push registration), SmartStoreEngine
+        // (stores), MobileSyncEngine (syncs). Crypto: AES-GCM for UserAccount.plist, RSA for the push key.
+        .target(name: "CoreEngine", dependencies: [
+            "AppGroup", "Keychain", "FastJSON",
+            .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ]),
+        .target(name: "CoreNetworkEngine", dependencies: ["CoreEngine", "AppGroup", "Keychain", "FastJSON", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "SmartStoreEngine", dependencies: [
             // Store paths come from the device layout (DeviceLayout.SDKRoot), one rule for every module.
-            "AppGroup", "FastJSON",
+            "CoreEngine", "AppGroup", "FastJSON",
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
-        .target(name: "MobileSyncEngine", dependencies: ["SmartStoreEngine", "RestClientEngine"]),
-        // The facade's networking-free part: launch, accounts read side, stores, notifications. What an app
-        // extension links (issue "Speed": no FoundationNetworking or MobileSync in the widget). Crypto is here
-        // for AES-GCM only: UserAccount.plist is sealed, and an extension must open it (issue "SDK fidelity").
-        // Push notifications: the SDK's decryption of encrypted payloads, and the org's side of it (issue "Push").
-        .target(name: "PushNotifications", dependencies: [
-            "FastJSON", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
-        ]),
-        // PushNotifications: the push key's keychain item is read here, as the SDK's core reads it for its
-        // notification service extension (SFSDKPushNotificationDecryption is in SDKCoreEngine).
-        .target(name: "SDKCoreEngine", dependencies: [
-            "AppGroup", "Keychain", "SmartStoreEngine", "PushNotifications",
-            .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
-        ]),
-        .target(name: "SalesforceSDK", dependencies: ["SDKCoreEngine", "AppGroup", "Keychain", "RestClientEngine", "SmartStoreEngine", "MobileSyncEngine", "PushNotifications",
-            .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
-        ]),
+        .target(name: "MobileSyncEngine", dependencies: ["SmartStoreEngine", "CoreNetworkEngine", "CoreEngine", "AppGroup"]),
         .target(name: "OrgSimulator", dependencies: [
             .product(name: "Hummingbird", package: "hummingbird"),
             // The org's records, tokens and cursors in SQLite (issue "Any org"): the same library the client's
@@ -131,8 +122,9 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            // The push gateway encrypts notifications as Salesforce does (issue "Push").
-            "PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"),
+            // The push gateway encrypts notifications as Salesforce does (issue "Push"), with its own code: the org
+            // shares none with the client's decryption.
+            "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
         // The org's PostgreSQL backend, apart so that only sf-simulator (and tests) link PostgresNIO: packages
         // built on AppGroupSimTesting's in-process org do not.
@@ -144,23 +136,23 @@ let package = Package(
         // sample and any imported app differ only in their bundles' files.
         // What an extension runs: the widget's launch checks, evaluation, cards and the newest-records query.
         // And the notification service extension's: the next delivered payload, decrypted with the app's push key.
-        .target(name: "AppExtensions", dependencies: ["AppGroup", "Keychain", "SmartStoreEngine", "SDKCoreEngine", "PushNotifications", "FastJSON",
+        .target(name: "AppExtensions", dependencies: ["AppGroup", "Keychain", "SmartStoreEngine", "CoreEngine", "FastJSON",
             // SHA-256 of a delivered payload: shown once however often APNs delivers it.
             .product(name: "Crypto", package: "swift-crypto")]),
         // What the app runs: launch with the userLoggedIn writer, sessions, syncs, records, status, the shell's scenes.
-        .target(name: "MobileApp", dependencies: ["AppGroup", "Keychain", "SmartStoreEngine", "MobileSyncEngine", "RestClientEngine", "SalesforceSDK", "AppExtensions"]),
+        .target(name: "MobileApp", dependencies: ["AppGroup", "Keychain", "CoreEngine", "CoreNetworkEngine", "SmartStoreEngine", "MobileSyncEngine", "AppExtensions"]),
 
         // Executables are thin: argument parsing and output.
         .executableTarget(name: "main-app", dependencies: [
-            "MobileApp", "SalesforceSDK", "MobileSyncEngine", "SmartStoreEngine",
+            "MobileApp", "CoreEngine", "CoreNetworkEngine", "MobileSyncEngine", "SmartStoreEngine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "extension-widget", dependencies: [
-            "AppExtensions", "SDKCoreEngine",
+            "AppExtensions", "CoreEngine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "extension-notification", dependencies: [
-            "AppExtensions", "SDKCoreEngine",
+            "AppExtensions", "CoreEngine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sf-simulator", dependencies: [
@@ -168,14 +160,14 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Diagnosis and field-failure reproductions for msdk-sim: reads bundles and devices through the facade.
-        .target(name: "Diagnostics", dependencies: ["AppGroup", "Keychain", "RestClientEngine", "SmartStoreEngine", "SalesforceSDK", "XcodeProject", "SourceReader"]),
+        .target(name: "Diagnostics", dependencies: ["AppGroup", "Keychain", "CoreEngine", "CoreNetworkEngine", "SmartStoreEngine", "XcodeProject", "SourceReader"]),
         .executableTarget(name: "msdk-sim", dependencies: [
-            "AppGroup", "Keychain", "SalesforceSDK", "Diagnostics",
+            "AppGroup", "Keychain", "CoreEngine", "CoreNetworkEngine", "Diagnostics",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Test and benchmark support: drives the platform layer from separate processes.
         .executableTarget(name: "appgroupsim-probe", dependencies: [
-            "AppGroup", "Keychain", "SmartStoreEngine", "MobileSyncEngine", "RestClientEngine",
+            "AppGroup", "Keychain", "CoreEngine", "SmartStoreEngine", "MobileSyncEngine", "CoreNetworkEngine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -189,30 +181,30 @@ let package = Package(
         .executableTarget(name: "bench-args-floor", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/argsfloor"),
         .executableTarget(name: "bench", dependencies: [
-            "SmartStoreEngine", "RestClientEngine", "Keychain", "MobileSyncEngine", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            "SmartStoreEngine", "CoreNetworkEngine", "Keychain", "MobileSyncEngine", .product(name: "GRDBSQLite", package: "GRDB.swift"),
             // The SDK-API benchmark (issue 26): the SmartStore face against the engine, in one run.
             "SmartStore",
             // Reading a developer's code against the compiler's parser (issue 34).
             "SourceReader",
         ], path: "Benchmarks/bench"),
 
-        .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "OrgSimulatorPostgres", "RestClientEngine", "Keychain", "SDKCoreEngine"], path: "Tests/Support"),
+        .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "OrgSimulatorPostgres", "CoreNetworkEngine", "Keychain", "CoreEngine"], path: "Tests/Support"),
         .testTarget(name: "XcodeProjectTests", dependencies: ["XcodeProject", "AppGroupSimTestSupport"]),
         .testTarget(name: "SourceReaderTests", dependencies: ["SourceReader"]),
         .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),
-        .testTarget(name: "MobileSyncTests", dependencies: ["MobileSyncEngine", "SmartStoreEngine", "RestClientEngine", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
+        .testTarget(name: "MobileSyncTests", dependencies: ["MobileSyncEngine", "SmartStoreEngine", "CoreNetworkEngine", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "OrgSimulatorTests", dependencies: [
-            "OrgSimulator", "OrgSimulatorPostgres", "RestClientEngine", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "OrgSimulator", "OrgSimulatorPostgres", "CoreNetworkEngine", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "FastJSONTests", dependencies: ["FastJSON"]),
-        .testTarget(name: "PushNotificationsTests", dependencies: ["PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto")]),
+        .testTarget(name: "CoreEngineTests", dependencies: ["CoreEngine", "OrgSimulator", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto")]),
         .testTarget(name: "SmartStoreTests", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "SmartStoreEngine", "AppGroup", "AppGroupSimTestSupport"]),
-        .testTarget(name: "AppExtensionsTests", dependencies: ["SDKCoreEngine", "AppExtensions", "Diagnostics", "SalesforceSDK", "PushNotifications", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "MobileAppTests", dependencies: ["MobileApp", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "SmartStoreEngine", "OrgSimulator", "AppGroupSimTestSupport"]),
-        .testTarget(name: "DiagnosticsTests", dependencies: ["RestClientEngine", "Diagnostics", "AppExtensions", "SalesforceSDK", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
+        .testTarget(name: "AppExtensionsTests", dependencies: ["CoreEngine", "AppExtensions", "Diagnostics", "CoreNetworkEngine", "OrgSimulator", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "MobileAppTests", dependencies: ["MobileApp", "AppExtensions", "CoreNetworkEngine", "AppGroup", "Keychain", "SmartStoreEngine", "OrgSimulator", "AppGroupSimTestSupport"]),
+        .testTarget(name: "DiagnosticsTests", dependencies: ["CoreNetworkEngine", "Diagnostics", "AppExtensions", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKCoreTests", dependencies: ["SalesforceSDKCore", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKCommonTests", dependencies: ["Keychain", "SalesforceSDKCommon", "AppGroup", "AppGroupSimTestSupport"]),
-        .testTarget(name: "SalesforceSDKTests", dependencies: ["FastJSON", "PushNotifications", "RestClientEngine", "SDKCoreEngine", "SalesforceSDK", "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "CoreNetworkEngineTests", dependencies: ["FastJSON", "OrgSimulator", "CoreNetworkEngine", "CoreEngine", "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import MobileSyncEngine
-import RestClientEngine
+import CoreEngine
+import CoreNetworkEngine
 import SmartStoreEngine
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,6 +1,7 @@
 import Foundation
 import Keychain
-import RestClientEngine
+import CoreEngine
+import CoreNetworkEngine
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

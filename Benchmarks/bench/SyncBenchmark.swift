@@ -1,6 +1,7 @@
 import Foundation
 import MobileSyncEngine
-import RestClientEngine
+import CoreEngine
+import CoreNetworkEngine
 import SmartStoreEngine
 
 // Mobile Sync against the release sf-simulator with 10,000 contacts: a sync down against a bare

@@ -1,7 +1,7 @@
 import AppGroup
 import Foundation
 import Keychain
-import SDKCoreEngine
+import CoreEngine
 import SmartStoreEngine
 
 /// An app's widget (the sample's Recent Contacts unless its bundle says otherwise): it never logs in.
@@ -105,7 +105,7 @@ package enum AppWidget {
             return Report(state: .notLoggedIn, user: nil, contacts: [], message: "\(launch.userLogInStatusKey) is not set in msdkUserDefaults\(off); log in with main-app")
         }
         events.step("userLoggedIn")
-        let sdk = SmartStoreSDKManager.initializeSDK(launch: launch, events: events)
+        let sdk = SDKManager.initializeSDK(.smartStore, launch: launch, events: events)
         // Two trips to the Secret Service on the way that lists: the account key (UserAccount.plist is
         // sealed with it, and it is in the app's keychain group), then the current user's refresh token.
         // Only a flag with no account file asks whether the keychain could be used at all, since the SDK
@@ -147,7 +147,7 @@ package enum AppWidget {
         // A user who logged in but never synced has no store or no soup yet: nothing to list, not an error.
         // Logged in was checked just above, against the keychain: no second read of the token here.
         let nothing = "no \(widget.soup) synced yet"
-        guard let store = try sdk.storeManager().existingStore(for: account.storeUser) else {
+        guard let store = try sdk.storeManager(loggedIn: [account]).existingStore(for: account.storeUser) else {
             return Report(state: .listed, user: user, contacts: [], message: nothing, title: widget.title)
         }
         let entries = try widget.newestRecords(in: store, count: count)

@@ -3,8 +3,7 @@ import Crypto
 import FastJSON
 import Foundation
 import Keychain
-import PushNotifications
-import SDKCoreEngine
+import CoreEngine
 @preconcurrency import _CryptoExtras
 
 /// The app's notification service extension (the fixture's `NotificationService.appex`): iOS hands it

@@ -1,8 +1,8 @@
 import AppGroup
 import Foundation
 import Keychain
-import RestClientEngine
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 
 /// One problem in an app-extension setup: what, how bad, and the exact fix.
 package struct Finding: Codable, Equatable, Sendable {

@@ -1,8 +1,8 @@
 import AppGroup
 import Foundation
 import Keychain
-import SalesforceSDK
-import SDKCoreEngine
+import CoreNetworkEngine
+import CoreEngine
 import SmartStoreEngine
 
 /// `msdk-sim inspect`: a device at a glance, read from the outside (as Xcode's container view

@@ -4,8 +4,8 @@ import FoundationNetworking
 #endif
 import Foundation
 import Keychain
-import RestClientEngine
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 
 /// Scripted, deterministic reproductions of failures Mobile SDK users reported. Each one runs the
 /// real binaries (`main-app`, `extension-widget`, `sf-simulator`) against a fresh device and a

@@ -2,8 +2,8 @@ import AppGroup
 import Foundation
 import Keychain
 import MobileSyncEngine
-import RestClientEngine
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 import SmartStoreEngine
 
 /// How the app is launched: what `main-app`'s options say, for a process or an in-process test alike.
@@ -51,7 +51,7 @@ package struct AppError: Error, CustomStringConvertible, Sendable {
 package final class AppSession: @unchecked Sendable {
     package let launch: ProcessLaunch
     package let events: SDKEvents
-    package let sdk: MobileSyncSDKManager
+    package let sdk: SDKManager
     package let auth: AuthHelper
     /// The login host: `--org`, else the boot config's.
     package let org: URL?
@@ -69,7 +69,7 @@ package final class AppSession: @unchecked Sendable {
         instance = try AppInstanceLock(sandbox: sandbox)
         launch = try ProcessLaunch(bundlePath: options.bundle, devicePath: options.device, secretStore: options.secretStore, initializeDevice: options.initDevice)
         events.step("appGroupConfigApplied", ["enabled": String(try launch.dataSharing.appGroupEnabled())])
-        sdk = MobileSyncSDKManager.initializeSDK(launch: launch, events: events)
+        sdk = SDKManager.initializeSDK(.mobileSync, launch: launch, events: events)
         org = options.org.flatMap(URL.init(string:)) ?? (try? BootConfig.load(from: launch.sandbox.bundle))?.loginHost
         auth = AuthHelper(sdk: sdk)
         let accounts = sdk.userAccountManager

@@ -1,7 +1,8 @@
 import AppExtensions
 import AppGroup
 import Foundation
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 import SmartStoreEngine
 
 /// `main-app shell`: the app as a long-lived process. It holds scenes (windows) with AuthHelper's

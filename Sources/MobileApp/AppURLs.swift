@@ -1,6 +1,7 @@
 import AppGroup
 import Foundation
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 #if canImport(Glibc)
 import Glibc
 #endif

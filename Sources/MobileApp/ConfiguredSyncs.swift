@@ -1,6 +1,7 @@
 import Foundation
 import MobileSyncEngine
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 
 /// What one configured sync did, as `main-app sync` reports it.
 package struct SyncOutcome: Sendable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import Foundation
 import MobileSyncEngine
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 import SmartStoreEngine
 
 /// `records list|add|edit|delete --soup S`: local edits of any soup of the bundle's `userstore.json`,

@@ -1,5 +1,6 @@
 import Foundation
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 
 /// `main-app status`: the app's app-group state, login flag, accounts and current user. It reads the
 /// keychain's state but no token, so it works with a keychain it cannot use and says so.

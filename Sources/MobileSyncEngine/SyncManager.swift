@@ -1,5 +1,6 @@
 import Foundation
-import RestClientEngine
+import CoreEngine
+import CoreNetworkEngine
 import SmartStoreEngine
 
 /// The fields a sync up sends.

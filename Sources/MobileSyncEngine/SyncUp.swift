@@ -1,5 +1,6 @@
 import Foundation
-import RestClientEngine
+import CoreEngine
+import CoreNetworkEngine
 import SmartStoreEngine
 
 extension SyncManager {

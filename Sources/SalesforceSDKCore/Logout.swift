@@ -1,5 +1,6 @@
 import Foundation
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 import SalesforceSDKCommon
 
 // Logout and user switching, in the SDK's order, on the engine's facade (the same code `main-app logout`

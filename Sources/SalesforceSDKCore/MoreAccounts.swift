@@ -1,13 +1,12 @@
 import Foundation
-import PushNotifications
-import SDKCoreEngine
+import CoreEngine
 import SalesforceSDKCommon
 
 /// The SDK's `SFSDKAppConfig` (`NS_SWIFT_NAME(BootConfig)`): the bundle's `bootconfig.plist`.
 public final class BootConfig: NSObject, @unchecked Sendable {
-    let engine: SDKCoreEngine.BootConfig
+    let engine: CoreEngine.BootConfig
 
-    init(_ engine: SDKCoreEngine.BootConfig) { self.engine = engine }
+    init(_ engine: CoreEngine.BootConfig) { self.engine = engine }
 
     public var remoteAccessConsumerKey: String { engine.consumerKey }
     public var oauthRedirectURI: String { engine.redirectURI }
@@ -18,7 +17,7 @@ public final class BootConfig: NSObject, @unchecked Sendable {
 extension SalesforceManager {
     /// The bundle's `bootconfig.plist`; nil when it has none or it cannot be read (one line says why).
     public var bootConfig: BootConfig? {
-        do { return BootConfig(try SDKCoreEngine.BootConfig.load(from: SDKEngine.current.launch.sandbox.bundle)) } catch {
+        do { return BootConfig(try CoreEngine.BootConfig.load(from: SDKEngine.current.launch.sandbox.bundle)) } catch {
             SDKProcess.warn("bootconfig.plist: \(error)")
             return nil
         }

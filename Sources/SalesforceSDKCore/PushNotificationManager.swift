@@ -1,5 +1,6 @@
 import Foundation
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 import SalesforceSDKCommon
 
 /// The SDK's push constants: the keychain service of the push encryption key, and its RSA key size.
@@ -27,9 +28,9 @@ public final class PushNotificationManager: NSObject, @unchecked Sendable {
     public var customPushRegistrationBody: [String: Any]?
     public var registerOnForeground = true
 
-    var engine: SalesforceSDK.PushNotificationManager {
+    var engine: CoreNetworkEngine.PushNotificationManager {
         let sdk = SDKEngine.current
-        return SalesforceSDK.PushNotificationManager(launch: sdk.launch, events: sdk.events)
+        return CoreNetworkEngine.PushNotificationManager(launch: sdk.launch, events: sdk.events)
     }
 
     /// The device's APNs token (the simulated APNs gives one per device and app).

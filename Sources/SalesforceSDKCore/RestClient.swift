@@ -5,12 +5,13 @@ import Foundation
 // compiles unchanged.
 @_exported import FoundationNetworking
 #endif
-import RestClientEngine
+import CoreEngine
+import CoreNetworkEngine
 import SalesforceSDKCommon
 
 public let SFRestErrorDomain = "com.salesforce.RestAPI.ErrorDomain"
 public let SFRestErrorCode = 999
-public let SFRestDefaultAPIVersion = RestClientEngine.RestClient.apiVersion
+public let SFRestDefaultAPIVersion = CoreNetworkEngine.RestClient.apiVersion
 public let SFRestIfUnmodifiedSince = "If-Unmodified-Since"
 public let SFRestSOQLMinBatchSize = 200
 public let SFRestSOQLMaxBatchSize = 2000
@@ -224,10 +225,10 @@ public final class RestRequest: NSObject, @unchecked Sendable {
     }
 
     /// The engine's request: the path under the endpoint, with the query string the SDK builds.
-    var engine: RestClientEngine.RestRequest {
+    var engine: CoreNetworkEngine.RestRequest {
         let items = (queryParams ?? [:]).sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: "\($0.value)") }
         let fullPath = (endpoint.isEmpty ? "" : endpoint) + (path.hasPrefix("/") || endpoint.isEmpty ? path : "/" + path)
-        return RestClientEngine.RestRequest(method: Self.httpMethod(from: method), path: fullPath, queryItems: items, body: body, headers: customHeaders ?? [:])
+        return CoreNetworkEngine.RestRequest(method: Self.httpMethod(from: method), path: fullPath, queryItems: items, body: body, headers: customHeaders ?? [:])
     }
 
     public override var description: String { "RestRequest(\(Self.httpMethod(from: method)) \(endpoint)\(path))" }
@@ -272,9 +273,9 @@ public struct RestResponse {
 public final class RestClient: NSObject, @unchecked Sendable {
     public var apiVersion = SFRestDefaultAPIVersion
     public let userAccount: UserAccount?
-    let engine: RestClientEngine.RestClient?
+    let engine: CoreNetworkEngine.RestClient?
 
-    init(user: UserAccount?, engine: RestClientEngine.RestClient?) {
+    init(user: UserAccount?, engine: CoreNetworkEngine.RestClient?) {
         userAccount = user
         self.engine = engine
     }

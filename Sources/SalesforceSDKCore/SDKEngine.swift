@@ -1,8 +1,8 @@
 import AppGroup
 import Foundation
 import Keychain
-import RestClientEngine
-import SDKCoreEngine
+import CoreNetworkEngine
+import CoreEngine
 import SalesforceSDKCommon
 
 /// The engine objects behind the SDK-named API for the current process identity (`SDKProcess.current`):
@@ -13,7 +13,7 @@ package final class SDKEngine: @unchecked Sendable {
     package let process: SDKProcess
     package let launch: ProcessLaunch
     package let events: SDKEvents
-    package let accounts: SDKCoreEngine.UserAccountManager
+    package let accounts: CoreEngine.UserAccountManager
 
     /// `APPGROUPSIM_TRACE`: the file the binaries' `--trace` writes, so code run through the API shows up in
     /// the same JSON lines (launch steps and the SDK's notifications).
@@ -24,7 +24,7 @@ package final class SDKEngine: @unchecked Sendable {
         launch = try ProcessLaunch(sandbox: process.sandbox, dataSharing: process.dataSharing, keychain: process.keychain)
         let trace = ProcessInfo.processInfo.environment[Self.traceVariable].flatMap { $0.isEmpty ? nil : $0 }
         events = SDKEvents(traceFile: trace, append: true)
-        accounts = SDKCoreEngine.UserAccountManager(launch: launch, events: events)
+        accounts = CoreEngine.UserAccountManager(launch: launch, events: events)
         // The engine's notifications carry the SDK's names: posted on NotificationCenter as the SDK posts
         // them, so AuthHelper's blocks and the app's own observers run.
         events.observe(nil) { name, info in
@@ -57,7 +57,7 @@ package final class SDKEngine: @unchecked Sendable {
     /// read again until it is loaded: a process that had no account file in its own container finds the
     /// app's once it sets the group. What the key's state is decides what each read says; nothing is created
     /// or deleted.
-    package func loadedAccounts() -> SDKCoreEngine.UserAccountManager {
+    package func loadedAccounts() -> CoreEngine.UserAccountManager {
         if case .loaded = accounts.accountKey {} else {
             let accounts = self.accounts
             _ = try? SDKProcess.blocking { await accounts.loadAccountKey(recovery: .keepFiles) }
@@ -69,19 +69,19 @@ package final class SDKEngine: @unchecked Sendable {
     package func accountIdentities() throws -> [String] { try loadedAccounts().allAccounts().map(\.identity.description) }
 
     /// Whether the account's session has a refresh token (the engine's rule for "logged in").
-    package func isLoggedIn(_ account: SDKCoreEngine.UserAccount) -> Bool {
+    package func isLoggedIn(_ account: CoreEngine.UserAccount) -> Bool {
         let accounts = self.accounts
         return (try? SDKProcess.blocking { try await accounts.isLoggedIn(account) }) ?? false
     }
 
     /// A REST client for the account's session (its tokens from the keychain), as the SDK's `RestClient` for a user.
-    package func restClient(orgId: String, userId: String) -> RestClientEngine.RestClient? {
+    package func restClient(orgId: String, userId: String) -> CoreNetworkEngine.RestClient? {
         guard let account = try? loadedAccounts().account(UserIdentity(orgId: orgId, userId: userId)) else { return nil }
-        return RestClientEngine.RestClient(
+        return CoreNetworkEngine.RestClient(
             credentials: account.credentials, tokens: TokenStore(keychain: launch.keychain, account: account.credentials.keychainAccount))
     }
 
-    package func restClient(for user: UserAccount) -> RestClientEngine.RestClient? {
+    package func restClient(for user: UserAccount) -> CoreNetworkEngine.RestClient? {
         restClient(orgId: user.engine.orgId, userId: user.engine.userId)
     }
 

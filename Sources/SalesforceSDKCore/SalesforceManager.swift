@@ -1,5 +1,5 @@
 import Foundation
-import SDKCoreEngine
+import CoreEngine
 import SalesforceSDKCommon
 
 /// The SDK's `SalesforceSDKManager` (`NS_SWIFT_NAME(SalesforceManager)`): `initializeSDK()` on the class the

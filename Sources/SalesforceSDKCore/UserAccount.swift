@@ -1,6 +1,6 @@
 import Foundation
 import Keychain
-import SDKCoreEngine
+import CoreEngine
 import SalesforceSDKCommon
 
 /// The SDK's `SFUserAccountIdentity` (`NS_SWIFT_NAME(UserAccountIdentity)`): which user, by org and user id.
@@ -124,7 +124,7 @@ public final class IdentityData: NSObject, @unchecked Sendable {
     public let userId: String
     public let orgId: String
 
-    init(_ account: SDKCoreEngine.UserAccount) {
+    init(_ account: CoreEngine.UserAccount) {
         username = account.username
         displayName = account.displayName
         email = account.email
@@ -143,14 +143,14 @@ public final class UserAccount: NSObject, @unchecked Sendable {
         case loggingOut
     }
 
-    let engine: SDKCoreEngine.UserAccount
+    let engine: CoreEngine.UserAccount
 
-    init(_ engine: SDKCoreEngine.UserAccount) { self.engine = engine }
+    init(_ engine: CoreEngine.UserAccount) { self.engine = engine }
 
     /// An account for these credentials, not saved yet (`UserAccountManager.upsert` writes its file); its
     /// identity data is empty until the identity service is read, as in the SDK.
     public init(credentials: OAuthCredentials) {
-        engine = SDKCoreEngine.UserAccount(credentials: credentials.engine, username: "", displayName: "", email: "")
+        engine = CoreEngine.UserAccount(credentials: credentials.engine, username: "", displayName: "", email: "")
     }
 
     public var accountIdentity: UserAccountIdentity { UserAccountIdentity(userId: engine.userId, orgId: engine.orgId) }

@@ -1,6 +1,6 @@
 import AppGroup
 import Foundation
-import SDKCoreEngine
+import CoreEngine
 import SalesforceSDKCommon
 
 /// The SDK's `SFUserAccountManager` (`NS_SWIFT_NAME(UserAccountManager)`), reading side: the accounts whose
@@ -104,14 +104,14 @@ public final class UserAccountManager: NSObject, @unchecked Sendable {
     public var appDisplayName: String { SalesforceManager.appName }
 
     /// The login host of the bundle's `bootconfig.plist` (the simulated org's URL).
-    public var loginHost: String { (try? SDKCoreEngine.BootConfig.load(from: engine.launch.sandbox.bundle).loginHost?.absoluteString) ?? "" }
+    public var loginHost: String { (try? CoreEngine.BootConfig.load(from: engine.launch.sandbox.bundle).loginHost?.absoluteString) ?? "" }
 
     /// The scopes the bundle's `bootconfig.plist` asks for.
-    public var scopes: Set<String> { Set((try? SDKCoreEngine.BootConfig.load(from: engine.launch.sandbox.bundle).scopes) ?? []) }
+    public var scopes: Set<String> { Set((try? CoreEngine.BootConfig.load(from: engine.launch.sandbox.bundle).scopes) ?? []) }
 
     /// The app's connected app, from its bundle's `bootconfig.plist`.
-    public var oauthClientID: String { (try? SDKCoreEngine.BootConfig.load(from: engine.launch.sandbox.bundle).consumerKey) ?? "" }
-    public var oauthCompletionURL: String { (try? SDKCoreEngine.BootConfig.load(from: engine.launch.sandbox.bundle).redirectURI) ?? "" }
+    public var oauthClientID: String { (try? CoreEngine.BootConfig.load(from: engine.launch.sandbox.bundle).consumerKey) ?? "" }
+    public var oauthCompletionURL: String { (try? CoreEngine.BootConfig.load(from: engine.launch.sandbox.bundle).redirectURI) ?? "" }
 
     /// The SDK's error for a failed account read, with the engine's message (which names the file).
     static func nsError(_ error: any Error) -> NSError {

@@ -1,4 +1,5 @@
 import AppGroup
+import CoreEngine
 import Foundation
 
 /// Whose store: the SDK keeps user stores under `<orgId>/<userId>/<communityId or "internal">`.
@@ -18,20 +19,21 @@ package struct StoreUser: Sendable, Hashable {
 /// global stores in `stores/<name>/store.sqlite`, user stores in
 /// `<orgId>/<userId>/internal/stores/<name>/store.sqlite`. A user store opens only for a
 /// logged-in user (the SDK facade says who is). One `SmartStore` per file per process.
-package final class StoreManager: @unchecked Sendable {
+package final class StoreManager: UserFileHolder, @unchecked Sendable {
     package static let defaultStoreName = "defaultStore"
 
     /// The SDK root's folders, as `DeviceLayout` names them.
     package let sdkRoot: DeviceLayout.SDKRoot
     package var documentsDirectory: URL { sdkRoot.documents }
     private let isLoggedIn: @Sendable (StoreUser) -> Bool
-    private let lock = NSLock()
-    private var open: [String: SmartStore] = [:]
+    let lock = NSLock()
+    var open: [String: SmartStore] = [:]
 
     /// - Parameter sdkRoot: `DataSharingHelper.sdkRoot()`: the app group when enabled, the process's container otherwise.
     package init(sdkRoot: DeviceLayout.SDKRoot, isLoggedIn: @escaping @Sendable (StoreUser) -> Bool) {
         self.sdkRoot = sdkRoot
         self.isLoggedIn = isLoggedIn
+        UserFiles.register(self)
     }
 
     /// `SmartStore.sharedGlobal(withName:)`.
@@ -129,6 +131,19 @@ package final class StoreManager: @unchecked Sendable {
         try store?.close()
         let global = directory.deletingLastPathComponent().standardizedFileURL.path == globalStoresDirectory.standardizedFileURL.path
         try SecureFiles.removeTree(directory, inside: sdkRoot.documents, depth: global ? 2 : 5)
+    }
+}
+
+extension StoreManager {
+    /// Closes the stores it opened under `folder` (a user's, about to be deleted).
+    package func release(filesUnder folder: URL) {
+        let prefix = folder.standardizedFileURL.path + "/"
+        let closing = lock.withLock {
+            let matching = open.filter { $0.key.hasPrefix(prefix) }
+            for key in matching.keys { open.removeValue(forKey: key) }
+            return Array(matching.values)
+        }
+        for store in closing { try? store.close() }
     }
 }
 

@@ -4,7 +4,8 @@ import Foundation
 import Keychain
 import SmartStoreEngine
 import MobileSyncEngine
-import RestClientEngine
+import CoreEngine
+import CoreNetworkEngine
 
 #if canImport(Glibc)
 import Glibc

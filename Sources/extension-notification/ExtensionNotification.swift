@@ -1,7 +1,7 @@
 import AppExtensions
 import ArgumentParser
 import Foundation
-import SDKCoreEngine
+import CoreEngine
 
 @main
 struct ExtensionNotification: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import AppExtensions
-import SDKCoreEngine
+import CoreEngine
 
 @main
 struct ExtensionWidget: AsyncParsableCommand {

@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import MobileApp
 import MobileSyncEngine
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 import SmartStoreEngine
 
 /// The MobileSyncExplorer app. Every launch applies the bundle's app-group settings before

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import MobileApp
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 
 /// `main-app shell`: reads commands from stdin and prints what MobileApp's AppShell says; the login
 /// screen and the screen lock's passcode are read from stdin too.

@@ -2,7 +2,8 @@ import AppGroup
 import ArgumentParser
 import Foundation
 import Keychain
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 
 @main
 struct MsdkSim: AsyncParsableCommand {

@@ -6,7 +6,8 @@ import Keychain
 import XCTest
 
 @testable import AppExtensions
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 import SmartStoreEngine
 import GRDB
 
@@ -101,9 +102,9 @@ final class AppWidgetTests: FixtureAppTestCase {
 
     /// alice logged in through the in-process org, and `contacts` saved into her store in this order
     /// (the last saved is the most recently modified).
-    func loggedIn(_ org: OrgHarness, contacts: [String]) async throws -> SmartStoreSDKManager {
+    func loggedIn(_ org: OrgHarness, contacts: [String]) async throws -> SDKManager {
         let app = try launch(appURL)
-        let sdk = SmartStoreSDKManager.initializeSDK(launch: app, events: SDKEvents())
+        let sdk = SDKManager.initializeSDK(.smartStore, launch: app, events: SDKEvents())
         let alice = try await sdk.userAccountManager.login(org: org.baseURL, username: "alice@acme.test", password: "alice-pass", passcode: nil)
         try app.dataSharing.msdkUserDefaults().set(true, forKey: "userLoggedIn")
         let store = try await sdk.userStore(for: alice)
@@ -149,10 +150,10 @@ final class AppWidgetTests: FixtureAppTestCase {
         defer { Task { await org.stop() } }
         let sdk = try await loggedIn(org, contacts: ["Ann", "Ben"])
         let alice = try XCTUnwrap(try sdk.userAccountManager.currentUser())
-        let file = try sdk.storeManager().userDirectory(for: alice.storeUser).appendingPathComponent("stores/defaultStore/store.sqlite")
+        let file = try await sdk.storeManager().userDirectory(for: alice.storeUser).appendingPathComponent("stores/defaultStore/store.sqlite")
         SmartStore.checkpointOpenStores()
         let before = try Data(contentsOf: file)
-        let widget = SmartStoreSDKManager.initializeSDK(launch: try launch(widgetURL), events: SDKEvents())
+        let widget = SDKManager.initializeSDK(.smartStore, launch: try launch(widgetURL), events: SDKEvents())
         await widget.userAccountManager.loadAccountKey()
         let store = try await XCTUnwrapAsync(try await widget.existingUserStore(for: alice))
         XCTAssertTrue(store.isReadOnly)
@@ -182,7 +183,7 @@ final class AppWidgetTests: FixtureAppTestCase {
         defer { Task { await org.stop() } }
         let sdk = try await loggedIn(org, contacts: ["Ann"])
         let alice = try XCTUnwrap(try sdk.userAccountManager.currentUser())
-        let file = try sdk.storeManager().userDirectory(for: alice.storeUser).appendingPathComponent("stores/defaultStore/store.sqlite")
+        let file = try await sdk.storeManager().userDirectory(for: alice.storeUser).appendingPathComponent("stores/defaultStore/store.sqlite")
         SmartStore.checkpointOpenStores()
         let garbage = Data(repeating: 0x41, count: 8192)
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
@@ -238,7 +239,7 @@ final class AppWidgetTests: FixtureAppTestCase {
         XCTAssertNotEqual(report.state, .listed)
         XCTAssertNil(report.user)
         XCTAssertEqual(report.contacts.count, 0)
-        let accounts = try? SmartStoreSDKManager.initializeSDK(launch: attacker, events: SDKEvents()).userAccountManager.allAccounts()
+        let accounts = try? SDKManager.initializeSDK(.smartStore, launch: attacker, events: SDKEvents()).userAccountManager.allAccounts()
         XCTAssertEqual(accounts?.count ?? 0, 0, "no account of the victim's is readable")
         let findings = await Doctor.examine(app: evil.path, device: devicePath, secretStore: keychain)
         XCTAssertTrue(findings.contains { $0.id == "foreign-team-group" && $0.message.contains("EVILTEAM01") && $0.message.contains("belongs to team SIMTEAM001") }, "\(findings)")

@@ -2,13 +2,13 @@ import AppGroup
 import AppGroupSimTestSupport
 import FastJSON
 import Foundation
+import OrgSimulator
 import Keychain
-import PushNotifications
+import CoreEngine
 import XCTest
 @preconcurrency import _CryptoExtras
 
 @testable import AppExtensions
-import SDKCoreEngine
 
 /// The notification service extension: the next delivered payload, decrypted with the push key the app
 /// keeps in the shared keychain group; the fallback alert, one reason and the SDK's error whenever it
@@ -43,7 +43,7 @@ final class NotificationServiceTests: FixtureAppTestCase {
     }
 
     func encrypted(_ key: _RSA.Encryption.PrivateKey, title: String = "Case 42 escalated", body: String = "Acme needs a call today") throws -> [String: JSON] {
-        try PushNotificationEncryption.payload(
+        try PushEncryption.payload(
             content: ["alertTitle": .string(title), "alertBody": .string(body), "caseId": "500000000000042"], publicKey: key.publicKey,
             fallbackTitle: "New notification", fallbackBody: "", extra: ["uid": "0055g00000AliceAAA"])
     }
@@ -157,7 +157,7 @@ final class NotificationServiceTests: FixtureAppTestCase {
         notBase64["secret"] = "%%% not base64 %%%"
         var otherSecret = good
         otherSecret["secret"] = other["secret"]
-        var notJSON = try PushNotificationEncryption.payload(
+        var notJSON = try PushEncryption.payload(
             contentData: Data("alertTitle=Hi".utf8), publicKey: key.publicKey, fallbackTitle: "New notification", fallbackBody: "")
         notJSON["uid"] = "0055g00000AliceAAA"
         var noAps = good
@@ -216,7 +216,7 @@ final class NotificationServiceTests: FixtureAppTestCase {
     /// record): a payload whose uid names no user on the device shows the fallback and is never decrypted.
     func testANotificationForAUserWhoIsNotOnTheDeviceShowsTheFallbackAndIsNotDecrypted() async throws {
         let key = try await appPushKey()
-        var forBob = try PushNotificationEncryption.payload(
+        var forBob = try PushEncryption.payload(
             content: ["alertTitle": "Bob's case", "alertBody": "secret body"], publicKey: key.publicKey,
             fallbackTitle: "New notification", fallbackBody: "", extra: ["uid": "0055g00000BobbbAAA"])
         try deliver(forBob, name: "001.json")

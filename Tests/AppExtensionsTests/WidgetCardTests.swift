@@ -2,7 +2,8 @@ import Foundation
 import XCTest
 
 @testable import AppExtensions
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 
 final class WidgetCardTests: XCTestCase {
     typealias W = AppWidget

@@ -2,12 +2,12 @@ import AppGroup
 import AppGroupSimTestSupport
 import Foundation
 import Keychain
-import RestClientEngine
+import CoreEngine
+@testable import CoreNetworkEngine
 import XCTest
 
 import AppExtensions
 @testable import Diagnostics
-@testable import SalesforceSDK
 
 /// Every broken fixture gives exactly its own finding; the good fixture gives none; device states
 /// built with the SDK's own code give theirs.

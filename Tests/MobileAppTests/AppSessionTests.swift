@@ -3,7 +3,8 @@ import AppGroup
 import AppGroupSimTestSupport
 import Foundation
 import Keychain
-import SalesforceSDK
+import CoreEngine
+import CoreNetworkEngine
 import SmartStoreEngine
 import XCTest
 

@@ -1,6 +1,7 @@
 import AppGroupSimTestSupport
 import Foundation
-import RestClientEngine
+import CoreEngine
+import CoreNetworkEngine
 import SmartStoreEngine
 import XCTest
 

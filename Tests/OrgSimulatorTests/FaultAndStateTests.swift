@@ -4,7 +4,8 @@ import Keychain
 import OrgSimulator
 import XCTest
 
-@testable import RestClientEngine
+import CoreEngine
+@testable import CoreNetworkEngine
 
 final class FaultAndStateTests: XCTestCase {
     func testA5xxRateAnswers503AndTheSameSeedReplaysTheSameSequence() async throws {

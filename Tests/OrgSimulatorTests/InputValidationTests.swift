@@ -3,7 +3,8 @@ import Foundation
 import OrgSimulator
 import XCTest
 
-@testable import RestClientEngine
+import CoreEngine
+@testable import CoreNetworkEngine
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

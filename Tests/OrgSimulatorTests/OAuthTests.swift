@@ -4,7 +4,8 @@ import Keychain
 import OrgSimulator
 import XCTest
 
-@testable import RestClientEngine
+import CoreEngine
+@testable import CoreNetworkEngine
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

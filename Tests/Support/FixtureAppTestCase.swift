@@ -1,6 +1,6 @@
 import Foundation
 import Keychain
-import SDKCoreEngine
+import CoreEngine
 import XCTest
 
 /// A test with its own copy of the fixture app (MobileSyncExplorer.app, its extensions included) on a

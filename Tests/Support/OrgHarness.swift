@@ -2,7 +2,8 @@ import Foundation
 import Keychain
 import OrgSimulator
 import OrgSimulatorPostgres
-import RestClientEngine
+import CoreEngine
+import CoreNetworkEngine
 import XCTest
 
 /// A real sf-simulator on an ephemeral port of 127.0.0.1, in this process.

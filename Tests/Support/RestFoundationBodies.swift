@@ -1,5 +1,6 @@
 import Foundation
-import RestClientEngine
+import CoreEngine
+import CoreNetworkEngine
 
 // Tests of the simulated org build request bodies and read answers as Foundation objects: any shape,
 // including ones no client would send. The client side itself has one JSON model (FastJSON and

@@ -1,6 +1,6 @@
 import Foundation
 
-// libFuzzer entry for the IDP URL commands (Sources/SalesforceSDK/IDPCommand.swift): any text that is a
+// libFuzzer entry for the IDP URL commands (Sources/CoreNetworkEngine/IDPCommand.swift): any text that is a
 // URL either is no command, or is one whose own URL parses back to the same command; never a crash.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

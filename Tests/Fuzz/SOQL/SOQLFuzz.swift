@@ -1,6 +1,6 @@
 import Foundation
 
-// libFuzzer entry for sf-simulator's SOQL parser and compiler (Sources/OrgSimulator/SOQLParser.swift,
+// libFuzzer entry for sf-simulator's SOQL parser and compiler (Sources/OrgSimulator/SOQL/SOQLParser.swift,
 // SOQLCompiler.swift) against the fixture's objects. Any input must end in a plan or a
 // SalesforceError, never a crash; and every plan's SQL must be accepted by SQLite (prepared against
 // the org's tables), since SQL that SQLite refuses would reach a client as a 500.
