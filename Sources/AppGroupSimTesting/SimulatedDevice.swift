@@ -53,9 +53,11 @@ public final class SimulatedDevice: @unchecked Sendable {
 
     /// Logs a user in as the app (`.app`), as `main-app login` does: the account file, the tokens in the
     /// keychain group, `LastUserIdentity` and the app's `userLoggedIn`. The app's bundle settings
-    /// (`AppGroupConfig.plist`) apply, as at the app's launch.
-    public func logIn(app: URL, org: SimulatedOrg, username: String, password: String) async throws {
-        let session = try await AppSession.start(AppLaunchOptions(bundle: app.path, device: url.path, org: org.url.absoluteString, secretStore: secretStore))
+    /// (`AppGroupConfig.plist`) apply, as at the app's launch. `passcode`: the screen lock's, when the org's
+    /// connected app has a screen-lock policy (`main-app login --passcode`).
+    public func logIn(app: URL, org: SimulatedOrg, username: String, password: String, passcode: String? = nil) async throws {
+        let session = try await AppSession.start(
+            AppLaunchOptions(bundle: app.path, device: url.path, org: org.url.absoluteString, passcode: passcode, secretStore: secretStore))
         _ = try await session.login(username: username, password: password)
     }
 

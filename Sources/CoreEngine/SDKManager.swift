@@ -33,18 +33,22 @@ package final class SDKManager: Sendable {
     package let userAccountManager: UserAccountManager
     package let flavour: Flavour
 
-    private init(flavour: Flavour, launch: ProcessLaunch, events: SDKEvents) {
+    /// A manager of the process before (or without) `initializeSDK()`: the SDK-named API makes one as soon as
+    /// code reads an account, as the SDK's singletons are made at first use.
+    package init(flavour: Flavour, launch: ProcessLaunch, events: SDKEvents, accounts: UserAccountManager? = nil) {
         self.flavour = flavour
         self.launch = launch
         self.events = events
-        userAccountManager = UserAccountManager(launch: launch, events: events)
+        userAccountManager = accounts ?? UserAccountManager(launch: launch, events: events)
     }
 
     /// `initializeSDK()`: the trace's `initializeSDK` step names the class the app called it on (`className`:
     /// a developer's subclass keeps its own name), so its order against the group's settings can be checked.
-    package static func initializeSDK(_ flavour: Flavour, className: String? = nil, launch: ProcessLaunch, events: SDKEvents) -> SDKManager {
+    package static func initializeSDK(
+        _ flavour: Flavour, className: String? = nil, launch: ProcessLaunch, events: SDKEvents, accounts: UserAccountManager? = nil
+    ) -> SDKManager {
         events.step("initializeSDK", ["class": className ?? flavour.rawValue])
-        return SDKManager(flavour: flavour, launch: launch, events: events)
+        return SDKManager(flavour: flavour, launch: launch, events: events, accounts: accounts)
     }
 
     package var features: [String] { flavour.features }

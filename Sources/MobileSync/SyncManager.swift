@@ -352,7 +352,7 @@ open class MobileSyncSDKManager: SmartStoreSDKManager, @unchecked Sendable {
         guard let user = UserAccountManager.shared.currentUserAccount else { return }
         let manager = SyncManager.sharedInstance(forUserAccount: user)
         do {
-            try manager.engine.createSyncs(fromConfig: SDKEngine.current.launch.sandbox.bundle.resourceURL("usersyncs.json"))
+            try SDKEngine.current.sdk.setUpUserSyncs(manager.engine)
         } catch {
             SDKProcess.warn("MobileSyncSDKManager could not set up the syncs of usersyncs.json: \(error)")
         }

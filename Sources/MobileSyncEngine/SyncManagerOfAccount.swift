@@ -11,7 +11,13 @@ extension SDKManager {
     package func syncManager(for account: UserAccount) async throws -> SyncManager {
         let store = try await userStore(for: account)
         let manager = try SyncManager.sharedInstance(for: store, client: userAccountManager.restClient(account))
-        try manager.createSyncs(fromConfig: launch.sandbox.bundle.resourceURL("usersyncs.json"))
+        try setUpUserSyncs(manager)
         return manager
+    }
+
+    /// Creates the syncs of the bundle's `usersyncs.json` in a user's sync manager, once each (the SDK's
+    /// `setupUserSyncsFromDefaultConfig`).
+    package func setUpUserSyncs(_ manager: SyncManager) throws {
+        try manager.createSyncs(fromConfig: launch.sandbox.bundle.resourceURL("usersyncs.json"))
     }
 }

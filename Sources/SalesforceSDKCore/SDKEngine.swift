@@ -13,7 +13,10 @@ package final class SDKEngine: @unchecked Sendable {
     package let process: SDKProcess
     package let launch: ProcessLaunch
     package let events: SDKEvents
-    package let accounts: CoreEngine.UserAccountManager
+    /// The engine's manager of this process: its flavour is the class the app called `initializeSDK()` on.
+    private let manager: ManagerBox
+    package var sdk: SDKManager { manager.value }
+    package var accounts: CoreEngine.UserAccountManager { sdk.userAccountManager }
 
     /// `APPGROUPSIM_TRACE`: the file the binaries' `--trace` writes, so code run through the API shows up in
     /// the same JSON lines (launch steps and the SDK's notifications).
@@ -24,7 +27,7 @@ package final class SDKEngine: @unchecked Sendable {
         launch = try ProcessLaunch(sandbox: process.sandbox, dataSharing: process.dataSharing, keychain: process.keychain)
         let trace = ProcessInfo.processInfo.environment[Self.traceVariable].flatMap { $0.isEmpty ? nil : $0 }
         events = SDKEvents(traceFile: trace, append: true)
-        accounts = CoreEngine.UserAccountManager(launch: launch, events: events)
+        manager = ManagerBox(SDKManager(flavour: .salesforce, launch: launch, events: events))
         // The engine's notifications carry the SDK's names: posted on NotificationCenter as the SDK posts
         // them, so AuthHelper's blocks and the app's own observers run.
         events.observe(nil) { name, info in
@@ -85,6 +88,42 @@ package final class SDKEngine: @unchecked Sendable {
         restClient(orgId: user.engine.orgId, userId: user.engine.userId)
     }
 
+    /// `initializeSDK()` on `className` (a subclass of the SDK's manager, named as the app named it): the engine's
+    /// rule, with its trace step. The account key read so far is kept: the same process, the same accounts.
+    package func initializeSDK(_ flavour: SDKManager.Flavour, className: String) {
+        manager.value = SDKManager.initializeSDK(flavour, className: className, launch: launch, events: events, accounts: accounts)
+    }
+
+    /// The engine's `AuthHelper` for this process (its `handleLogout` and `loginIfRequired`), with the account key
+    /// read, as every account read through the API has it.
+    package var authHelper: CoreNetworkEngine.AuthHelper {
+        _ = loadedAccounts()
+        return manager.authHelper(for: sdk)
+    }
+
     /// One line on stderr, once, for what the SDK's API reports only by a nil or an empty value.
     package func warn(_ line: String) { SDKProcess.warn(line) }
+}
+
+/// The engine's manager and its `AuthHelper`, made again when the app initialises the SDK with another class.
+private final class ManagerBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var manager: SDKManager
+    private var helper: (manager: ObjectIdentifier, helper: CoreNetworkEngine.AuthHelper)?
+
+    init(_ manager: SDKManager) { self.manager = manager }
+
+    var value: SDKManager {
+        get { lock.withLock { manager } }
+        set { lock.withLock { manager = newValue } }
+    }
+
+    func authHelper(for sdk: SDKManager) -> CoreNetworkEngine.AuthHelper {
+        lock.withLock {
+            if let helper, helper.manager == ObjectIdentifier(sdk) { return helper.helper }
+            let made = CoreNetworkEngine.AuthHelper(sdk: sdk)
+            helper = (ObjectIdentifier(sdk), made)
+            return made
+        }
+    }
 }

@@ -35,8 +35,19 @@ open class SalesforceManager: NSObject, @unchecked Sendable {
 
     open class func initializeSDK(manager className: SalesforceManager.Type) {
         lock.withLock { instanceClass = className }
-        SDKEngine.current.events.step("initializeSDK", ["class": String(describing: className)])
+        SDKEngine.current.initializeSDK(flavour(of: className), className: String(describing: className))
         _ = shared
+    }
+
+    /// The SDK's class a manager class is, or descends from (a developer's subclass of `MobileSyncSDKManager` is
+    /// a Mobile Sync app): the engine's flavour of that name.
+    static func flavour(of className: AnyClass) -> SDKManager.Flavour {
+        var current: AnyClass? = className
+        while let type = current {
+            if let flavour = SDKManager.Flavour(rawValue: String(describing: type)) { return flavour }
+            current = _getSuperclass(type)
+        }
+        return .salesforce
     }
 
     public class func setInstanceClass(_ className: SalesforceManager.Type) { lock.withLock { instanceClass = className } }

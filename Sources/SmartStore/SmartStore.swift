@@ -87,10 +87,9 @@ public final class SmartStore: NSObject, @unchecked Sendable {
     /// file is there.
     package class func storeManager() throws -> StoreManager {
         let engine = SDKEngine.current
-        let accounts = Set(try engine.accountIdentities())
-        return StoreManager(sdkRoot: try engine.launch.dataSharing.sdkRoot()) { user in
-            accounts.contains(user.orgId + "/" + user.userId)
-        }
+        let sdk = engine.sdk
+        _ = engine.loadedAccounts()
+        return try SDKProcess.blocking { try await sdk.storeManager() }
     }
 
     private class func forget(where matches: (String) -> Bool) {

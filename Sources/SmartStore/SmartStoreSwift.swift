@@ -54,19 +54,16 @@ open class SmartStoreSDKManager: SalesforceManager, @unchecked Sendable {
     /// Registers the soups of the bundle's `userstore.json` in the current user's default store.
     public func setupUserStoreFromDefaultConfig() {
         guard let store = SmartStore.shared(withName: SmartStore.defaultStoreName) else { return }
-        setup(store, from: "userstore.json")
+        do { try SDKEngine.current.sdk.setUpUserStore(store.engine) } catch {
+            SDKProcess.warn("SmartStoreSDKManager could not set up \(store.name) from userstore.json: \(error)")
+        }
     }
 
     /// Registers the soups of the bundle's `globalstore.json` in the default global store.
     public func setupGlobalStoreFromDefaultConfig() {
-        setup(SmartStore.sharedGlobal(withName: SmartStore.defaultStoreName), from: "globalstore.json")
-    }
-
-    private func setup(_ store: SmartStore, from file: String) {
-        do {
-            try StoreConfig.load(SDKEngine.current.launch.sandbox.bundle.resourceURL(file))?.register(in: store.engine)
-        } catch {
-            SDKProcess.warn("SmartStoreSDKManager could not set up \(store.name) from \(file): \(error)")
+        let store = SmartStore.sharedGlobal(withName: SmartStore.defaultStoreName)
+        do { try SDKEngine.current.sdk.setUpGlobalStore(store.engine) } catch {
+            SDKProcess.warn("SmartStoreSDKManager could not set up \(store.name) from globalstore.json: \(error)")
         }
     }
 }

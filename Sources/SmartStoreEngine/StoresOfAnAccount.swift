@@ -34,7 +34,7 @@ extension SDKManager {
     package func userStore(named name: String = StoreManager.defaultStoreName, for account: UserAccount) async throws -> SmartStore {
         guard try await userAccountManager.isLoggedIn(account) else { throw SDKError.notLoggedIn }
         let store = try await storeManager().store(named: name, for: account.storeUser)
-        if name == StoreManager.defaultStoreName { try StoreConfig.load(launch.sandbox.bundle.resourceURL("userstore.json"))?.register(in: store) }
+        if name == StoreManager.defaultStoreName { try setUpUserStore(store) }
         return store
     }
 
@@ -42,7 +42,7 @@ extension SDKManager {
     /// in the default one (the SDK's `setupGlobalStoreFromDefaultConfig`).
     package func globalStore(named name: String = StoreManager.defaultStoreName) async throws -> SmartStore {
         let store = try await storeManager().globalStore(named: name)
-        if name == StoreManager.defaultStoreName { try StoreConfig.load(launch.sandbox.bundle.resourceURL("globalstore.json"))?.register(in: store) }
+        if name == StoreManager.defaultStoreName { try setUpGlobalStore(store) }
         return store
     }
 
@@ -51,5 +51,16 @@ extension SDKManager {
     package func existingUserStore(for account: UserAccount) async throws -> SmartStore? {
         guard try await userAccountManager.isLoggedIn(account) else { throw SDKError.notLoggedIn }
         return try await storeManager().existingStore(for: account.storeUser)
+    }
+
+    /// Registers the soups of the bundle's `userstore.json` in a user's store (the SDK's
+    /// `setupUserStoreFromDefaultConfig`); a bundle without the file registers nothing.
+    package func setUpUserStore(_ store: SmartStore) throws {
+        try StoreConfig.load(launch.sandbox.bundle.resourceURL("userstore.json"))?.register(in: store)
+    }
+
+    /// Registers the soups of the bundle's `globalstore.json` in a global store (`setupGlobalStoreFromDefaultConfig`).
+    package func setUpGlobalStore(_ store: SmartStore) throws {
+        try StoreConfig.load(launch.sandbox.bundle.resourceURL("globalstore.json"))?.register(in: store)
     }
 }

@@ -1,12 +1,22 @@
 # What this checkout's commands start and must also end: sf-simulator, the apps and extensions, msdk-sim,
 # the keyring sessions (dbus-daemon, gnome-keyring-daemon), HAProxy and PostgreSQL of a fleet. Source it.
 #
-#   our_processes        one line "PID NAME" per live (not zombie) such process
+#   our_processes        one line "PID NAME" per live (not zombie) such process started under this run
 #   new_processes BEFORE the lines of our_processes now that BEFORE did not have, after waiting up to 3 s for
 #                        them to go (a daemon told to stop takes a moment)
+#
+# "Under this run": every process inherits APPGROUPSIM_RUN_ID (set here when missing) through its environment,
+# daemons included, so that another run on the same machine (another checkout's tests) is never counted.
+
+: "${APPGROUPSIM_RUN_ID:=run-$$-$RANDOM}"
+export APPGROUPSIM_RUN_ID
 
 our_processes() {
-  ps -eo pid=,stat=,comm= | awk '$2 !~ /^Z/ && $3 ~ /^(sf-simulator|main-app|extension-widg|extension-noti|msdk-sim|appgroupsim-pro|dbus-daemon|gnome-keyring-d|haproxy|postgres|recents-app|recents-widget)$/ {print $1" "$3}' | sort
+  local pid name
+  ps -eo pid=,stat=,comm= | awk '$2 !~ /^Z/ && $3 ~ /^(sf-simulator|main-app|extension-widg|extension-noti|msdk-sim|appgroupsim-pro|dbus-daemon|gnome-keyring-d|haproxy|postgres|recents-app|recents-widget)$/ {print $1" "$3}' |
+    while read -r pid name; do
+      grep -qzx "APPGROUPSIM_RUN_ID=$APPGROUPSIM_RUN_ID" "/proc/$pid/environ" 2>/dev/null && echo "$pid $name"
+    done | sort
 }
 
 new_processes() {
