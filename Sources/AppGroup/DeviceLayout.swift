@@ -132,6 +132,34 @@ package struct DeviceLayout: Sendable, Equatable {
         package static let accountFileName = "UserAccount.plist"
         package static let storeFileName = "store.sqlite"
 
+        /// The SDK's directory types (`NSSearchPathDirectory`) that `SFDirectoryManager` hands out.
+        package enum DirectoryType: Sendable {
+            case library, documents, caches, applicationSupport, other
+        }
+
+        /// `SFDirectoryManager`'s directory: the type's root, then the org, user and community (each made safe for
+        /// a path), then `components`. In a group, `documents` is the group's SDK folder and `library` its `Library`;
+        /// else each type's folder of the container, then the bundle id.
+        package func directory(_ type: DirectoryType, orgId: String?, userId: String?, communityId: String?, components: [String] = []) -> URL {
+            var url: URL
+            switch type {
+            case .library: url = library
+            case .documents: url = documents
+            case .caches: url = other("Library/Caches")
+            case .applicationSupport: url = other("Library/Application Support")
+            case .other: url = other("Library")
+            }
+            if let orgId {
+                url.appendPathComponent(safePathComponent(orgId))
+                if let userId {
+                    url.appendPathComponent(safePathComponent(userId))
+                    if let communityId { url.appendPathComponent(safePathComponent(communityId)) }
+                }
+            }
+            for component in components { url.appendPathComponent(component) }
+            return url
+        }
+
         /// `Library/<orgId>/<userId>`.
         package func accountDirectory(orgId: String, userId: String) -> URL {
             library.appendingPathComponent(safePathComponent(orgId)).appendingPathComponent(safePathComponent(userId))

@@ -24,6 +24,30 @@ package enum SecureFiles {
         }
     }
 
+    /// What `ensureDirectory` found in the way.
+    package enum DirectoryProblem: Error, Equatable {
+        case fileInTheWay(String)
+        case cannotCreate(String, reason: String)
+    }
+
+    /// The directory at `path`, made (0700, with its parents) when missing; a file there is an error, as the
+    /// SDK's `SFDirectoryManager ensureDirectoryExists:` has it.
+    package static func ensureDirectory(_ path: String) throws(DirectoryProblem) {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw .fileInTheWay(path) }
+            return
+        }
+        do { try makeDirectory(URL(fileURLWithPath: path)) } catch { throw .cannotCreate(path, reason: "\(error)") }
+    }
+
+    /// The size of the file at `url` in bytes; nil when there is none.
+    package static func size(_ url: URL) -> UInt64? {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
+        return UInt64(info.st_size)
+    }
+
     /// How far a replacement must have gone before `writeAtomically` returns.
     package enum Durability: Sendable {
         /// Visible to every process and kept across any process's death (SIGKILL included): the rename is

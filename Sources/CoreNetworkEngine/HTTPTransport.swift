@@ -52,16 +52,44 @@ final class HTTPTransport: NSObject, URLSessionTaskDelegate, @unchecked Sendable
         completionHandler(nil)
     }
 
-    /// A URLError's message without the URL, which may carry a query with secrets.
-    static func describe(_ error: any Error) -> String {
-        guard let urlError = error as? URLError else { return "\(type(of: error))" }
+    /// A URLError as a value and a message, without the URL, which may carry a query with secrets.
+    static func describe(_ error: any Error) -> NetworkFailure {
+        guard let urlError = error as? URLError else { return NetworkFailure(.other, "\(type(of: error))") }
         switch urlError.code {
-        case .cannotConnectToHost: return "connection refused"
-        case .timedOut: return "timed out"
-        case .cannotFindHost, .dnsLookupFailed: return "host not found"
-        case .networkConnectionLost: return "connection lost"
-        case .notConnectedToInternet: return "not connected"
-        default: return "URLError \(urlError.code.rawValue)"
+        case .cannotConnectToHost: return NetworkFailure(.refused, "connection refused")
+        case .timedOut: return NetworkFailure(.timedOut, "timed out")
+        case .cannotFindHost, .dnsLookupFailed: return NetworkFailure(.hostNotFound, "host not found")
+        case .networkConnectionLost: return NetworkFailure(.connectionLost, "connection lost")
+        case .notConnectedToInternet: return NetworkFailure(.notConnected, "not connected")
+        case .cancelled: return NetworkFailure(.cancelled, "cancelled")
+        default: return NetworkFailure(.other, "URLError \(urlError.code.rawValue)")
         }
+    }
+}
+
+/// A request to a host other than the user's instance, without the session's token (the SDK's custom-URL
+/// requests, the APNs stand-in): the one HTTP path of the client, with its timeout and its errors.
+package enum HTTPClient {
+    package struct Answer: Sendable {
+        package var status: Int
+        package var headers: [String: String]
+        package var body: Data
+    }
+
+    /// Any status is an answer; no connection is `RestError.offline` with what the connection did.
+    package static func send(_ request: URLRequest, timeout: TimeInterval = 30) async throws(RestError) -> Answer {
+        let reply = try await HTTPTransport(timeout: timeout).send(request)
+        return Answer(status: reply.status, headers: reply.headers, body: reply.body)
+    }
+
+    /// A POST whose only success is 200 (the APNs stand-in, `POST /__apns/devices`): 10 s.
+    package static func post(_ url: URL, contentType: String, body: Data, headers: [String: String] = [:]) async throws {
+        var request = URLRequest(url: url)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpMethod = "POST"
+        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        request.httpBody = body
+        let answer = try await send(request, timeout: 10)
+        guard answer.status == 200 else { throw RestClient.httpError(HTTPTransport.Reply(status: answer.status, headers: answer.headers, body: answer.body)) }
     }
 }

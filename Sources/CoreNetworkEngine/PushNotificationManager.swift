@@ -113,7 +113,7 @@ package final class PushNotificationManager: Sendable {
         }
         let inbox = launch.sandbox.device.layout.notificationInbox(bundleID: launch.sandbox.bundleIdentifier)
         do {
-            try await OrgPost.send(
+            try await HTTPClient.post(
                 host.appendingPathComponent("__apns/devices"), contentType: "application/json",
                 body: Data(JSON.object(["token": .string(token), "inbox": .string(inbox.path), "device": .string(launch.sandbox.device.id.uuidString)]).text.utf8),
                 headers: ["X-AppGroupSim-Admin-Token": admin])

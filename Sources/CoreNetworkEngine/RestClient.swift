@@ -12,13 +12,16 @@ package struct RestRequest: Sendable {
     package var queryItems: [URLQueryItem]
     package var body: Data?
     package var headers: [String: String]
+    /// This request's own timeout, when it has one (else the client's).
+    package var timeout: TimeInterval?
 
-    package init(method: String = "GET", path: String, queryItems: [URLQueryItem] = [], body: Data? = nil, headers: [String: String] = [:]) {
+    package init(method: String = "GET", path: String, queryItems: [URLQueryItem] = [], body: Data? = nil, headers: [String: String] = [:], timeout: TimeInterval? = nil) {
         self.method = method
         self.path = path
         self.queryItems = queryItems
         self.body = body
         self.headers = headers
+        self.timeout = timeout
     }
 
     package static func query(_ soql: String, batchSize: Int? = nil, all: Bool = false, version: String = RestClient.apiVersion) -> RestRequest {
@@ -44,6 +47,8 @@ package struct RestRequest: Sendable {
 package struct RestResponse: Sendable {
     package var status: Int
     package var body: Data
+    /// The response's headers, names in lower case.
+    package var headers: [String: String] = [:]
 
     /// The body as a JSON value (FastJSON); an empty body is an empty object.
     package func value() throws(RestError) -> JSON {
@@ -91,7 +96,7 @@ package actor RestClient {
             reply = try await transport.send(try urlRequest(request, token: fresh))
         }
         guard reply.status < 400 else { throw Self.httpError(reply) }
-        return RestResponse(status: reply.status, body: reply.body)
+        return RestResponse(status: reply.status, body: reply.body, headers: reply.headers)
     }
 
     /// Refreshes the access token with the refresh token, once for all concurrent callers.
@@ -182,6 +187,7 @@ package actor RestClient {
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         guard let url = components.url else { throw .malformedResponse("bad request path") }
         var urlRequest = URLRequest(url: url)
+        if let timeout = request.timeout { urlRequest.timeoutInterval = timeout }
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
         for (k, v) in request.headers { urlRequest.setValue(v, forHTTPHeaderField: k) }

@@ -7,10 +7,29 @@ package struct SalesforceError: Sendable, Equatable, Codable {
     package var fields: [String]?
 }
 
+/// Why no answer came: what the connection did, kept as a value (the SDK-named face maps it to
+/// `NSURLErrorDomain`'s codes, as URLSession's errors are on iOS).
+package struct NetworkFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable {
+        case refused, timedOut, hostNotFound, connectionLost, notConnected, cancelled, other
+    }
+
+    package var kind: Kind
+    /// What to say; never the URL (its query may hold a secret).
+    package var detail: String
+
+    package init(_ kind: Kind, _ detail: String) {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    package var description: String { detail }
+}
+
 /// What can go wrong talking to the org. Descriptions never contain a token.
 package enum RestError: Error, Sendable, Equatable {
     /// No connection to the org (refused, unreachable, timed out).
-    case offline(String)
+    case offline(NetworkFailure)
     /// The refresh token was refused (`invalid_grant`): the user must be logged out.
     case sessionRevoked
     /// An HTTP error with the org's error list.

@@ -337,27 +337,3 @@ extension UserAccountManager {
     }
 
 }
-
-#if canImport(FoundationNetworking)
-#endif
-
-/// A POST to the org outside the REST API and OAuth (the APNs stand-in): 10 s, the org's 200 is the only
-/// success, a connection that fails is `RestError.offline`.
-enum OrgPost {
-    static func send(_ url: URL, contentType: String, body: Data, headers: [String: String] = [:]) async throws {
-        var request = URLRequest(url: url)
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpMethod = "POST"
-        request.timeoutInterval = 10
-        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
-        request.httpBody = body
-        let response: URLResponse
-        do {
-            (_, response) = try await URLSession.shared.data(for: request)
-        } catch {
-            throw RestError.offline(error.localizedDescription)
-        }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard status == 200 else { throw RestError.http(status: status, errors: []) }
-    }
-}

@@ -188,10 +188,11 @@ public final class RestRequest: NSObject, @unchecked Sendable {
 
     public var isQueryRequest: Bool { method == .GET && (path.hasSuffix("/query") || path.hasSuffix("/queryAll")) }
 
-    /// Whether an error is the network's (no connection, timeout), not the org's answer.
+    /// Whether an error is the network's (no connection, timeout, a lost connection), not the org's answer: the
+    /// codes the SDK's `+isNetworkError:` lists, in `NSURLErrorDomain`.
     public class func isNetworkError(_ error: Error) -> Bool {
-        let text = "\(error)".lowercased()
-        return text.contains("unreachable") || text.contains("timed out") || text.contains("connection")
+        let error = error as NSError
+        return error.domain == NSURLErrorDomain && RestErrors.networkCodes.contains(error.code)
     }
 
     public class func httpMethod(fromSFRestMethod restMethod: Method) -> String { httpMethod(from: restMethod) }
@@ -606,7 +607,8 @@ public final class RestClient: NSObject, @unchecked Sendable {
         case failure(Failure)
     }
 
-    /// Sends through the engine (tokens from the keychain, one refresh on 401); the SDK's NSError on failure.
+    /// Sends through the engine, the client's one HTTP path: to the user's instance with the session's tokens
+    /// (one refresh on a 401), to another host as it is. A failure is the SDK's error (`RestErrors.nsError`).
     private func perform(_ request: RestRequest) -> Task<Outcome, Never> {
         let task = performTask(request)
         request.sending(task)
@@ -615,45 +617,50 @@ public final class RestClient: NSObject, @unchecked Sendable {
 
     private func performTask(_ request: RestRequest) -> Task<Outcome, Never> {
         let engine = self.engine
-        let engineRequest = request.engine
-        let instance = userAccount?.credentials.instanceUrl ?? URL(string: "http://127.0.0.1")!
+        var engineRequest = request.engine
+        engineRequest.timeout = request.timeoutInterval
+        let instance = userAccount?.credentials.instanceUrl
         // A request to another host (a custom URL, the login host) goes as it is, without the session's token.
-        if let base = request.baseURL, var components = URLComponents(string: base + engineRequest.path) {
-            if !engineRequest.queryItems.isEmpty { components.queryItems = engineRequest.queryItems }
-            let url = components.url ?? URL(fileURLWithPath: "/")
+        if let base = request.baseURL {
+            var components = URLComponents(string: base + engineRequest.path)
+            if !engineRequest.queryItems.isEmpty { components?.queryItems = engineRequest.queryItems }
+            guard let url = components?.url else {
+                return Task { .failure(Failure(body: nil, error: RestErrors.invalidURL(base + engineRequest.path), response: nil)) }
+            }
             var urlRequest = URLRequest(url: url)
             urlRequest.httpMethod = engineRequest.method
             urlRequest.httpBody = engineRequest.body
             for (name, value) in engineRequest.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-            urlRequest.timeoutInterval = request.timeoutInterval
             let sending = UncheckedBox(urlRequest)
+            let timeout = request.timeoutInterval
             return Task.detached {
                 do {
-                    let (data, response) = try await URLSession.shared.data(for: sending.value)
-                    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                    guard status < 400 else {
-                        let body = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-                        return .failure(Failure(body: body, error: NSError(domain: SFRestErrorDomain, code: status, userInfo: [NSLocalizedDescriptionKey: "HTTP \(status) from \(url.host ?? "")"]), response: response))
+                    let answer = try await HTTPClient.send(sending.value, timeout: timeout)
+                    let response = RestErrors.response(url, status: answer.status, headers: answer.headers)
+                    guard answer.status < 400 else {
+                        let body = try? JSONSerialization.jsonObject(with: answer.body, options: [.fragmentsAllowed])
+                        return .failure(Failure(body: body, error: RestErrors.httpError(status: answer.status, body: body, url: url), response: response))
                     }
-                    return .success((data, response))
+                    return .success((answer.body, response))
                 } catch {
-                    return .failure(Failure(body: nil, error: error, response: nil))
+                    return .failure(Failure(body: nil, error: RestErrors.nsError(error, url: url), response: nil))
                 }
             }
         }
         return Task.detached {
-            guard let engine else {
-                return .failure(Failure(body: nil, error: NSError(domain: SFRestErrorDomain, code: SFRestErrorCode, userInfo: [NSLocalizedDescriptionKey: "no current user: log in first"]), response: nil))
+            guard let engine, let instance else {
+                return .failure(Failure(body: nil, error: RestErrors.noUser, response: nil))
             }
+            let url = instance.appendingPathComponent(engineRequest.path)
             do {
-                let response = try await engine.send(engineRequest)
+                let answer = try await engine.send(engineRequest)
                 if Task.isCancelled { throw CancellationError() }
-                let url = instance.appendingPathComponent(engineRequest.path)
-                let http = HTTPURLResponse(url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])!
-                return .success((response.body, http))
+                return .success((answer.body, RestErrors.response(url, status: answer.status, headers: answer.headers)))
+            } catch let error as RestError {
+                let (nsError, body, status) = RestErrors.translate(error, url: url)
+                return .failure(Failure(body: body, error: nsError, response: status.map { RestErrors.response(url, status: $0, headers: ["content-type": "application/json"]) }))
             } catch {
-                let detail = "\(error)"
-                return .failure(Failure(body: nil, error: NSError(domain: SFRestErrorDomain, code: SFRestErrorCode, userInfo: [NSLocalizedDescriptionKey: detail]), response: nil))
+                return .failure(Failure(body: nil, error: RestErrors.nsError(error, url: url), response: nil))
             }
         }
     }

@@ -139,19 +139,17 @@ public final class SFDirectoryManager: NSObject, @unchecked Sendable {
     /// Creates the directory if it is missing; an error when a file is in the way.
     public static func ensureDirectoryExists(_ directory: String?) throws {
         guard let directory else { throw NSError(domain: "com.salesforce.directorymanager", code: 101, userInfo: [NSLocalizedDescriptionKey: "no directory"]) }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
-            if !isDirectory.boolValue {
+        do { try SecureFiles.ensureDirectory(directory) } catch {
+            switch error {
+            case .fileInTheWay:
                 throw NSError(domain: "com.salesforce.directorymanager", code: 100, userInfo: [NSLocalizedDescriptionKey: "File exists at path and is not a directory"])
+            case .cannotCreate(_, let reason):
+                throw NSError(domain: "com.salesforce.directorymanager", code: 102, userInfo: [NSLocalizedDescriptionKey: reason])
             }
-            return
         }
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
-    public static func safeString(forDiskRepresentation candidate: String) -> String {
-        candidate.components(separatedBy: CharacterSet(charactersIn: "/\\?%*|\"<>:@")).joined(separator: "_")
-    }
+    public static func safeString(forDiskRepresentation candidate: String) -> String { DeviceLayout.safePathComponent(candidate) }
 
     public func directory(forOrg orgId: String?, user userId: String?, community communityId: String?, type: FileManager.SearchPathDirectory, components: [Any]?) -> String? {
         let root: DeviceLayout.SDKRoot
@@ -159,25 +157,15 @@ public final class SFDirectoryManager: NSObject, @unchecked Sendable {
             SDKEngine.current.warn("SFDirectoryManager has no directory: \(error)")
             return nil
         }
-        // SFDirectoryManager's roots: in the group, `<container>/<group>` (and its `Library` for the library
-        // type only); else the type's folder of the process's container, then its bundle id.
-        var url: URL
+        let kind: DeviceLayout.SDKRoot.DirectoryType
         switch type {
-        case .libraryDirectory: url = root.library
-        case .documentDirectory: url = root.documents
-        case .cachesDirectory: url = root.other("Library/Caches")
-        case .applicationSupportDirectory: url = root.other("Library/Application Support")
-        default: url = root.other("Library")
+        case .libraryDirectory: kind = .library
+        case .documentDirectory: kind = .documents
+        case .cachesDirectory: kind = .caches
+        case .applicationSupportDirectory: kind = .applicationSupport
+        default: kind = .other
         }
-        if let orgId {
-            url.appendPathComponent(Self.safeString(forDiskRepresentation: orgId))
-            if let userId {
-                url.appendPathComponent(Self.safeString(forDiskRepresentation: userId))
-                if let communityId { url.appendPathComponent(Self.safeString(forDiskRepresentation: communityId)) }
-            }
-        }
-        for component in components ?? [] { url.appendPathComponent("\(component)") }
-        return url.path
+        return root.directory(kind, orgId: orgId, userId: userId, communityId: communityId, components: (components ?? []).map { "\($0)" }).path
     }
 
     public func directory(forUser user: UserAccount?, type: FileManager.SearchPathDirectory, components: [Any]?) -> String? {

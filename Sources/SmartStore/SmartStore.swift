@@ -270,7 +270,7 @@ public final class SmartStore: NSObject, @unchecked Sendable {
     public func date(lastModifiedValue: Int) -> Date { Date(timeIntervalSince1970: Double(lastModifiedValue) / 1000) }
 
     public func databaseSize() -> UInt {
-        UInt((try? FileManager.default.attributesOfItem(atPath: engine.url.path)[.size] as? NSNumber)??.uint64Value ?? 0)
+        UInt(SecureFiles.size(engine.url) ?? 0)
     }
 
     // MARK: Errors, as the SDK gives them
