@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -28,6 +28,12 @@ let package = Package(
         // `import WidgetKit` on Linux: WidgetCenter's reloads, recorded on the simulated device (no SwiftUI).
         .library(name: "WidgetKit", targets: ["WidgetKit"]),
     ],
+    // The org on PostgreSQL (sf-simulator --state postgres://…, a CI fleet) is a trait, off by default: a first build
+    // then compiles neither PostgresNIO nor swift-nio-ssl. `swift build --traits PostgreSQL`; scripts/fleet and
+    // scripts/test turn it on.
+    traits: [
+        .trait(name: "PostgreSQL", description: "The org's PostgreSQL backend: sf-simulator --state postgres://USER@HOST:PORT/DATABASE, shared by several instances."),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -51,6 +57,11 @@ let package = Package(
         // The org on PostgreSQL, shared by several sf-simulator instances (issue 28): the maintained client of
         // the Swift server ecosystem (SwiftNIO, as Hummingbird), with the wire protocol, auth and binary types.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Already in the graph through Hummingbird and PostgresNIO: named here because the org's code imports their
+        // modules (NIOCore, HTTPTypes, NIOHTTPTypes), and every module a target imports is declared (ArchitectureTests).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // Platform layer (DESIGN.md §1): nothing here imports upward.
@@ -87,13 +98,13 @@ let package = Package(
         .target(name: "CryptoKit", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // The SDK's SmartStore, as Swift sees it (SmartStore.shared(withName:forUserAccount:), QuerySpec, SoupIndex,
         // SmartStoreSDKManager), on the engine's store; re-exports SalesforceSDKCore.
-        .target(name: "SmartStore", dependencies: ["SalesforceSDKCore", "SmartStoreEngine", "CoreEngine", "AppGroup", "FastJSON", "AppGroupSimCombine"]),
+        .target(name: "SmartStore", dependencies: ["SalesforceSDKCore", "SalesforceSDKCommon", "SmartStoreEngine", "CoreEngine", "AppGroup", "FastJSON", "AppGroupSimCombine"]),
         .target(name: "WidgetKit", dependencies: ["AppGroup", "SalesforceSDKCommon"]),
         .target(name: "AppGroupSimTesting", dependencies: ["AppGroup", "Keychain", "MobileApp", "OrgSimulator", "SalesforceSDKCommon"]),
         // The SDK's MobileSync, as Swift sees it (SyncManager.sharedInstance(forUserAccount:), SyncState, the targets,
         // MobileSyncSDKManager), on the engine's sync manager; re-exports SmartStore.
         .target(name: "MobileSync", dependencies: [
-            "SmartStore", "SalesforceSDKCore", "MobileSyncEngine", "CoreNetworkEngine", "SmartStoreEngine", "CoreEngine", "Keychain", "FastJSON",
+            "SmartStore", "SalesforceSDKCore", "SalesforceSDKCommon", "MobileSyncEngine", "CoreNetworkEngine", "SmartStoreEngine", "CoreEngine", "Keychain", "FastJSON",
             "AppGroupSimCombine",
         ]),
 
@@ -114,9 +125,12 @@ let package = Package(
             "CoreEngine", "AppGroup", "FastJSON",
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
-        .target(name: "MobileSyncEngine", dependencies: ["SmartStoreEngine", "CoreNetworkEngine", "CoreEngine", "AppGroup"]),
+        .target(name: "MobileSyncEngine", dependencies: ["SmartStoreEngine", "CoreNetworkEngine", "CoreEngine", "AppGroup", "FastJSON"]),
         .target(name: "OrgSimulator", dependencies: [
-            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             // The org's records, tokens and cursors in SQLite (issue "Any org"): the same library the client's
             // SmartStore uses, so no second SQLite binding.
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -127,9 +141,13 @@ let package = Package(
             "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
         // The org's PostgreSQL backend, apart so that only sf-simulator (and tests) link PostgresNIO: packages
-        // built on AppGroupSimTesting's in-process org do not.
+        // built on AppGroupSimTesting's in-process org do not. Without the trait PostgreSQL it holds only the
+        // URL's rules and says the backend is not built.
         .target(name: "OrgSimulatorPostgres", dependencies: [
-            "OrgSimulator", .product(name: "PostgresNIO", package: "postgres-nio"),
+            "OrgSimulator", .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
+            .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
         ]),
 
         // App layer (DESIGN.md §1): the app and its extensions as their bundles configure them. Generic: the
@@ -137,10 +155,10 @@ let package = Package(
         // What an extension runs: the widget's launch checks, evaluation, cards and the newest-records query.
         // And the notification service extension's: the next delivered payload, decrypted with the app's push key.
         .target(name: "AppExtensions", dependencies: ["AppGroup", "Keychain", "SmartStoreEngine", "CoreEngine", "FastJSON",
-            // SHA-256 of a delivered payload: shown once however often APNs delivers it.
-            .product(name: "Crypto", package: "swift-crypto")]),
+            // SHA-256 of a delivered payload: shown once however often APNs delivers it; RSA for the push key.
+            .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]),
         // What the app runs: launch with the userLoggedIn writer, sessions, syncs, records, status, the shell's scenes.
-        .target(name: "MobileApp", dependencies: ["AppGroup", "Keychain", "CoreEngine", "CoreNetworkEngine", "SmartStoreEngine", "MobileSyncEngine", "AppExtensions"]),
+        .target(name: "MobileApp", dependencies: ["AppGroup", "Keychain", "CoreEngine", "CoreNetworkEngine", "SmartStoreEngine", "MobileSyncEngine", "AppExtensions", "FastJSON"]),
 
         // Executables are thin: argument parsing and output.
         .executableTarget(name: "main-app", dependencies: [
@@ -181,7 +199,7 @@ let package = Package(
         .executableTarget(name: "bench-args-floor", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/argsfloor"),
         .executableTarget(name: "bench", dependencies: [
-            "SmartStoreEngine", "CoreNetworkEngine", "Keychain", "MobileSyncEngine", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            "SmartStoreEngine", "CoreNetworkEngine", "CoreEngine", "FastJSON", "Keychain", "MobileSyncEngine", .product(name: "GRDBSQLite", package: "GRDB.swift"),
             // The SDK-API benchmark (issue 26): the SmartStore face against the engine, in one run.
             "SmartStore",
             // Reading a developer's code against the compiler's parser (issue 34).
@@ -189,22 +207,24 @@ let package = Package(
         ], path: "Benchmarks/bench"),
 
         .target(name: "AppGroupSimTestSupport", dependencies: ["OrgSimulator", "OrgSimulatorPostgres", "CoreNetworkEngine", "Keychain", "CoreEngine"], path: "Tests/Support"),
+        // docs/architecture.md against this file and the sources (issue 35).
+        .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "XcodeProjectTests", dependencies: ["XcodeProject", "AppGroupSimTestSupport"]),
         .testTarget(name: "SourceReaderTests", dependencies: ["SourceReader"]),
         .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),
-        .testTarget(name: "MobileSyncTests", dependencies: ["MobileSyncEngine", "SmartStoreEngine", "CoreNetworkEngine", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
+        .testTarget(name: "MobileSyncTests", dependencies: ["CoreEngine", "FastJSON", "MobileSyncEngine", "SmartStoreEngine", "CoreNetworkEngine", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "OrgSimulatorTests", dependencies: [
-            "OrgSimulator", "OrgSimulatorPostgres", "CoreNetworkEngine", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "OrgSimulator", "OrgSimulatorPostgres", "CoreEngine", "CoreNetworkEngine", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "FastJSONTests", dependencies: ["FastJSON"]),
         .testTarget(name: "CoreEngineTests", dependencies: ["CoreEngine", "OrgSimulator", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto")]),
-        .testTarget(name: "SmartStoreTests", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "SmartStoreEngine", "AppGroup", "AppGroupSimTestSupport"]),
+        .testTarget(name: "SmartStoreTests", dependencies: ["FastJSON", .product(name: "GRDB", package: "GRDB.swift"), "SmartStoreEngine", "AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "AppExtensionsTests", dependencies: ["CoreEngine", "AppExtensions", "Diagnostics", "CoreNetworkEngine", "OrgSimulator", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "MobileAppTests", dependencies: ["MobileApp", "AppExtensions", "CoreNetworkEngine", "AppGroup", "Keychain", "SmartStoreEngine", "OrgSimulator", "AppGroupSimTestSupport"]),
-        .testTarget(name: "DiagnosticsTests", dependencies: ["CoreNetworkEngine", "Diagnostics", "AppExtensions", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
+        .testTarget(name: "MobileAppTests", dependencies: ["CoreEngine", "MobileApp", "AppExtensions", "CoreNetworkEngine", "AppGroup", "Keychain", "SmartStoreEngine", "OrgSimulator", "AppGroupSimTestSupport"]),
+        .testTarget(name: "DiagnosticsTests", dependencies: ["CoreEngine", "CoreNetworkEngine", "Diagnostics", "AppExtensions", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKCoreTests", dependencies: ["SalesforceSDKCore", "Keychain", "AppGroupSimTestSupport", "AppGroupSimTesting"]),
         .testTarget(name: "SalesforceSDKCommonTests", dependencies: ["Keychain", "SalesforceSDKCommon", "AppGroup", "AppGroupSimTestSupport"]),
-        .testTarget(name: "CoreNetworkEngineTests", dependencies: ["FastJSON", "OrgSimulator", "CoreNetworkEngine", "CoreEngine", "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "CoreNetworkEngineTests", dependencies: [.product(name: "_CryptoExtras", package: "swift-crypto"), "FastJSON", "OrgSimulator", "CoreNetworkEngine", "CoreEngine", "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

@@ -1,3 +1,4 @@
+import FastJSON
 import AppGroup
 import Foundation
 import SmartStoreEngine

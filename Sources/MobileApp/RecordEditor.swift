@@ -1,3 +1,4 @@
+import FastJSON
 import Foundation
 import MobileSyncEngine
 import CoreEngine

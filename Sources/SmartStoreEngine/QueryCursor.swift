@@ -1,3 +1,5 @@
+import FastJSON
+
 /// Pages through a query's results, as the SDK's cursor does.
 package struct QueryCursor: Sendable {
     let store: SmartStore

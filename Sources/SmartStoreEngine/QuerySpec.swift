@@ -1,3 +1,5 @@
+import FastJSON
+
 /// What to fetch from a soup, shaped like the SDK's `QuerySpec`.
 ///
 /// ```swift

@@ -84,7 +84,7 @@ struct SFSimulator: AsyncParsableCommand {
         let simulator: OrgSimulator
         do {
             // A URL is PostgreSQL; anything else is a SQLite file.
-            let store: (any SQLStore)? = try state.flatMap { $0.contains("://") ? try PostgresStore(url: PostgresURL.parse($0), poolSize: poolSize) : nil }
+            let store: (any SQLStore)? = try state.flatMap { $0.contains("://") ? try PostgresSupport.store(url: $0, poolSize: poolSize) : nil }
             simulator = try OrgSimulator(configuration: makeConfiguration(fileToken: fileToken, store: store))
         } catch OrgSimulatorError.unreachable(let message), OrgSimulatorError.badURL(let message), OrgSimulatorError.definitionDiffers(let message) {
             // EX_USAGE-like 64, one line: a CI runner's script can tell "no database" from a crash.

@@ -1,3 +1,4 @@
+import FastJSON
 import AppGroupSimTestSupport
 import Foundation
 import CoreEngine

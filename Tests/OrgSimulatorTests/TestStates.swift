@@ -8,7 +8,7 @@ import OrgSimulatorPostgres
 /// SQLite in memory. The same assertions then judge both backends.
 enum TestStates {
     static func make(definition: OrgDefinition, tokenLifetime: TimeInterval = 3600, csv: [CSVSource] = []) throws -> OrgState {
-        if let store = try PostgresStore.testStore() {
+        if let store = try PostgresSupport.testStore() {
             return try OrgState(definition: definition, location: .store(store), tokenLifetime: tokenLifetime, csv: csv)
         }
         return try OrgState(definition: definition, location: .memory, tokenLifetime: tokenLifetime, csv: csv)

@@ -30,7 +30,7 @@ package final class OrgHarness: @unchecked Sendable {
     {
         // Without a state file, a new PostgreSQL database when APPGROUPSIM_TEST_POSTGRES names a server
         // (scripts/integration/org-postgres.sh runs the org's tests so), else SQLite in memory.
-        let store = stateFile == nil ? try PostgresStore.testStore() : nil
+        let store = stateFile == nil ? try PostgresSupport.testStore() : nil
         let simulator = try OrgSimulator(configuration: .init(
             port: 0, dataDirectory: dataDirectory ?? fixtureDirectory, stateFile: stateFile, tokenLifetime: tokenLifetime, faults: faults,
             connectedApps: connectedApps, csv: csv, adminToken: testAdminToken, store: store))

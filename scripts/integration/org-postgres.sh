@@ -15,10 +15,14 @@ trap 'end_children; stop_postgres "$WORK/pg"; rm -rf "$WORK"' EXIT
 start_postgres "$WORK/pg"
 SERVER_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
 
-# 1. The same tests as on SQLite, on PostgreSQL: each test's org on a database of its own.
+# The backend is the package trait PostgreSQL (off by default): build with it (nothing to do after scripts/test's build).
 cd "$ROOT"
+swift build --build-tests --traits PostgreSQL >"$WORK/build.log" 2>&1 || fail "the build with --traits PostgreSQL failed: $(grep -m3 error: "$WORK/build.log")"
+BIN=$(swift build --show-bin-path)
+
+# 1. The same tests as on SQLite, on PostgreSQL: each test's org on a database of its own.
 set +e
-APPGROUPSIM_TEST_POSTGRES="$SERVER_URL" scripts/with-keyring swift test --skip-build --filter 'OrgSimulatorTests' >"$WORK/tests.log" 2>&1
+APPGROUPSIM_TEST_POSTGRES="$SERVER_URL" scripts/with-keyring swift test --skip-build --traits PostgreSQL --filter 'OrgSimulatorTests' >"$WORK/tests.log" 2>&1
 status=$?
 set -e
 [ "$status" -eq 0 ] || fail "the org's tests on PostgreSQL failed (exit $status): $(grep -E 'error:|failed|Fatal|crashed' "$WORK/tests.log" | head -20) $(tail -5 "$WORK/tests.log")"
