@@ -1,296 +1,69 @@
-import AppGroup
-import FastJSON
+import AppGroupSimCombine
 import Foundation
 import SalesforceSDKCore
 import SmartStoreEngine
 
-/// The SDK's `SFSmartStore` (`NS_SWIFT_NAME(SmartStore)`), on the engine's store: the same SQLite file, in
-/// the same place, that `main-app`, the widget, `inspect` and `doctor` read. A user store lives in this
-/// process's SDK root: the group's when the group is set and enabled (an extension that set it opens the
-/// app's store), the process's own container otherwise.
-public final class SmartStore: NSObject, @unchecked Sendable {
-    public static let defaultStoreName = "defaultStore"
-    public static let errorDomain = "com.salesforce.smartstore.error"
-    public static let JSONParseErrorNotification = "SFSmartStoreJSONParseErrorNotification"
-    public static let externalSoupLoadingExceptionName = "com.salesforce.smartstore.LoadExternalSoupError"
-    public static let encryptionKeyLabel = "com.salesforce.smartstore.encryption.keyLabel"
-    public static let encryptionSaltLabel = "com.salesforce.smartstore.encryption.saltLabel"
-    public static let idColumn = "id"
-    public static let createdColumn = "created"
-    public static let lastModifiedColumn = "lastModified"
-    public static let soupColumn = "soup"
-    public static let soupEntryId = "_soupEntryId"
-    public static let lastModifiedDate = "_soupLastModifiedDate"
+/// The SDK's Swift error for its `Result`-returning SmartStore calls (SmartStore.swift in the SDK).
+public enum SmartStoreError: Error {
+    case error(_ error: Error?)
+    case unknown
+}
 
-    package let engine: SmartStoreEngine.SmartStore
-    /// The store's name.
-    public let name: String
-    /// The user this store belongs to; nil for a global store.
-    public var userAccount: UserAccount?
-    public var capturesExplainQueryPlan = false
-    public var lastExplainQueryPlan: [AnyHashable: Any] = [:]
+/// The page size of the SDK's `query(_:)`: one page holds everything.
+private let swiftQueryPageSize: UInt = 65536
 
-    /// The store file's path.
-    public var path: String? { engine.url.path }
-
-    init(engine: SmartStoreEngine.SmartStore, name: String, user: UserAccount?) {
-        self.engine = engine
-        self.name = name
-        userAccount = user
-    }
-
-    // MARK: Shared stores
-
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var stores: (generation: Int, byPath: [String: SmartStore]) = (-1, [:])
-
-    /// The current user's store with this name, created if missing; nil with no current user, as the SDK.
-    public class func shared(withName storeName: String) -> SmartStore? {
-        guard let user = UserAccountManager.shared.currentUserAccount else { return nil }
-        return shared(withName: storeName, forUserAccount: user)
-    }
-
-    /// The user's store with this name, created if missing; nil when the name is not a valid store name or
-    /// the file cannot be opened (one line on stderr says why).
-    public class func shared(withName storeName: String, forUserAccount user: UserAccount) -> SmartStore? {
-        open(storeName, user: user) { manager in
-            try manager.store(named: storeName, for: StoreUser(orgId: user.accountIdentity.orgId, userId: user.accountIdentity.userId))
-        }
-    }
-
-    /// A store for no user in particular, created if missing.
-    public class func sharedGlobal(withName storeName: String) -> SmartStore {
-        guard let store = open(storeName, user: nil, { try $0.globalStore(named: storeName) }) else {
-            SDKProcess.fail("AppGroupSim: the global store \(storeName) cannot be opened (the SDK's sharedGlobal never returns nil); see the line above")
-        }
-        return store
-    }
-
-    private class func open(_ name: String, user: UserAccount?, _ body: (StoreManager) throws -> SmartStoreEngine.SmartStore) -> SmartStore? {
-        let generation = SDKProcess.generation
+extension SmartStore {
+    /// Registers a soup whose paths are all json1 indexes, as the SDK's Swift extension does.
+    public func registerSoup(withName soupName: String, withIndexPaths indexPaths: [String]) -> Result<Bool, SmartStoreError> {
+        let indexes = indexPaths.map { SoupIndex(path: $0, indexType: kSoupIndexTypeJSON1, columnName: nil)! }
         do {
-            let engineStore = try body(try storeManager())
-            return lock.withLock {
-                if stores.generation != generation { stores = (generation, [:]) }
-                if let store = stores.byPath[engineStore.url.path] { return store }
-                let store = SmartStore(engine: engineStore, name: name, user: user)
-                stores.byPath[engineStore.url.path] = store
-                return store
-            }
+            try registerSoup(withName: soupName, withIndices: indexes)
+            return .success(true)
         } catch {
-            SDKProcess.warn("SmartStore \(name) cannot be opened: \(error)")
-            return nil
+            return .failure(.error(error))
         }
     }
 
-    /// The engine's store manager for this process's SDK root; a user store opens for a user whose account
-    /// file is there.
-    package class func storeManager() throws -> StoreManager {
-        let engine = SDKEngine.current
-        let sdk = engine.sdk
-        _ = engine.loadedAccounts()
-        return try SDKProcess.blocking { try await sdk.storeManager() }
-    }
-
-    private class func forget(where matches: (String) -> Bool) {
-        lock.withLock { stores.byPath = stores.byPath.filter { !matches($0.key) } }
-    }
-
-    public class func removeShared(withName storeName: String) {
-        guard let user = UserAccountManager.shared.currentUserAccount else { return }
-        removeShared(withName: storeName, forUserAccount: user)
-    }
-
-    public class func removeShared(withName storeName: String, forUserAccount user: UserAccount) {
-        attempt("remove store \(storeName)") {
-            let manager = try storeManager()
-            let storeUser = StoreUser(orgId: user.accountIdentity.orgId, userId: user.accountIdentity.userId)
-            let file = manager.storeFile(named: storeName, for: storeUser).path
-            forget { $0 == file }
-            try manager.removeSharedStore(named: storeName, for: storeUser)
-        }
-    }
-
-    public class func removeSharedGlobal(withName storeName: String) {
-        attempt("remove global store \(storeName)") {
-            let manager = try storeManager()
-            let file = DeviceLayout.SDKRoot.storeFile(in: manager.sdkRoot.globalStores, named: storeName).path
-            forget { $0 == file }
-            try manager.removeGlobalStore(named: storeName)
-        }
-    }
-
-    public class func removeAllForCurrentUser() {
-        guard let user = UserAccountManager.shared.currentUserAccount else { return }
-        removeAll(forUserAccount: user)
-    }
-
-    public class func removeAll(forUserAccount user: UserAccount) {
-        for name in storeNames(for: user) { removeShared(withName: name, forUserAccount: user) }
-    }
-
-    public class func removeAllGlobal() {
-        for name in allGlobalStoreNames { removeSharedGlobal(withName: name) }
-    }
-
-    /// The current user's store names.
-    public class var allStoreNames: [String] {
-        guard let user = UserAccountManager.shared.currentUserAccount else { return [] }
-        return storeNames(for: user)
-    }
-
-    public class var allGlobalStoreNames: [String] { (try? storeManager().allGlobalStoreNames()) ?? [] }
-
-    private class func storeNames(for user: UserAccount) -> [String] {
-        (try? storeManager().allStoreNames(for: StoreUser(orgId: user.accountIdentity.orgId, userId: user.accountIdentity.userId))) ?? []
-    }
-
-    private class func attempt(_ what: String, _ body: () throws -> Void) {
-        do { try body() } catch { SDKProcess.warn("SmartStore could not \(what): \(error)") }
-    }
-
-    // MARK: Soups
-
-    public func indices(forSoupNamed soupName: String) -> [SoupIndex] {
-        ((try? engine.indices(for: soupName)) ?? []).map { SoupIndex(engine: $0) }
-    }
-
-    public func soupExists(forName soupName: String) -> Bool { (try? engine.soupExists(soupName)) ?? false }
-
-    public func registerSoup(withName soupName: String, withIndices indexSpecs: [SoupIndex]) throws {
-        let specs = try indexSpecs.map { index -> IndexSpec in
-            guard let spec = index.engine else { throw SmartStoreEngine.SmartStoreError.invalidQuery("unknown index type \(index.indexType)") }
-            return spec
-        }
-        try sdkCall { try engine.registerSoup(soupName, indexSpecs: specs) }
-    }
-
-    public func allSoupNames() -> [String] { (try? engine.allSoupNames()) ?? [] }
-
-    public func clearSoup(_ soupName: String) { sdkLog { try engine.clearSoup(soupName) } }
-
-    public func removeSoup(_ soupName: String) { sdkLog { try engine.removeSoup(soupName) } }
-
-    public func removeAllSoups() { for soup in allSoupNames() { removeSoup(soup) } }
-
-    public func alterSoup(named soupName: String, indexSpecs: [SoupIndex], reIndexData: Bool) -> Bool {
-        let specs = indexSpecs.compactMap(\.engine)
-        guard specs.count == indexSpecs.count else { return false }
-        return (try? engine.alterSoup(soupName, indexSpecs: specs, reIndexData: reIndexData)) != nil
-    }
-
-    public func reIndexSoup(named soupName: String, indexPaths: [String]) -> Bool {
-        (try? engine.reIndexSoup(soupName, paths: indexPaths)) != nil
-    }
-
-    // MARK: Entries
-
-    public func count(using querySpec: QuerySpec) throws -> NSNumber {
-        try sdkCall { NSNumber(value: try engine.count(try querySpec.engineSpec())) }
-    }
-
-    public func query(using querySpec: QuerySpec, startingFromPageIndex pageIndex: UInt) throws -> [Any] {
-        try query(using: querySpec, startingFromPageIndex: pageIndex, whereArgs: nil)
-    }
-
-    public func query(using querySpec: QuerySpec, startingFromPageIndex pageIndex: UInt, whereArgs: [Any]?) throws -> [Any] {
-        try sdkCall {
-            try engine.query(try querySpec.engineSpec(whereArgs: whereArgs), pageIndex: Int(clamping: pageIndex)).map(\.foundationValue)
-        }
-    }
-
-    public func retrieve(usingSoupEntryIds soupEntryIds: [NSNumber], fromSoupNamed soupName: String) -> [[AnyHashable: Any]] {
-        sdkLog { try engine.retrieve(ids: soupEntryIds.map(\.int64Value), from: soupName).map(\.foundationEntry) } ?? []
-    }
-
-    /// Inserts or updates by `_soupEntryId`; errors are logged and give an empty array, as the SDK's
-    /// error-less variant.
-    @discardableResult
-    public func upsert(entries: [[AnyHashable: Any]], forSoupNamed soupName: String) -> [[AnyHashable: Any]] {
-        sdkLog { try upsertFoundation(entries, soupName, SoupField.entryId) } ?? []
-    }
-
-    @discardableResult
-    public func upsert(entries: [Any], forSoupNamed soupName: String, withExternalIdPath externalIdPath: String) throws -> [Any] {
-        try sdkCall { try upsertEngine(entries, soupName, externalIdPath) }
-    }
-
-    private func upsertEngine(_ entries: [Any], _ soupName: String, _ externalIdPath: String) throws -> [[AnyHashable: Any]] {
-        let dictionaries = try entries.map { entry -> [AnyHashable: Any] in
-            if let dictionary = entry as? [AnyHashable: Any] { return dictionary }
-            throw SmartStoreEngine.SmartStoreError.invalidEntry("an entry is not a JSON object of JSON values, or nests deeper than \(JSON.maxDepth) levels")
-        }
-        return try upsertFoundation(dictionaries, soupName, externalIdPath)
-    }
-
-    /// The stored entries, as the SDK returns them: each given entry with its `_soupEntryId` and
-    /// `_soupLastModifiedDate` (the engine stores exactly that), without converting the stored JSON back.
-    private func upsertFoundation(_ entries: [[AnyHashable: Any]], _ soupName: String, _ externalIdPath: String) throws -> [[AnyHashable: Any]] {
-        let converted = try entries.map { entry -> SoupEntry in
-            guard let object = JSON.object(sdkEntry: entry) else { throw SmartStoreEngine.SmartStoreError.invalidEntry("an entry is not a JSON object of JSON values, or nests deeper than \(JSON.maxDepth) levels") }
-            return object
-        }
-        let (ids, modified) = try engine.upsertReturningIdsAndModified(converted, into: soupName, externalIdPath: externalIdPath)
-        let idKey = AnyHashable(SoupField.entryId), modifiedKey = AnyHashable(SoupField.lastModifiedDate)
-        let modifiedValue = Int(modified)
-        var saved: [[AnyHashable: Any]] = []
-        saved.reserveCapacity(entries.count)
-        for (index, entry) in entries.enumerated() {
-            var stored = entry
-            stored[idKey] = Int(ids[index])
-            stored[modifiedKey] = modifiedValue
-            saved.append(stored)
-        }
-        return saved
-    }
-
-    public func lookupSoupEntryId(soupNamed soupName: String, fieldPath: String, fieldValue: String) throws -> NSNumber {
-        try sdkCall {
-            let spec = SmartStoreEngine.QuerySpec.exact(soup: soupName, path: fieldPath, value: .string(fieldValue), pageSize: 2, selectPaths: [SoupField.entryId])
-            let rows = try engine.query(spec)
-            if rows.count > 1 { throw SmartStoreEngine.SmartStoreError.externalIdNotUnique(soup: soupName, path: fieldPath, value: fieldValue) }
-            return NSNumber(value: rows.first?.arrayValue?.first?.intValue ?? -1)
-        }
-    }
-
-    public func remove(entryIds: [NSNumber], forSoupNamed soupName: String) throws {
-        try sdkCall { try engine.remove(ids: entryIds.map(\.int64Value), from: soupName) }
-    }
-
-    public func removeEntries(usingQuerySpec querySpec: QuerySpec, forSoupNamed soupName: String) throws {
-        try sdkCall {
-            var spec = try querySpec.engineSpec()
-            if spec.soupName == nil { spec.soupName = soupName }
-            try engine.remove(matching: spec)
-        }
-    }
-
-    /// The store file's size in bytes.
-    /// The `_soupLastModifiedDate` value (ms since 1970) as a date.
-    public func date(lastModifiedValue: Int) -> Date { Date(timeIntervalSince1970: Double(lastModifiedValue) / 1000) }
-
-    public func databaseSize() -> UInt {
-        UInt(SecureFiles.size(engine.url) ?? 0)
-    }
-
-    // MARK: Errors, as the SDK gives them
-
-    /// Runs an engine call; its error becomes the SDK's `NSError` in `SmartStore.errorDomain`, with the SDK's
-    /// code where it has one (999 otherwise) and the engine's message.
-    private func sdkCall<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let error as SmartStoreEngine.SmartStoreError {
-            throw NSError(domain: Self.errorDomain, code: error.code ?? 999, userInfo: [NSLocalizedDescriptionKey: error.description])
+    /// Runs smart SQL, all rows in one page.
+    public func query(_ smartSql: String) -> Result<[Any], SmartStoreError> {
+        guard let spec = QuerySpec.buildSmartQuerySpec(smartSql: smartSql, pageSize: swiftQueryPageSize) else { return .failure(.unknown) }
+        do {
+            return .success(try query(using: spec, startingFromPageIndex: 0))
         } catch {
-            throw NSError(domain: Self.errorDomain, code: 999, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
+            return .failure(.error(error))
         }
     }
 
-    /// For the SDK's methods without an error: the SDK logs and returns nothing.
-    @discardableResult
-    private func sdkLog<T>(_ body: () throws -> T) -> T? {
-        do { return try body() } catch {
-            SDKProcess.warn("SmartStore \(name): \(error)")
-            return nil
+    /// `query(_:)` as a Combine `Future`.
+    public func publisher(for smartSql: String) -> Future<[Any], SmartStoreError> {
+        Future { promise in
+            promise(self.query(smartSql))
+        }
+    }
+}
+
+/// The SDK's `SmartStoreSDKManager`: the account manager's flavour that also sets up stores from the
+/// bundle's `userstore.json` and `globalstore.json`.
+open class SmartStoreSDKManager: SalesforceManager, @unchecked Sendable {
+    open override class var shared: SmartStoreSDKManager {
+        if let manager = super.shared as? SmartStoreSDKManager { return manager }
+        SalesforceManager.setInstanceClass(self)
+        return super.shared as! SmartStoreSDKManager
+    }
+
+    /// Registers the soups of the bundle's `userstore.json` in the current user's default store.
+    public func setupUserStoreFromDefaultConfig() {
+        guard let store = SmartStore.shared(withName: SmartStore.defaultStoreName) else { return }
+        do { try SDKEngine.current.sdk.setUpUserStore(store.engine) } catch {
+            SDKProcess.warn("SmartStoreSDKManager could not set up \(store.name) from userstore.json: \(error)")
+        }
+    }
+
+    /// Registers the soups of the bundle's `globalstore.json` in the default global store.
+    public func setupGlobalStoreFromDefaultConfig() {
+        let store = SmartStore.sharedGlobal(withName: SmartStore.defaultStoreName)
+        do { try SDKEngine.current.sdk.setUpGlobalStore(store.engine) } catch {
+            SDKProcess.warn("SmartStoreSDKManager could not set up \(store.name) from globalstore.json: \(error)")
         }
     }
 }
