@@ -33,8 +33,7 @@ public final class SyncManager: NSObject, @unchecked Sendable {
         self.store = store
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var managers: (generation: Int, byPath: [String: SyncManager]) = (-1, [:])
+    private static let managers = PerProcess<[String: SyncManager]> { [:] }
 
     /// The sync manager of the user's default store. The SDK's is never nil: when the user's store cannot be
     /// opened (no account file for the user here, a store that is not SmartStore's), the process stops with
@@ -53,9 +52,8 @@ public final class SyncManager: NSObject, @unchecked Sendable {
 
     /// The sync manager of a user store (a global store has no user, so no org to sync with: nil).
     public class func sharedInstance(store: SmartStore) -> SyncManager? {
-        let generation = SDKProcess.generation
         let path = store.engine.url.path
-        if let manager = lock.withLock({ managers.generation == generation ? managers.byPath[path] : nil }) { return manager }
+        if let manager = managers.withValue({ $0[path] }) { return manager }
         guard let user = store.userAccount else {
             SDKProcess.warn("SyncManager: store \(store.name) is a global store; syncs need a user store")
             return nil
@@ -66,11 +64,10 @@ public final class SyncManager: NSObject, @unchecked Sendable {
         }
         do {
             let engine = try MobileSyncEngine.SyncManager.sharedInstance(for: store.engine, client: client)
-            return lock.withLock {
-                if managers.generation != generation { managers = (generation, [:]) }
-                if let existing = managers.byPath[path] { return existing }
+            return managers.withValue { byPath in
+                if let existing = byPath[path] { return existing }
                 let manager = SyncManager(engine: engine, store: store)
-                managers.byPath[path] = manager
+                byPath[path] = manager
                 return manager
             }
         } catch {
@@ -88,13 +85,13 @@ public final class SyncManager: NSObject, @unchecked Sendable {
 
     public class func removeSharedInstance(store: SmartStore) {
         MobileSyncEngine.SyncManager.removeSharedInstance(for: store.engine)
-        _ = lock.withLock { managers.byPath.removeValue(forKey: store.engine.url.path) }
+        _ = managers.withValue { $0.removeValue(forKey: store.engine.url.path) }
     }
 
     public class func removeSharedInstances() {
-        let all = lock.withLock { () -> [SyncManager] in
-            defer { managers.byPath = [:] }
-            return Array(managers.byPath.values)
+        let all = managers.withValue { byPath -> [SyncManager] in
+            defer { byPath = [:] }
+            return Array(byPath.values)
         }
         for manager in all { MobileSyncEngine.SyncManager.removeSharedInstance(for: manager.store.engine) }
     }

@@ -156,3 +156,41 @@ extension SDKProcess {
         _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     }
 }
+
+/// What the SDK keeps once per process: a `shared` instance or a cache. Here one Swift process can be several
+/// simulated ones in turn (`SDKProcess.run(as:)` changes `SDKProcess.generation`), so the value is made again for
+/// each: the one home of that rule, for every singleton of the faces.
+package final class PerProcess<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slot: (generation: Int, value: Value)?
+    private let make: () -> Value
+
+    package init(_ make: @escaping () -> Value) { self.make = make }
+
+    /// This process's value, made when there is none yet, or when `keep` says the one kept no longer serves (a
+    /// manager of another class). Made outside the lock, so that making it may use other singletons; when two
+    /// threads make one at once, the first kept is the one both get.
+    package func value(keep: (Value) -> Bool = { _ in true }) -> Value {
+        let generation = SDKProcess.generation
+        if let kept = lock.withLock({ slot.flatMap { $0.generation == generation && keep($0.value) ? $0.value : nil } }) { return kept }
+        let made = make()
+        return lock.withLock {
+            if let slot, slot.generation == generation, keep(slot.value) { return slot.value }
+            slot = (generation, made)
+            return made
+        }
+    }
+
+    /// Reads or changes this process's value under the lock (a cache keyed by user or path).
+    package func withValue<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        let generation = SDKProcess.generation
+        return try lock.withLock {
+            var value = slot.flatMap { $0.generation == generation ? $0.value : nil } ?? make()
+            defer { slot = (generation, value) }
+            return try body(&value)
+        }
+    }
+
+    /// The next `value` is made again.
+    package func reset() { lock.withLock { slot = nil } }
+}

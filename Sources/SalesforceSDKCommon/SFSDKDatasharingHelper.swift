@@ -6,19 +6,10 @@ import Foundation
 /// process reads it only after it set the name). Translates to the engine's helper for this process's bundle
 /// (`SDKProcess.current`); it adds no behaviour.
 public final class DataSharingHelper: NSObject, @unchecked Sendable {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var instance: (generation: Int, helper: DataSharingHelper)?
+    private static let instance = PerProcess { DataSharingHelper() }
 
     /// `sharedInstance`: one per process identity.
-    public static var shared: DataSharingHelper {
-        let generation = SDKProcess.generation
-        return lock.withLock {
-            if let instance, instance.generation == generation { return instance.helper }
-            let helper = DataSharingHelper()
-            instance = (generation, helper)
-            return helper
-        }
-    }
+    public static var shared: DataSharingHelper { instance.value() }
 
     var engine: AppGroup.DataSharingHelper { SDKProcess.current.dataSharing }
 

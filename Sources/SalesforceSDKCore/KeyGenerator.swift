@@ -18,25 +18,20 @@ public class KeyGenerator: NSObject {
         case keychainWriteError(underlyingError: Error?)
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var cache: (generation: Int, keys: [String: SymmetricKey]) = (-1, [:])
+    private static let cache = PerProcess<[String: SymmetricKey]> { [:] }
 
     // The SDK's `throws -> Data` variant is Objective-C only (obsoleted in Swift), so Swift sees this one.
     public static func encryptionKey(for label: String) throws -> SymmetricKey {
-        let generation = SDKProcess.generation
-        if let key = lock.withLock({ cache.generation == generation ? cache.keys[label] : nil }) { return key }
+        if let key = cache.withValue({ $0[label] }) { return key }
         let key = try symmetricKey(for: label)
-        lock.withLock {
-            if cache.generation != generation { cache = (generation, [:]) }
-            cache.keys[label] = key
-        }
+        cache.withValue { $0[label] = key }
         return key
     }
 
     /// Removes the label's key from the keychain (and this process's cache).
     @discardableResult
     public static func removeEncryptionKey(for label: String) -> Bool {
-        lock.withLock { _ = cache.keys.removeValue(forKey: label) }
+        cache.withValue { _ = $0.removeValue(forKey: label) }
         return KeychainHelper.remove(service: storedLabel(label), account: nil).success
     }
 

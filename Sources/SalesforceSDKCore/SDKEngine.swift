@@ -35,26 +35,17 @@ package final class SDKEngine: @unchecked Sendable {
         }
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var instance: (generation: Int, engine: SDKEngine)?
-
-    /// The next `current` is made again (the account key read again).
-    package static func reset() { lock.withLock { instance = nil } }
-
-    package static var current: SDKEngine {
-        let generation = SDKProcess.generation
-        if let engine = lock.withLock({ instance?.generation == generation ? instance?.engine : nil }) { return engine }
+    private static let instance = PerProcess { () -> SDKEngine in
         let process = SDKProcess.current
-        let engine: SDKEngine
-        do { engine = try SDKEngine(process: process) } catch {
+        do { return try SDKEngine(process: process) } catch {
             SDKProcess.fail("AppGroupSim: \(process.sandbox.bundleIdentifier) cannot start the SDK: \(error)")
         }
-        return lock.withLock {
-            if let instance, instance.generation == generation { return instance.engine }
-            instance = (generation, engine)
-            return engine
-        }
     }
+
+    /// The next `current` is made again (the account key read again).
+    package static func reset() { instance.reset() }
+
+    package static var current: SDKEngine { instance.value() }
 
     /// The account key, read before an account file is (the SDK reads it at its first account read), and
     /// read again until it is loaded: a process that had no account file in its own container finds the

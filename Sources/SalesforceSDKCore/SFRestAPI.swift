@@ -19,8 +19,7 @@ public final class RestClient: NSObject, @unchecked Sendable {
         self.engine = engine
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var clients: (generation: Int, byUser: [String: RestClient]) = (-1, [:])
+    private static let clients = PerProcess<[String: RestClient]> { [:] }
 
     /// The current user's client. Without a current user, requests fail with the SDK's error (a client with
     /// no user cannot authenticate).
@@ -35,15 +34,13 @@ public final class RestClient: NSObject, @unchecked Sendable {
     public static var sharedGlobal: RestClient { RestClient(user: nil, engine: nil) }
 
     public static func restClient(for userAccount: UserAccount) -> RestClient? {
-        let generation = SDKProcess.generation
         let key = userAccount.accountIdentity.description
-        if let client = lock.withLock({ clients.generation == generation ? clients.byUser[key] : nil }) { return client }
+        if let client = clients.withValue({ $0[key] }) { return client }
         guard let engine = SDKEngine.current.restClient(for: userAccount) else { return nil }
-        return lock.withLock {
-            if clients.generation != generation { clients = (generation, [:]) }
-            if let client = clients.byUser[key] { return client }
+        return clients.withValue { byUser in
+            if let client = byUser[key] { return client }
             let client = RestClient(user: userAccount, engine: engine)
-            clients.byUser[key] = client
+            byUser[key] = client
             return client
         }
     }

@@ -32,19 +32,10 @@ public final class UserAccountManager: NSObject, @unchecked Sendable {
     public static let userInfoFromUserKey = "fromUser"
     public static let userInfoToUserKey = "toUser"
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var instance: (generation: Int, manager: UserAccountManager)?
+    private static let instance = PerProcess { UserAccountManager() }
 
     /// `sharedInstance`: one per process identity.
-    public static var shared: UserAccountManager {
-        let generation = SDKProcess.generation
-        return lock.withLock {
-            if let instance, instance.generation == generation { return instance.manager }
-            let manager = UserAccountManager()
-            instance = (generation, manager)
-            return manager
-        }
-    }
+    public static var shared: UserAccountManager { instance.value() }
 
     var engine: SDKEngine { SDKEngine.current }
     let delegates = DelegateList()

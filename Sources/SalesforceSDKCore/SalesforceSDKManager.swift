@@ -13,7 +13,7 @@ open class SalesforceManager: NSObject, @unchecked Sendable {
     }
 
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var instance: (generation: Int, manager: SalesforceManager)?
+    private static let instance = PerProcess<SalesforceManager> { lock.withLock { instanceClass }.init() }
     nonisolated(unsafe) private static var instanceClass: SalesforceManager.Type = SalesforceManager.self
     nonisolated(unsafe) private static var appNameValue: String?
 
@@ -21,13 +21,8 @@ open class SalesforceManager: NSObject, @unchecked Sendable {
 
     /// The shared instance, of the class last given to `initializeSDK`.
     open class var shared: SalesforceManager {
-        let generation = SDKProcess.generation
-        return lock.withLock {
-            if let instance, instance.generation == generation, type(of: instance.manager) == instanceClass { return instance.manager }
-            let manager = instanceClass.init()
-            instance = (generation, manager)
-            return manager
-        }
+        let wanted = lock.withLock { instanceClass }
+        return instance.value { type(of: $0) == wanted }
     }
 
     /// `+initializeSDK` on this class.

@@ -41,8 +41,7 @@ public final class SmartStore: NSObject, @unchecked Sendable {
 
     // MARK: Shared stores
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var stores: (generation: Int, byPath: [String: SmartStore]) = (-1, [:])
+    private static let stores = PerProcess<[String: SmartStore]> { [:] }
 
     /// The current user's store with this name, created if missing; nil with no current user, as the SDK.
     public class func shared(withName storeName: String) -> SmartStore? {
@@ -67,14 +66,12 @@ public final class SmartStore: NSObject, @unchecked Sendable {
     }
 
     private class func open(_ name: String, user: UserAccount?, _ body: (StoreManager) throws -> SmartStoreEngine.SmartStore) -> SmartStore? {
-        let generation = SDKProcess.generation
         do {
             let engineStore = try body(try storeManager())
-            return lock.withLock {
-                if stores.generation != generation { stores = (generation, [:]) }
-                if let store = stores.byPath[engineStore.url.path] { return store }
+            return stores.withValue { byPath in
+                if let store = byPath[engineStore.url.path] { return store }
                 let store = SmartStore(engine: engineStore, name: name, user: user)
-                stores.byPath[engineStore.url.path] = store
+                byPath[engineStore.url.path] = store
                 return store
             }
         } catch {
@@ -93,7 +90,7 @@ public final class SmartStore: NSObject, @unchecked Sendable {
     }
 
     private class func forget(where matches: (String) -> Bool) {
-        lock.withLock { stores.byPath = stores.byPath.filter { !matches($0.key) } }
+        stores.withValue { $0 = $0.filter { !matches($0.key) } }
     }
 
     public class func removeShared(withName storeName: String) {
