@@ -43,6 +43,40 @@ expect_status 0 nse --bundle "$NSE" --json
 [ "$(field "$OUT" 'd["decrypted"]')" = True ] || fail "$OUT"
 [ "$(ls "$INBOX" | wc -l)" = 0 ] && [ "$(ls "$DELIVERED" | wc -l)" = 1 ] || fail "the payload did not move to delivered/"
 ok "the extension decrypts it with the key from the shared group: title, body and fields shown; payload kept in delivered/"
+# The org's encryption, checked by an outside client (Python's cryptography), from the wire format alone: the
+# secret is the AES-128 key then the IV under RSA-OAEP-SHA256 with the device's key, the content AES-128-CBC
+# with PKCS#7 padding of a JSON dictionary. The org shares no code with the client's decryption.
+expect_status 0 "$PY" - "$(ls "$DELIVERED"/*.json | head -1)" "$BODY_TEXT" <<'EOF'
+import base64, json, sys
+import secretstorage
+from cryptography.hazmat.primitives import hashes, padding, serialization
+from cryptography.hazmat.primitives.asymmetric import padding as asym
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+path, body = sys.argv[1], sys.argv[2]
+def find(d):
+    if isinstance(d, dict):
+        if "secret" in d and "content" in d: return d
+        for v in d.values():
+            f = find(v)
+            if f: return f
+payload = find(json.load(open(path)))
+assert payload and payload.get("encrypted") is True, f"no encrypted payload in {path}"
+bus = secretstorage.dbus_init()
+raw = [i.get_secret() for i in secretstorage.get_default_collection(bus).search_items({"service": "com.salesforce.mobilesdk.notificationKey"})][0]
+try:
+    key = serialization.load_der_private_key(raw, password=None)
+except ValueError:
+    key = serialization.load_pem_private_key(raw, password=None)
+secret = key.decrypt(base64.b64decode(payload["secret"]), asym.OAEP(mgf=asym.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None))
+assert len(secret) == 32, f"the secret holds {len(secret)} bytes, not a 16-byte key and a 16-byte IV"
+decryptor = Cipher(algorithms.AES(secret[:16]), modes.CBC(secret[16:])).decryptor()
+padded = decryptor.update(base64.b64decode(payload["content"])) + decryptor.finalize()
+unpadder = padding.PKCS7(128).unpadder()
+content = json.loads(unpadder.update(padded) + unpadder.finalize())
+assert isinstance(content, dict) and body in json.dumps(content), f"the content decrypted by Python is {sorted(content)}"
+print("fields " + ", ".join(sorted(content)))
+EOF
+ok "Python's cryptography decrypts the org's payload from the wire format alone (RSA-OAEP-SHA256 key and IV, AES-128-CBC, PKCS#7): $OUT"
 expect_status 0 nse --bundle "$NSE" --payload "$(ls "$DELIVERED"/*.json | head -1)"
 contains "$OUT" "MobileSyncExplorer — notification"
 contains "$OUT" "  $BODY_TEXT"
