@@ -1,9 +1,9 @@
 import Foundation
 
-/// One inconsistency between an app and its extensions: what, how bad, the exact fix, and the bundle
-/// it is about (the app's or an extension's folder name).
-package struct SetupIssue: Sendable, Equatable {
-    package enum Severity: String, Sendable { case error, warning }
+/// One problem in an app-extension setup: what, how bad, the exact fix, and the bundle it is about (the app's
+/// or an extension's folder name). The one type of both an extension's launch check and `msdk-sim doctor`.
+package struct Finding: Codable, Equatable, Sendable {
+    package enum Severity: String, Codable, Sendable { case error, warning }
 
     package var id: String
     package var severity: Severity
@@ -38,26 +38,26 @@ package enum ExtensionSetup {
 
     static func config(_ bundle: AppBundle) -> Result<AppGroupConfig?, any Error> { Result { try AppGroupConfig.load(from: bundle) } }
 
-    package static func evaluate(app: AppBundle, extensions: [AppBundle]) -> [SetupIssue] {
-        var out: [SetupIssue] = []
+    package static func evaluate(app: AppBundle, extensions: [AppBundle]) -> [Finding] {
+        var out: [Finding] = []
         let all = [app] + extensions
         var seen: [String: String] = [:]
         for bundle in all {
             if let first = seen[bundle.bundleIdentifier] {
-                out.append(SetupIssue("duplicate-bundle-id", .error,
+                out.append(Finding("duplicate-bundle-id", .error,
                     "\(first) and \(name(bundle)) have the same CFBundleIdentifier \(bundle.bundleIdentifier)",
                     fix: "give \(name(bundle)) its own id under the app's, e.g. \(app.bundleIdentifier).\(bundle.url.deletingPathExtension().lastPathComponent) (Info.plist CFBundleIdentifier)"))
             }
             seen[bundle.bundleIdentifier] = seen[bundle.bundleIdentifier] ?? name(bundle)
         }
         for ext in extensions where ext.bundleIdentifier != app.bundleIdentifier && !ext.bundleIdentifier.hasPrefix(app.bundleIdentifier + ".") {
-            out.append(SetupIssue("extension-bundle-id-prefix", .error,
+            out.append(Finding("extension-bundle-id-prefix", .error,
                 "\(name(ext))'s CFBundleIdentifier \(ext.bundleIdentifier) does not start with the app's \(app.bundleIdentifier).: iOS refuses to install an app whose extension ids are not under its own",
                 fix: "set CFBundleIdentifier in \(name(ext))/Info.plist to \(app.bundleIdentifier).\(ext.url.deletingPathExtension().lastPathComponent)", subject: name(ext)))
         }
         let notificationServices = extensions.filter(\.isNotificationServiceExtension)
         if !notificationServices.isEmpty, app.entitlements.raw[apsEnvironmentKey]?.stringValue == nil {
-            out.append(SetupIssue("aps-environment-missing", .error,
+            out.append(Finding("aps-environment-missing", .error,
                 "\(name(app)) carries \(notificationServices.map(name).joined(separator: ", ")) but has no \(apsEnvironmentKey) entitlement: iOS never gives it a device token, so it never registers with the org and no notification reaches the extension",
                 fix: "add \(apsEnvironmentKey) (development or production) to \(app.entitlementsURL.lastPathComponent): enable the Push Notifications capability of the app target", subject: name(app)))
         }
@@ -65,7 +65,7 @@ package enum ExtensionSetup {
         for ext in extensions {
             let team = ext.entitlements.raw[teamIdentifierKey]?.stringValue
             if let appTeam, let team, team != appTeam {
-                out.append(SetupIssue("team-mismatch", .error,
+                out.append(Finding("team-mismatch", .error,
                     "\(name(app)) is signed by team \(appTeam) and \(name(ext)) by team \(team): app groups and keychain groups are shared only within one team",
                     fix: "sign both targets with team \(appTeam) (\(teamIdentifierKey) in \(ext.entitlementsURL.lastPathComponent))"))
             }
@@ -74,28 +74,28 @@ package enum ExtensionSetup {
         let appConfig: AppGroupConfig?
         switch config(app) {
         case .failure(let error):
-            return out + [SetupIssue("config-invalid", .error, "\(error)", fix: "fix \(AppGroupConfig.fileName) in \(name(app))", subject: name(app))]
+            return out + [Finding("config-invalid", .error, "\(error)", fix: "fix \(AppGroupConfig.fileName) in \(name(app))", subject: name(app))]
         case .success(let c): appConfig = c
         }
         guard !extensions.isEmpty else { return out }
         guard let appConfig else {
-            return out + [SetupIssue("config-missing", .error, "\(name(app)) has no \(AppGroupConfig.fileName), so it never sets an app group name and its extensions can never see its login",
+            return out + [Finding("config-missing", .error, "\(name(app)) has no \(AppGroupConfig.fileName), so it never sets an app group name and its extensions can never see its login",
                 fix: "add \(AppGroupConfig.fileName) to \(name(app)) with appGroupName (one of its com.apple.security.application-groups) and appGroupsEnabled true")]
         }
         let teamForExpansion = appTeam ?? Device.defaultTeamID
         let appWriteGroup = app.entitlements.effectiveKeychainAccessGroups(teamID: teamForExpansion, bundleID: app.bundleIdentifier).first!
 
         if appConfig.appGroupsEnabled == false {
-            out.append(SetupIssue("app-groups-disabled", .warning,
+            out.append(Finding("app-groups-disabled", .warning,
                 "\(name(app)) turns app groups off (appGroupsEnabled false) but carries \(extensions.map(name).joined(separator: ", ")): the extension will never see the login (the SDK's sample ships this way)",
                 fix: "set appGroupsEnabled to true in \(name(app))/\(AppGroupConfig.fileName)"))
         }
         if app.entitlements.applicationGroups.isEmpty {
-            out.append(SetupIssue("app-group-entitlement-missing", .error,
+            out.append(Finding("app-group-entitlement-missing", .error,
                 "\(name(app)) has no com.apple.security.application-groups entitlement, so it has no group container",
                 fix: "add \(appConfig.appGroupName) to com.apple.security.application-groups in \(app.entitlementsURL.lastPathComponent)"))
         } else if !app.entitlements.applicationGroups.contains(appConfig.appGroupName) {
-            out.append(SetupIssue("app-group-name-not-entitled", .error,
+            out.append(Finding("app-group-name-not-entitled", .error,
                 "\(name(app)) sets app group \(visible(appConfig.appGroupName)) in \(AppGroupConfig.fileName), but its entitlements list \(app.entitlements.applicationGroups.map(visible).joined(separator: ", "))",
                 fix: "use one name: put \(visible(appConfig.appGroupName)) in com.apple.security.application-groups, or set appGroupName to \(visible(app.entitlements.applicationGroups[0]))"))
         }
@@ -107,39 +107,39 @@ package enum ExtensionSetup {
             let extConfig: AppGroupConfig?
             switch config(ext) {
             case .failure(let error):
-                out.append(SetupIssue("config-invalid", .error, "\(error)", fix: "fix \(AppGroupConfig.fileName) in \(name(ext))"))
+                out.append(Finding("config-invalid", .error, "\(error)", fix: "fix \(AppGroupConfig.fileName) in \(name(ext))"))
                 continue
             case .success(let c): extConfig = c
             }
             let groups = ext.entitlements.applicationGroups
             if groups.isEmpty {
-                out.append(SetupIssue("app-group-entitlement-missing", .error,
+                out.append(Finding("app-group-entitlement-missing", .error,
                     "\(name(ext)) has no com.apple.security.application-groups entitlement, so it cannot open the app's group container or suite",
                     fix: "add \(appConfig.appGroupName) to com.apple.security.application-groups in \(ext.entitlementsURL.lastPathComponent)"))
             } else if Set(groups) != Set(app.entitlements.applicationGroups), !app.entitlements.applicationGroups.isEmpty {
-                out.append(SetupIssue("app-group-entitlements-differ", .error,
+                out.append(Finding("app-group-entitlements-differ", .error,
                     "the app is entitled to \(app.entitlements.applicationGroups.map(visible).joined(separator: ", ")) and \(name(ext)) to \(groups.map(visible).joined(separator: ", "))",
                     fix: "list the same app groups in \(ext.entitlementsURL.lastPathComponent) as in \(app.entitlementsURL.lastPathComponent)"))
             }
             if let extConfig {
                 if extConfig.appGroupName != appConfig.appGroupName {
-                    out.append(SetupIssue("app-group-names-differ", .error,
+                    out.append(Finding("app-group-names-differ", .error,
                         "the app sets app group \(visible(appConfig.appGroupName)) and \(name(ext)) sets \(visible(extConfig.appGroupName))",
                         fix: "set appGroupName to \(visible(appConfig.appGroupName)) in \(name(ext))/\(AppGroupConfig.fileName)"))
                 }
                 if let flag = extConfig.appGroupsEnabled {
                     if let appFlag = appConfig.appGroupsEnabled, flag != appFlag {
-                        out.append(SetupIssue("app-group-flag-differs", .error,
+                        out.append(Finding("app-group-flag-differs", .error,
                             "the app sets appGroupsEnabled \(appFlag) and \(name(ext)) sets \(flag); the flag lives in the group suite, so each launch flips it for both",
                             fix: "remove appGroupsEnabled from \(name(ext))/\(AppGroupConfig.fileName) so the extension follows the app's flag"))
                     } else {
-                        out.append(SetupIssue("extension-sets-app-group-flag", .warning,
+                        out.append(Finding("extension-sets-app-group-flag", .warning,
                             "\(name(ext)) sets appGroupsEnabled \(flag) at every launch: when the app turns app groups off, the extension turns them back on and reads stale data",
                             fix: "remove appGroupsEnabled from \(name(ext))/\(AppGroupConfig.fileName); set only appGroupName and read the flag the app keeps in the group suite"))
                     }
                 }
             } else {
-                out.append(SetupIssue("config-missing", .error,
+                out.append(Finding("config-missing", .error,
                     "\(name(ext)) has no \(AppGroupConfig.fileName), so it never sets the app group name and cannot read msdkUserDefaults",
                     fix: "add \(AppGroupConfig.fileName) to \(name(ext)) with appGroupName \(appConfig.appGroupName)"))
             }
@@ -150,22 +150,22 @@ package enum ExtensionSetup {
             if ext.isNotificationServiceExtension, !extGroups.contains(appWriteGroup) {
                 // What a notification service extension reads from the keychain is the push key, not the tokens.
                 let has = ext.entitlements.keychainAccessGroups.isEmpty ? "no keychain-access-groups entitlement" : "only \(extGroups.joined(separator: ", "))"
-                out.append(SetupIssue("push-key-group-not-shared", .error,
+                out.append(Finding("push-key-group-not-shared", .error,
                     "the app keeps its push key (\(pushKeyService)) in keychain group \(appWriteGroup), but \(name(ext)) has \(has): it cannot decrypt a notification, and every one shows only its fallback alert",
                     fix: "make the first entry of keychain-access-groups in \(ext.entitlementsURL.lastPathComponent) $(AppIdentifierPrefix)\(appWriteGroup.split(separator: ".", maxSplits: 1).last ?? ""), as in the app"))
             } else if ext.entitlements.keychainAccessGroups.isEmpty {
-                out.append(SetupIssue("keychain-group-missing", .error,
+                out.append(Finding("keychain-group-missing", .error,
                     "\(name(ext)) has no keychain-access-groups entitlement, so it cannot read the tokens the app writes to \(appWriteGroup)",
                     fix: "add $(AppIdentifierPrefix)\(appWriteGroup.split(separator: ".", maxSplits: 1).last ?? "") to keychain-access-groups in \(ext.entitlementsURL.lastPathComponent)"))
             } else if !extGroups.contains(appWriteGroup) {
-                out.append(SetupIssue("keychain-group-differs", .error,
+                out.append(Finding("keychain-group-differs", .error,
                     "the app writes its tokens to keychain group \(visible(appWriteGroup)) (the first of its keychain-access-groups, expanded), but \(name(ext)) may only use \(extGroups.map(visible).joined(separator: ", "))",
                     fix: "make the first entry of keychain-access-groups the same in both targets, e.g. $(AppIdentifierPrefix)\(appWriteGroup.split(separator: ".", maxSplits: 1).last ?? "")"))
             }
 
             let extra = appOnlyResources.filter { FileManager.default.fileExists(atPath: ext.resourceURL($0).path) }
             if !extra.isEmpty {
-                out.append(SetupIssue("extension-unused-files", .warning,
+                out.append(Finding("extension-unused-files", .warning,
                     "\(name(ext)) carries \(extra.joined(separator: ", ")), which an extension never reads (it never logs in and never creates stores or syncs)",
                     fix: "remove \(extra.joined(separator: ", ")) from the extension target's Copy Bundle Resources"))
             }

@@ -4,26 +4,6 @@ import Keychain
 import CoreEngine
 import CoreNetworkEngine
 
-/// One problem in an app-extension setup: what, how bad, and the exact fix.
-package struct Finding: Codable, Equatable, Sendable {
-    package enum Severity: String, Codable, Sendable { case error, warning }
-
-    package var id: String
-    package var severity: Severity
-    package var message: String
-    package var fix: String
-    /// The bundle the finding is about when it is one extension's, or the app's alone (`NotificationService.appex`).
-    package var subject: String?
-
-    package init(_ id: String, _ severity: Severity, _ message: String, fix: String, subject: String? = nil) {
-        self.id = id
-        self.severity = severity
-        self.message = message
-        self.fix = fix
-        self.subject = subject
-    }
-}
-
 /// `msdk-sim doctor`: reads the app bundle, every extension under `PlugIns/`, and (when given) the
 /// device, and reports each misconfiguration of the Mobile SDK's app-extension setup once. Checks are
 /// ordered so that one mistake gives one finding (a typo in the extension's group name is "the names
@@ -69,9 +49,7 @@ package enum Doctor {
     // MARK: bundles
 
     static func bundleFindings(app: AppBundle, extensions: [AppBundle]) -> [Finding] {
-        ExtensionSetup.evaluate(app: app, extensions: extensions).map {
-            Finding($0.id, $0.severity == .error ? .error : .warning, $0.message, fix: $0.fix, subject: $0.subject)
-        } + identityProviderFindings(app: app)
+        ExtensionSetup.evaluate(app: app, extensions: extensions) + identityProviderFindings(app: app)
     }
 
     /// Groups of another team, which iOS's code signing refuses and the device refuses too: keychain groups not

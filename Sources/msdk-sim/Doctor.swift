@@ -1,3 +1,4 @@
+import AppGroup
 import ArgumentParser
 import Diagnostics
 import Foundation
