@@ -222,23 +222,66 @@ public final class SmartStore: NSObject, @unchecked Sendable {
 
     /// The stored entries, as the SDK returns them: each given entry with its `_soupEntryId` and
     /// `_soupLastModifiedDate` (the engine stores exactly that), without converting the stored JSON back.
+    /// Translation only, made cheap: a large batch is converted on two threads, and the returned dictionaries are
+    /// copied while the engine writes (they need only the ids, filled in after).
     private func upsertFoundation(_ entries: [[AnyHashable: Any]], _ soupName: String, _ externalIdPath: String) throws -> [[AnyHashable: Any]] {
-        let converted = try entries.map { entry -> SoupEntry in
-            guard let object = JSON.object(sdkEntry: entry) else { throw SmartStoreEngine.SmartStoreError.invalidEntry("an entry is not a JSON object of JSON values, or nests deeper than \(JSON.maxDepth) levels") }
-            return object
+        let converted = try Self.convert(entries)
+        nonisolated(unsafe) let idKey = AnyHashable(SoupField.entryId), modifiedKey = AnyHashable(SoupField.lastModifiedDate)
+        let copies = Copies()
+        let copying = DispatchGroup()
+        // The entries are the caller's values, read only; the keys are made here: nothing is shared mutably.
+        nonisolated(unsafe) let entries = entries
+        DispatchQueue.global(qos: .userInitiated).async(group: copying) {
+            copies.value = entries.map { entry in
+                var stored = entry
+                stored[idKey] = 0
+                stored[modifiedKey] = 0
+                return stored
+            }
         }
-        let (ids, modified) = try engine.upsertReturningIdsAndModified(converted, into: soupName, externalIdPath: externalIdPath)
-        let idKey = AnyHashable(SoupField.entryId), modifiedKey = AnyHashable(SoupField.lastModifiedDate)
+        let written = Result { try engine.upsertReturningIdsAndModified(converted, into: soupName, externalIdPath: externalIdPath) }
+        copying.wait()
+        let (ids, modified) = try written.get()
+        var saved = copies.value
+        copies.value = []
         let modifiedValue = Int(modified)
-        var saved: [[AnyHashable: Any]] = []
-        saved.reserveCapacity(entries.count)
-        for (index, entry) in entries.enumerated() {
-            var stored = entry
-            stored[idKey] = Int(ids[index])
-            stored[modifiedKey] = modifiedValue
-            saved.append(stored)
+        saved.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let out = buffer
+            let parts = out.count >= 1024 ? 2 : 1, size = (out.count + parts - 1) / parts
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                for index in (part * size)..<min(out.count, (part + 1) * size) {
+                    out[index][idKey] = Int(ids[index])
+                    out[index][modifiedKey] = modifiedValue
+                }
+            }
         }
         return saved
+    }
+
+    private final class Copies: @unchecked Sendable { var value: [[AnyHashable: Any]] = [] }
+
+    /// The entries as the engine's JSON; nil for any that is not JSON (the SDK's error). Two threads from 1,024.
+    private static func convert(_ entries: [[AnyHashable: Any]]) throws -> [SoupEntry] {
+        let invalid = SmartStoreEngine.SmartStoreError.invalidEntry("an entry is not a JSON object of JSON values, or nests deeper than \(JSON.maxDepth) levels")
+        guard entries.count >= 1024 else {
+            return try entries.map { entry in
+                guard let object = JSON.object(sdkEntry: entry) else { throw invalid }
+                return object
+            }
+        }
+        var converted = [SoupEntry?](repeating: nil, count: entries.count)
+        let half = entries.count / 2
+        nonisolated(unsafe) let entries = entries
+        converted.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let out = buffer
+            DispatchQueue.concurrentPerform(iterations: 2) { part in
+                for index in (part == 0 ? 0..<half : half..<entries.count) { out[index] = JSON.object(sdkEntry: entries[index]) }
+            }
+        }
+        return try converted.map { entry in
+            guard let entry else { throw invalid }
+            return entry
+        }
     }
 
     public func lookupSoupEntryId(soupNamed soupName: String, fieldPath: String, fieldValue: String) throws -> NSNumber {
