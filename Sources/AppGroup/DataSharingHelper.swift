@@ -134,11 +134,15 @@ package struct AppGroupConfig: Sendable, Equatable {
     package var appGroupsEnabled: Bool?
     /// The key the app writes its login state under (`userLoggedIn` in the sample).
     package var userLogInStatusKey: String
+    /// The keychain accessibility class the target sets at launch (`KeychainHelper.setAccessibleAttribute`), for
+    /// the binaries; nil keeps the SDK's default. Checked against the classes by the launch (CoreEngine).
+    package var keychainAccessibility: String?
 
-    package init(appGroupName: String, appGroupsEnabled: Bool?, userLogInStatusKey: String = "userLoggedIn") {
+    package init(appGroupName: String, appGroupsEnabled: Bool?, userLogInStatusKey: String = "userLoggedIn", keychainAccessibility: String? = nil) {
         self.appGroupName = appGroupName
         self.appGroupsEnabled = appGroupsEnabled
         self.userLogInStatusKey = userLogInStatusKey
+        self.keychainAccessibility = keychainAccessibility
     }
 
     /// Reads the bundle's `AppGroupConfig.plist`; nil when the bundle has none.
@@ -152,9 +156,13 @@ package struct AppGroupConfig: Sendable, Equatable {
         if plist["appGroupsEnabled"] != nil, enabled == nil {
             throw BundleError.invalidValue(path: path, key: "appGroupsEnabled", expected: "a bool")
         }
+        if plist["keychainAccessibility"] != nil, plist["keychainAccessibility"]?.stringValue == nil {
+            throw BundleError.invalidValue(path: path, key: "keychainAccessibility", expected: "a string")
+        }
         return AppGroupConfig(
             appGroupName: name, appGroupsEnabled: enabled,
-            userLogInStatusKey: plist["userLogInStatusKey"]?.stringValue ?? "userLoggedIn")
+            userLogInStatusKey: plist["userLogInStatusKey"]?.stringValue ?? "userLoggedIn",
+            keychainAccessibility: plist["keychainAccessibility"]?.stringValue)
     }
 
     /// What the sample's AppDelegate does first: name, then flag (when this target sets one).

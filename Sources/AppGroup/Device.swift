@@ -151,6 +151,8 @@ package enum DeviceError: Error, Equatable, CustomStringConvertible, LocalizedEr
     case containerIsLink(path: String)
     /// Another bundle id that differs only in case is on the device: Apple's bundle ids are case-insensitive.
     case bundleIDCollides(bundleID: String, existing: String)
+    /// A file of the device (its lock state) that cannot be read as this version writes it.
+    case unreadable(path: String, reason: String)
 
     package var description: String {
         switch self {
@@ -166,6 +168,8 @@ package enum DeviceError: Error, Equatable, CustomStringConvertible, LocalizedEr
             return "\(path) is a symbolic link, not a container: nothing is written through it; remove the link (the device makes the container again)"
         case .bundleIDCollides(let id, let existing):
             return "\(id) is \(existing), which is on this device, in another case: bundle ids are unique without regard to case, as Apple's are; give CFBundleIdentifier another id (nothing was written)"
+        case .unreadable(let path, let reason):
+            return "\(path) cannot be read: \(reason)"
         }
     }
 

@@ -61,6 +61,25 @@ public final class SimulatedDevice: @unchecked Sendable {
         _ = try await session.login(username: username, password: password)
     }
 
+    /// The device's lock state (issue 36), as `msdk-sim device state` prints it: `beforeFirstUnlock`, `unlocked` or
+    /// `locked`. Every process reads it at each keychain access.
+    public var lockState: String {
+        get throws { try Device.open(at: url).lockState().rawValue }
+    }
+
+    /// Locks the device, as the user pressing the side button: `afterFirstUnlock` items stay readable,
+    /// `whenUnlocked` ones do not. A device before its first unlock stays so.
+    public func lock() throws {
+        let device = try Device.open(at: url)
+        try device.setLockState(try device.lockState() == .beforeFirstUnlock ? .beforeFirstUnlock : .locked)
+    }
+
+    /// Unlocks the device (the user enters the passcode): every class can be read.
+    public func unlock() throws { try Device.open(at: url).setLockState(.unlocked) }
+
+    /// Reboots the device: before its first unlock, only items of no protection class can be read, until `unlock()`.
+    public func reboot() throws { try Device.open(at: url).setLockState(.beforeFirstUnlock) }
+
     /// Runs `body` as the bundle (`.app` or `.appex`) on this device: the SDK's singletons
     /// (`UserAccountManager.shared`, `DataSharingHelper.shared`, shared stores and sync managers) are made
     /// again for it, and again after.

@@ -26,8 +26,10 @@ package struct ProcessLaunch: Sendable {
         try sandbox.checkContainers()
         dataSharing = DataSharingHelper(sandbox: sandbox)
         config = try AppGroupConfig.load(from: bundle)
+        // The device's lock state is read at each keychain call, so a lock in the middle of a long sync matters.
         keychain = KeychainHelper(
-            store: secretStore ?? LibsecretStore(), deviceID: device.id.uuidString, accessGroups: sandbox.keychainAccessGroups)
+            store: secretStore ?? LibsecretStore(), deviceID: device.id.uuidString, accessGroups: sandbox.keychainAccessGroups,
+            protection: { device.lockStateOrStrictest.keychainState }, accessibility: try KeychainAccessibility.configured(config, bundle: bundle))
         if applyConfig, var config {
             if let kept = try sandbox.standardDefaults.value(forKey: Self.appGroupsEnabledOverrideKey)?.boolValue {
                 config.appGroupsEnabled = kept

@@ -159,7 +159,9 @@ package struct AccountFiles {
         case .loaded, .notLoaded: return .accountKeyNotLoaded
         case .missing: return .accountKeyMissing(path: url.path)
         case .unreadable(let result):
-            if result.status == .interactionNotAllowed { return .keychainUnavailable("keychain unavailable: the keychain is locked (-25308), so \(url.path) cannot be decrypted") }
+            if result.status == .interactionNotAllowed {
+                return .keychainUnavailable("keychain unavailable: \(result.error?.message ?? "the keychain is locked") (-25308), so \(url.path) cannot be decrypted")
+            }
             return .accountKeyUnreadable(path: url.path, detail: result.error?.message ?? "status \(result.status.rawValue)", status: result.status.rawValue)
         }
     }
@@ -227,7 +229,7 @@ package enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError
             return "cannot log in: \(detail). Nothing changed on this device; back at the login screen"
         case .loginCancelled: return "login cancelled; nothing changed on this device"
         case .keychainLockedAtLaunch(let n):
-            return "keychain unavailable: the keychain is locked (-25308, interaction not allowed: a launch before the first unlock), so \(n) account(s) cannot be read; nothing was changed and nothing was deleted, the account files are kept as they are: unlock the keyring and launch again (--sdk-recovery would delete them, as the SDK does)"
+            return "keychain unavailable: the keychain is locked (-25308, interaction not allowed: a launch before the first unlock, or a whenUnlocked item while the device is locked), so \(n) account(s) cannot be read; nothing was changed and nothing was deleted, the account files are kept as they are: unlock the device (msdk-sim device unlock) or the keyring and launch again (--sdk-recovery would delete them, as the SDK does)"
         case .keychainUnavailable(let detail):
             let reason = detail.contains("keychain unavailable") ? detail : "keychain unavailable: \(detail)"
             return "\(reason); nothing was changed on this device"

@@ -40,6 +40,8 @@ package struct InspectReport: Codable, Sendable {
         package var service: String
         package var account: String
         package var value: String
+        /// The item's accessibility class (issue 36).
+        package var accessible: String = KeychainAccessibility.sdkDefault.rawValue
     }
 
     package struct Soup: Codable, Sendable {
@@ -87,6 +89,8 @@ package struct InspectReport: Codable, Sendable {
 
     package var device: String
     package var deviceID: String
+    /// The device's lock state (`msdk-sim device state`), or why it cannot be read.
+    package var lockState: String = DeviceLockState.unlocked.rawValue
     package var targets: [Target]
     package var accounts: [Account]
     /// "ready" or what is wrong with the Secret Service.
@@ -141,7 +145,8 @@ package enum Inspector {
                     let a = item.attributes
                     keychain[a["accessGroup"] ?? "?", default: []].append(InspectReport.KeychainItem(
                         service: a["service"] ?? "", account: a["account"] ?? "",
-                        value: item.secret.isEmpty ? "(empty)" : "(\(item.secret.count) bytes, redacted)"))
+                        value: item.secret.isEmpty ? "(empty)" : "(\(item.secret.count) bytes, redacted)",
+                        accessible: KeychainAccessibility.of(a).rawValue))
                     if a["service"] == AccountEncryption.keyService { accountKey = (item.secret, a["accessGroup"] ?? "?") }
                 }
                 for key in keychain.keys { keychain[key]!.sort { ($0.service, $0.account) < ($1.service, $1.account) } }
@@ -199,8 +204,10 @@ package enum Inspector {
             }
         }
 
+        let lockState: String
+        do { lockState = try device.lockState().rawValue } catch { lockState = "\(error)" }
         return InspectReport(
-            device: device.root.path, deviceID: device.id.uuidString, targets: targets, accounts: accounts,
+            device: device.root.path, deviceID: device.id.uuidString, lockState: lockState, targets: targets, accounts: accounts,
             keychainStatus: status, keychain: keychain, stores: stores, syncs: syncs,
             push: try push(layout: layout, accounts: accounts), widgetReloads: widgetReloads(layout),
             looseModes: DeviceHygiene.looseModes(under: [device.root]).map { "\($0.path) \(String($0.mode, radix: 8))" }.sorted(),

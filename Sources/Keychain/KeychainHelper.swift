@@ -30,14 +30,58 @@ package final class KeychainHelper: Sendable {
     package let store: any SecretStore
     private let queue = DispatchQueue(label: "com.appgroupsim.keychain")
     private let budget: SecretServiceBudget
+    /// The device's lock state, read at each call (one small file read on a simulated device; never D-Bus).
+    private let protection: @Sendable () -> KeychainProtectionState
+    private let classLock = NSLock()
+    nonisolated(unsafe) private var newItemClass: KeychainAccessibility
 
     /// - Parameter budget: the time this helper's calls may wait on the store in all; the process's
     ///   shared budget unless a test gives its own.
-    package init(store: any SecretStore, deviceID: String, accessGroups: [String], budget: SecretServiceBudget = .shared) {
+    /// - Parameter protection: the device's lock state now (always unlocked unless given).
+    /// - Parameter accessibility: the class of the items this helper makes (the SDK's default unless given).
+    package init(
+        store: any SecretStore, deviceID: String, accessGroups: [String], budget: SecretServiceBudget = .shared,
+        protection: @escaping @Sendable () -> KeychainProtectionState = { .unlocked }, accessibility: KeychainAccessibility = .sdkDefault
+    ) {
         self.store = store
         self.deviceID = deviceID
         self.accessGroups = accessGroups
         self.budget = budget
+        self.protection = protection
+        newItemClass = accessibility
+    }
+
+    /// The class of the items this helper makes from now on (`KeychainHelper.accessibilityAttribute`).
+    package var accessibility: KeychainAccessibility { classLock.withLock { newItemClass } }
+
+    /// `KeychainHelper.setAccessibleAttribute(_:)`, as the SDK has it: new items get the class from now on, then
+    /// every item this SDK made in the process's groups is saved again with it. None made: `errSecItemNotFound`
+    /// (the class is still set, as the SDK sets it first). An item, or the new class, that cannot be read in the
+    /// device's state: `errSecInteractionNotAllowed`, and no item changed.
+    package func setAccessibility(_ accessibility: KeychainAccessibility) async -> KeychainResult {
+        classLock.withLock { newItemClass = accessibility }
+        return await run { () throws(KeychainError) in
+            try self.requireReady()
+            let state = self.protection()
+            var items: [SecretStoreItem] = []
+            for group in self.accessGroups {
+                items += try self.store.search(["device": self.deviceID, "creator": Self.creator, "accessGroup": group])
+            }
+            guard !items.isEmpty else { return .failure(.itemNotFound, "no keychain item of this SDK in the process's groups to give the class \(accessibility.rawValue)") }
+            for item in items {
+                let current = KeychainAccessibility.of(item.attributes)
+                guard current.isAvailable(state), accessibility.isAvailable(state) else {
+                    throw (current.isAvailable(state) ? accessibility : current).unavailable(service: item.attributes["service"] ?? "", state: state)
+                }
+            }
+            for item in items where item.attributes[KeychainAccessibility.attribute] != accessibility.rawValue {
+                var attributes = item.attributes
+                attributes[KeychainAccessibility.attribute] = accessibility.rawValue
+                try self.store.delete(item.attributes)
+                try self.store.store(attributes, label: Self.label(service: attributes["service"] ?? "", group: attributes["accessGroup"] ?? ""), secret: item.secret)
+            }
+            return .ok()
+        }
     }
 
     /// `.success` when the keychain can be used; otherwise the status and a message that says how to fix it.
@@ -75,8 +119,16 @@ package final class KeychainHelper: Sendable {
             } else {
                 groups = self.accessGroups
             }
+            let state = self.protection()
             for group in groups {
                 query["accessGroup"] = group
+                if state != .unlocked {
+                    // Not unlocked: the item's class decides, so read its attributes too.
+                    guard let item = try self.store.search(query).first else { continue }
+                    let accessibility = KeychainAccessibility.of(item.attributes)
+                    guard accessibility.isAvailable(state) else { throw accessibility.unavailable(service: service, state: state) }
+                    return .ok(item.secret, group: group)
+                }
                 switch try self.store.lookup(query) {
                 case .found(let secret): return .ok(secret, group: group)
                 case .locked: throw Self.error(for: .locked)
@@ -110,15 +162,15 @@ package final class KeychainHelper: Sendable {
         { () throws(KeychainError) in
             try self.requireReady()
             let existing = try self.find(service: service, account: account ?? "", accessGroup: accessGroup)
-            let group: String
-            if let existingGroup = existing?.attributes["accessGroup"] {
-                group = existingGroup
-            } else {
-                group = try self.writeGroup(accessGroup)
+            if let existing {
+                // The item keeps its attributes (its class among them), as SecItemUpdate keeps them.
+                try self.checkAvailable(existing.attributes, service: service)
+                let group = existing.attributes["accessGroup"] ?? ""
+                try self.store.store(existing.attributes, label: Self.label(service: service, group: group), secret: data)
+                return .ok(group: group)
             }
-            try self.store.store(
-                self.attributes(service: service, account: account ?? "", group: group),
-                label: Self.label(service: service, group: group), secret: data)
+            let group = try self.writeGroup(accessGroup)
+            try self.storeNew(service: service, account: account ?? "", group: group, secret: data)
             return .ok(group: group)
         }
     }
@@ -133,9 +185,7 @@ package final class KeychainHelper: Sendable {
                 return .failure(.duplicateItem, "an item for service \(service) already exists")
             }
             let group = try self.writeGroup(accessGroup)
-            try self.store.store(
-                self.attributes(service: service, account: account ?? "", group: group),
-                label: Self.label(service: service, group: group), secret: data)
+            try self.storeNew(service: service, account: account ?? "", group: group, secret: data)
             return .ok()
         }
     }
@@ -154,12 +204,11 @@ package final class KeychainHelper: Sendable {
         { () throws(KeychainError) in
             try self.requireReady()
             if let item = try self.find(service: service, account: account ?? "", accessGroup: accessGroup) {
+                try self.checkAvailable(item.attributes, service: service)
                 return .ok(item.secret)
             }
             let group = try self.writeGroup(accessGroup)
-            try self.store.store(
-                self.attributes(service: service, account: account ?? "", group: group),
-                label: Self.label(service: service, group: group), secret: [])
+            try self.storeNew(service: service, account: account ?? "", group: group, secret: [])
             return .ok([])
         }
     }
@@ -180,6 +229,7 @@ package final class KeychainHelper: Sendable {
             guard let item = try self.find(service: service, account: account, accessGroup: accessGroup) else {
                 return self.notFound(service: service, account: account, accessGroup: accessGroup)
             }
+            try self.checkAvailable(item.attributes, service: service)
             try self.store.store(
                 item.attributes, label: Self.label(service: service, group: item.attributes["accessGroup"] ?? ""),
                 secret: [])
@@ -239,7 +289,8 @@ package final class KeychainHelper: Sendable {
                         .map {
                             KeychainItemInfo(
                                 service: $0.attributes["service"] ?? "", account: $0.attributes["account"] ?? "",
-                                accessGroup: $0.attributes["accessGroup"] ?? "", valueLength: $0.secret.count)
+                                accessGroup: $0.attributes["accessGroup"] ?? "", valueLength: $0.secret.count,
+                                accessible: KeychainAccessibility.of($0.attributes).rawValue)
                         }
                         .sorted { ($0.accessGroup, $0.service, $0.account) < ($1.accessGroup, $1.service, $1.account) })
             } catch {
@@ -318,6 +369,25 @@ package final class KeychainHelper: Sendable {
 
     private func attributes(service: String, account: String, group: String) -> [String: String] {
         ["device": deviceID, "accessGroup": group, "service": service, "account": account, "creator": Self.creator]
+    }
+
+    /// A new item, of this helper's class: refused when that class is not available in the device's state, as
+    /// `SecItemAdd` is.
+    private func storeNew(service: String, account: String, group: String, secret: [UInt8]) throws(KeychainError) {
+        let accessibility = self.accessibility
+        let state = protection()
+        guard accessibility.isAvailable(state) else { throw accessibility.unavailable(service: service, state: state) }
+        var attributes = attributes(service: service, account: account, group: group)
+        attributes[KeychainAccessibility.attribute] = accessibility.rawValue
+        try store.store(attributes, label: Self.label(service: service, group: group), secret: secret)
+    }
+
+    /// `errSecInteractionNotAllowed` when the item's class is not available in the device's state.
+    private func checkAvailable(_ attributes: [String: String], service: String) throws(KeychainError) {
+        let state = protection()
+        guard state != .unlocked else { return }
+        let accessibility = KeychainAccessibility.of(attributes)
+        guard accessibility.isAvailable(state) else { throw accessibility.unavailable(service: service, state: state) }
     }
 
     private func notFound(service: String, account: String?, accessGroup: String?) -> KeychainResult {
@@ -431,6 +501,8 @@ package struct KeychainItemInfo: Sendable, Equatable, Codable {
     package var account: String
     package var accessGroup: String
     package var valueLength: Int
+    /// The item's accessibility class (`KeychainAccessibility`).
+    package var accessible: String
 }
 
 private final class ResultBox: @unchecked Sendable {

@@ -26,6 +26,9 @@ package struct AppLaunchOptions: Sendable {
     package var appendTrace = false
     /// Make `device` a device even when it is a directory AppGroupSim did not make (`--init`).
     package var initDevice = false
+    /// A background launch (a background fetch, a prewarm, `main-app --background`): no UI, in any lock state.
+    /// A foreground launch needs an unlocked device, as a user opens an app only after unlocking it.
+    package var background = false
 
     package init(bundle: String, device: String? = nil, org: String? = nil, trace: String? = nil, passcode: String? = nil,
                 sdkRecovery: Bool = false, secretStore: (any SecretStore)? = nil) {
@@ -89,6 +92,15 @@ package final class AppSession: @unchecked Sendable {
         _ options: AppLaunchOptions, unlock: Bool = true, requireKeychain: Bool = true, note: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws -> AppSession {
         let session = try AppSession(options)
+        if !options.background {
+            let device = session.launch.sandbox.device
+            let state = try device.lockState()
+            guard state == .unlocked else {
+                throw AppError(
+                    "the device is \(state.rawValue): a user opens the app only after unlocking it; run msdk-sim device unlock --device \(device.root.path), "
+                        + "or give main-app --background for a background launch (a background fetch, a prewarm), which sees only what iOS lets it see while \(state.rawValue)")
+            }
+        }
         try await LaunchPreparation.run(
             session.launch, accounts: session.accounts, recovery: options.sdkRecovery ? .sdkDestructive : .keepFiles,
             requireKeychain: requireKeychain, note: note)

@@ -10,6 +10,44 @@ public let errSecInteractionNotAllowed: OSStatus = -25308
 public let errSecMissingEntitlement: OSStatus = -34018
 public let errSecNotAvailable: OSStatus = -25291
 
+/// The Security framework's `kSecAttrAccessible…` values (CFStrings on iOS; their values as Strings here).
+public let kSecAttrAccessibleWhenUnlocked = "ak"
+public let kSecAttrAccessibleWhenUnlockedThisDeviceOnly = "aku"
+public let kSecAttrAccessibleAfterFirstUnlock = "ck"
+public let kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly = "cku"
+public let kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly = "akpu"
+
+/// The SDK's `KeychainItemAccessibility`: the `kSecAttrAccessible` class of the SDK's keychain items. The
+/// device's lock state decides which classes can be read (`msdk-sim device lock`, `SimulatedDevice.lock()`).
+public enum KeychainItemAccessibility: Int, Sendable {
+    case whenUnlocked
+    case whenUnlockedThisDeviceOnly
+    case afterFirstUnlock
+    case afterFirstUnlockThisDeviceOnly
+    case whenPasscodeSetThisDeviceOnly
+
+    /// The class's `kSecAttrAccessible…` value.
+    public var asString: String {
+        switch self {
+        case .whenUnlocked: return kSecAttrAccessibleWhenUnlocked
+        case .whenUnlockedThisDeviceOnly: return kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+        case .afterFirstUnlock: return kSecAttrAccessibleAfterFirstUnlock
+        case .afterFirstUnlockThisDeviceOnly: return kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+        case .whenPasscodeSetThisDeviceOnly: return kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly
+        }
+    }
+
+    var engine: KeychainAccessibility {
+        switch self {
+        case .whenUnlocked: return .whenUnlocked
+        case .whenUnlockedThisDeviceOnly: return .whenUnlockedThisDeviceOnly
+        case .afterFirstUnlock: return .afterFirstUnlock
+        case .afterFirstUnlockThisDeviceOnly: return .afterFirstUnlockThisDeviceOnly
+        case .whenPasscodeSetThisDeviceOnly: return .whenPasscodeSetThisDeviceOnly
+        }
+    }
+}
+
 /// The SDK's `KeychainResult` (`SFSDKKeychainResult`): whether the call succeeded, its `OSStatus`, the item's
 /// data, and an `NSError` whose code is the status.
 public class KeychainResult: NSObject, @unchecked Sendable {
@@ -51,6 +89,23 @@ public class KeychainHelper: NSObject {
     }
 
     static var engine: Keychain.KeychainHelper { SDKProcess.current.keychain }
+
+    private static let accessibilitySet = PerProcess<String?> { nil }
+
+    /// The class set by `setAccessibleAttribute` in this process (its `kSecAttrAccessible…` value); nil until then,
+    /// when new items get the SDK's default, `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`.
+    public static var accessibilityAttribute: String? { accessibilitySet.value() }
+
+    /// Sets the class of new items and saves every item the SDK made in this process's groups again with it, as
+    /// the SDK does. `errSecInteractionNotAllowed` (nothing changed) when an item, or the new class, cannot be
+    /// read in the device's lock state.
+    @discardableResult
+    public class func setAccessibleAttribute(_ secAttrAccessible: KeychainItemAccessibility) -> KeychainResult {
+        let engine = self.engine
+        let result = (try? SDKProcess.blocking { await engine.setAccessibility(secAttrAccessible.engine) }) ?? .failure(.io, "the keychain call did not finish")
+        accessibilitySet.withValue { $0 = secAttrAccessible.asString }
+        return KeychainResult(result)
+    }
 
     public class func read(service: String, account: String?) -> KeychainResult {
         read(service: service, account: account, accessGroup: nil, cacheMode: .unspecified)

@@ -27,7 +27,13 @@ public final class SDKProcess: @unchecked Sendable {
         // waits for (or fails on) another instance, as a second `main-app` does.
         instanceLock = sandbox.bundle.isExtension ? nil : try AppInstanceLock(sandbox: sandbox)
         dataSharing = AppGroup.DataSharingHelper(sandbox: sandbox)
-        keychain = Keychain.KeychainHelper(store: secretStore ?? LibsecretStore(), deviceID: sandbox.device.id.uuidString, accessGroups: sandbox.keychainAccessGroups)
+        let device = sandbox.device
+        keychain = Keychain.KeychainHelper(
+            store: secretStore ?? LibsecretStore(), deviceID: device.id.uuidString, accessGroups: sandbox.keychainAccessGroups,
+            protection: {
+                let state = device.lockStateOrStrictest
+                return KeychainProtectionState(unlocked: state.isUnlocked, unlockedSinceBoot: state.unlockedSinceBoot)
+            })
     }
 
     private static let lock = NSLock()

@@ -27,6 +27,8 @@ struct MainApp: AsyncParsableCommand {
     var passcode: String?
     @Flag(help: "Recover as the real SDK does: delete accounts that cannot be read at launch (keychain locked) instead of keeping them.")
     var sdkRecovery = false
+    @Flag(help: "A background launch (a background fetch, a prewarm): no UI, in any lock state of the device; it reads only what iOS lets it read in that state, and says so in one line when it cannot.")
+    var background = false
     @Flag(help: .hidden) var appendTrace = false
     @Flag(name: .customLong("init"), help: "Make --device a device even if it is a directory AppGroupSim did not make (not empty, not private, or another user's).")
     var initDevice = false
@@ -48,6 +50,7 @@ struct MainApp: AsyncParsableCommand {
         var options = AppLaunchOptions(bundle: bundle, device: device, org: org, trace: trace, passcode: passcode, sdkRecovery: sdkRecovery)
         options.appendTrace = appendTrace
         options.initDevice = initDevice
+        options.background = background
         return options
     }
 

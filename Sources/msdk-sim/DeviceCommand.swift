@@ -6,14 +6,56 @@ import Foundation
 struct DeviceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
-        abstract: "Install apps on a device, list them, and open a URL at the app that claims its scheme.",
-        subcommands: [Install.self, Apps.self, OpenURL.self])
+        abstract: "Install apps on a device, list them, open a URL at the app that claims its scheme; reboot, unlock and lock it.",
+        subcommands: [Install.self, Apps.self, OpenURL.self, Reboot.self, Unlock.self, Lock.self, State.self])
 
     struct DeviceOption: ParsableArguments {
         @Option(help: "The device directory (default: $APPGROUPSIM_DEVICE).") var device: String?
         @Flag(name: .customLong("init"), help: "Make --device a device even if it is a directory AppGroupSim did not make.") var initDevice = false
 
-        func apps() throws -> DeviceApps { DeviceApps(device: try Device.resolve(path: device, initialize: initDevice)) }
+        func apps() throws -> DeviceApps { DeviceApps(device: try resolved()) }
+        func resolved() throws -> Device { try Device.resolve(path: device, initialize: initDevice) }
+
+        func setLockState(_ state: DeviceLockState, verb: String) throws {
+            let device = try resolved()
+            try device.setLockState(state)
+            print("\(verb): the device is \(state.rawValue) (\(state.meaning))")
+        }
+    }
+
+    /// The lock state (issue 36): what the keychain's classes give out, read by every process at each access.
+    struct Reboot: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Reboot the device: it is before its first unlock (only items of no protection class can be read) until msdk-sim device unlock.")
+        @OptionGroup var device: DeviceOption
+        func run() throws { try device.setLockState(.beforeFirstUnlock, verb: "rebooted") }
+    }
+
+    struct Unlock: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unlock the device (the user enters the passcode): every class can be read.")
+        @OptionGroup var device: DeviceOption
+        func run() throws { try device.setLockState(.unlocked, verb: "unlocked") }
+    }
+
+    struct Lock: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Lock the device: afterFirstUnlock items stay readable, whenUnlocked ones do not. A device before its first unlock stays so.")
+        @OptionGroup var device: DeviceOption
+        func run() throws {
+            let current = try device.resolved().lockState()
+            try device.setLockState(current == .beforeFirstUnlock ? .beforeFirstUnlock : .locked, verb: "locked")
+        }
+    }
+
+    struct State: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the device's lock state: beforeFirstUnlock, unlocked or locked.")
+        @OptionGroup var device: DeviceOption
+        @Flag(help: "Print JSON.") var json = false
+        func run() throws {
+            let state = try device.resolved().lockState()
+            if json { return try printJSON(["state": state.rawValue, "meaning": state.meaning]) }
+            print("\(state.rawValue): \(state.meaning)")
+        }
     }
 
     struct Install: ParsableCommand {

@@ -13,7 +13,7 @@ struct Inspect: AsyncParsableCommand {
     func run() async throws {
         let report = try Inspector.inspect(devicePath: device ?? ProcessInfo.processInfo.environment["APPGROUPSIM_DEVICE"] ?? "")
         if json { return try printJSON(report) }
-        print("device \(report.device) (id \(report.deviceID))")
+        print("device \(report.device) (id \(report.deviceID)), \(report.lockState)")
         print("\nprocesses and their msdkUserDefaults")
         for t in report.targets {
             print("  \(t.bundleIdentifier): app group \(t.appGroupName ?? "(none)") \(t.appGroupEnabled ? "on" : "off") -> \(t.msdkUserDefaults)")
@@ -31,7 +31,9 @@ struct Inspect: AsyncParsableCommand {
         if report.keychain.isEmpty { print("  (no items)") }
         for group in report.keychain.keys.sorted() {
             print("  \(group)")
-            for item in report.keychain[group]! { print("      \(item.service)  account \(item.account.isEmpty ? "(none)" : item.account)  \(item.value)") }
+            for item in report.keychain[group]! {
+                print("      \(item.service)  account \(item.account.isEmpty ? "(none)" : item.account)  \(item.value)  \(item.accessible)")
+            }
         }
         print("\nstores")
         if report.stores.isEmpty { print("  (none)") }

@@ -96,4 +96,39 @@ final class KeychainHelperTests: XCTestCase {
         let item = try XCTUnwrap(try store.search(["service": "picked"]).first)
         XCTAssertEqual(item.attributes["accessGroup"], "group.com.salesforce.mobilesdk.MobileSyncExplorer")
     }
+
+    /// Mirrors the SDK's testChangeAccesibilityAttribute on the device's lock state (issue 36): items made with the
+    /// SDK's default are readable by the widget while the device is locked; after `setAccessibleAttribute(.whenUnlocked)`
+    /// they are not (errSecInteractionNotAllowed), until the device is unlocked; before the first unlock nothing is.
+    func testSetAccessibleAttributeAndTheDevicesLockState() throws {
+        let device = try Device.open(at: self.device)
+        try asApp {
+            XCTAssertNil(KeychainHelper.accessibilityAttribute, "nil until set, as the SDK's")
+            for (service, account) in [("test.one", "account.one"), ("test.two", "account.two")] {
+                XCTAssertTrue(KeychainHelper.createIfNotPresent(service: service, account: account).success)
+                XCTAssertTrue(KeychainHelper.write(service: service, data: Data("v".utf8), account: account).success)
+            }
+        }
+        try device.setLockState(.locked)
+        try asWidget { XCTAssertEqual(KeychainHelper.read(service: "test.one", account: "account.one").data, Data("v".utf8)) }
+        try device.setLockState(.unlocked)
+        try asApp {
+            XCTAssertTrue(KeychainHelper.setAccessibleAttribute(.whenUnlocked).success)
+            XCTAssertEqual(KeychainHelper.accessibilityAttribute, kSecAttrAccessibleWhenUnlocked)
+        }
+        XCTAssertEqual(Set(try store.search(["service": "test.one"]).map { $0.attributes["accessible"] }), ["whenUnlocked"])
+        try device.setLockState(.locked)
+        try asWidget {
+            let locked = KeychainHelper.read(service: "test.one", account: "account.one")
+            XCTAssertEqual(locked.status, errSecInteractionNotAllowed)
+            XCTAssertEqual(locked.error?.code, Int(errSecInteractionNotAllowed))
+            XCTAssertNil(locked.data)
+        }
+        try device.setLockState(.unlocked)
+        try asWidget { XCTAssertEqual(KeychainHelper.read(service: "test.two", account: "account.two").data, Data("v".utf8)) }
+        try device.setLockState(.beforeFirstUnlock)
+        try asApp { XCTAssertEqual(KeychainHelper.write(service: "test.three", data: Data("x".utf8), account: nil).status, errSecInteractionNotAllowed) }
+        try device.setLockState(.unlocked)
+        try asApp { XCTAssertEqual(KeychainHelper.read(service: "test.three", account: nil).status, errSecItemNotFound, "nothing was made") }
+    }
 }

@@ -25,7 +25,6 @@ RULES = [
     (r"RestRequest\.(sessionDataTask|requestDelegate)|RestClient\.send\(_:requestDelegate:\)", "URLSession task plumbing and delegates: requests are sent by the engine's client"),
     (r"SalesforceLogger\.(setInstanceClass|setLogReceiverFactory)", "log receivers plug into os_log; lines go to standard error here"),
     (r"UserAccount\.(photo|setPhoto\w*)", "UI: the user's photo"),
-    (r"KeychainHelper\.setAccessibleAttribute\(_:\)|\.KeychainItemAccessibility$", "kSecAttrAccessible has no Secret Service counterpart: items are readable while the keyring is unlocked"),
     (r"SmartStore\.isJsonSerializationCheckEnabled|\.kValue(ExtractedToColumn|ExtractedToFtsColumn|IndexedWithJSONExtract)$", "SmartStore internals: external storage is not simulated; the index filters are the store's own"),
     (r"SalesforceManager\.URLCacheType", "no URL cache: every request reaches the simulated org"),
     (r"PushNotificationManager\.fetchAndStoreNotificationTypes\w*|UserAccount\.notificationTypes", "notification types and actions are not simulated (the org sends the SDK's encrypted payloads only)"),
