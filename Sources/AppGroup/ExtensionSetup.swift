@@ -77,6 +77,15 @@ package enum ExtensionSetup {
             return out + [Finding("config-invalid", .error, "\(error)", fix: "fix \(AppGroupConfig.fileName) in \(name(app))", subject: name(app))]
         case .success(let c): appConfig = c
         }
+        // A keychain class an extension or a background launch cannot read while the phone is locked (issue 36):
+        // the users of SDK issues #3437, #3477 and #3427 were logged out so.
+        for bundle in all {
+            guard case .success(let c?) = config(bundle), let name = c.keychainAccessibility, name.hasPrefix("whenUnlocked") || name.hasPrefix("whenPasscodeSet") else { continue }
+            out.append(Finding("keychain-class-when-unlocked", .warning,
+                "\(self.name(bundle)) gives the SDK's keychain items the class \(name) (keychainAccessibility in \(AppGroupConfig.fileName)): a background launch, a widget refresh or a push while the phone is locked cannot read the tokens or the account key (errSecInteractionNotAllowed), and the SDK then logs the user out",
+                fix: "remove keychainAccessibility from \(self.name(bundle))/\(AppGroupConfig.fileName) (the SDK's default is afterFirstUnlockThisDeviceOnly), or set it to afterFirstUnlockThisDeviceOnly; in code, KeychainHelper.setAccessibleAttribute(.afterFirstUnlockThisDeviceOnly)",
+                subject: self.name(bundle)))
+        }
         guard !extensions.isEmpty else { return out }
         guard let appConfig else {
             return out + [Finding("config-missing", .error, "\(name(app)) has no \(AppGroupConfig.fileName), so it never sets an app group name and its extensions can never see its login",

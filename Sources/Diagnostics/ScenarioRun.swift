@@ -87,6 +87,11 @@ final class Run: @unchecked Sendable {
         return url
     }
 
+    /// `msdk-sim device lock|unlock|reboot` on the scenario's device.
+    func setLockState(_ state: DeviceLockState) throws {
+        try Device.open(at: device).setLockState(state)
+    }
+
     func widgetOf(_ app: URL) -> URL { app.appendingPathComponent("PlugIns/RecentContacts.appex") }
 
     func exec(_ tool: String, _ args: [String]) -> Output {

@@ -17,7 +17,7 @@ package enum Scenarios {
     }
 
     package static let all: [Info] = [
-        Info(name: "keychain-locked-at-launch", title: "(a) the keychain is locked while the app starts in the background"),
+        Info(name: "keychain-locked-at-launch", title: "(a) the app's keychain items are whenUnlocked, and it starts in the background while the phone is locked"),
         Info(name: "extension-migrates-first", title: "(b) the extension starts first after app groups are enabled and strands the app's files"),
         Info(name: "stale-login-flag", title: "(c) the last account logs out and userLoggedIn stays set"),
         Info(name: "widget-forces-flag", title: "(d) the widget's bundle hard-codes the app-group flag while the app turned it off"),
@@ -64,38 +64,58 @@ package enum Scenarios {
     // MARK: (a)
 
     static func keychainLocked(_ run: Run, sdkRecovery: Bool) async throws {
-        let app = try run.variant("MobileSyncExplorer") { _ in }
-        try run.loginAliceAndSync(app, "alice logs in and syncs")
+        // Broken: the app gives the SDK's items the class whenUnlocked (as apps did before the SDK's 9.2.1 default).
+        let app = try run.variant("MobileSyncExplorer") { url in
+            try Run.editPlist(url.appendingPathComponent(AppGroupConfig.fileName)) { $0["keychainAccessibility"] = "whenUnlocked" }
+        }
+        try run.loginAliceAndSync(app, "the app (keychainAccessibility whenUnlocked) logs alice in and syncs, the phone unlocked")
         let files = try run.accountFiles()
         let stores = try run.storeFiles()
         guard !files.isEmpty, !stores.isEmpty else { throw Failure.setup("after login and sync: account files \(files), stores \(stores)") }
-        run.say("  the device has \(files.count) account file(s) and \(stores.count) store(s) of alice")
-        do { try LibsecretStore().lockDefaultCollection() } catch { throw Failure.setup("cannot lock the keyring: \(error)") }
-        run.say("  the phone locks; later iOS launches the app in the background (a push, a background fetch):")
-        run.say("  the keychain is locked, every read is -25308 (errSecInteractionNotAllowed)")
-        // What a background launch does: read the current user's records (a background fetch, a push).
-        let launch = run.app(app, (sdkRecovery ? ["--sdk-recovery"] : []) + ["contacts", "list", "--json"])
+        run.say("  the device has \(files.count) account file(s) and \(stores.count) store(s) of alice; her items are whenUnlocked")
+        try run.setLockState(.locked)
+        run.say("  msdk-sim device lock: the phone locks; later iOS launches the app in the background (a background fetch, a push)")
+        // What a background launch does: read the current user's records.
+        let launch = run.app(app, (sdkRecovery ? ["--sdk-recovery"] : []) + ["--background", "contacts", "list", "--json"])
         let left = try run.accountFiles()
         let storesLeft = try run.storeFiles()
         if sdkRecovery {
-            try run.step("the app launches (SDK recovery)", launch, expect: 1)
+            try run.step("the background launch (SDK recovery)", launch, expect: 1)
             guard left.isEmpty else { throw Failure.notReproduced("the account files are still there: \(left)") }
             guard storesLeft.isEmpty else { throw Failure.notReproduced("the stores are still there: \(storesLeft)") }
+            try run.setLockState(.unlocked)
             let widget = run.widget(run.widgetOf(app))
-            run.say("  what happened: UserAccount.plist is sealed with a key in the keychain group; the locked keychain would not give the key,")
-            run.say("  so the file did not decrypt, and the SDK (fetchAllAccounts) deleted it as unreadable, with her store;")
-            run.say("  the widget now says \(widget.state) -- users found themselves logged out after unlocking the phone")
+            run.say("  what happened: UserAccount.plist is sealed with a key in the keychain group; a whenUnlocked key is not given out while locked")
+            run.say("  (errSecInteractionNotAllowed), so the file did not decrypt, and the SDK (fetchAllAccounts) deleted it as unreadable, with her store;")
+            run.say("  after the unlock the widget says \(widget.state) -- users found themselves logged out (SDK issues #3437, #3477, #3427)")
         } else {
-            try run.step("the app launches (AppGroupSim default)", launch, expect: 1)
-            guard launch.stderr.contains("keychain unavailable") else { throw Failure.notReproduced("the launch did not say the keychain is unavailable: \(launch.stderr)") }
+            try run.step("the background launch (AppGroupSim default)", launch, expect: 1)
+            guard launch.stderr.contains("whenUnlocked") else { throw Failure.notReproduced("the launch did not name the item's class: \(launch.stderr)") }
             guard left == files else { throw Failure.notReproduced("account files changed: \(files) -> \(left)") }
             guard storesLeft == stores else { throw Failure.notReproduced("stores changed: \(stores) -> \(storesLeft)") }
-            run.say("  what happened: the launch stops with one message; all \(left.count) account file(s) and the store are kept as they were,")
-            run.say("  so the next launch after the first unlock finds alice logged in (--sdk-recovery shows what the SDK does instead)")
+            run.say("  what happened: the launch stops with one message naming the class; all \(left.count) account file(s) and the store are kept,")
+            run.say("  so alice is still logged in once the phone is unlocked (--sdk-recovery shows what the SDK does instead)")
+            try run.setLockState(.unlocked)
         }
-        run.say("  why: account files are sealed (AES-256-GCM) with a key the keychain keeps, and a background launch can come before the first unlock")
-        run.say("  fix: never delete what cannot be read while the keychain is locked (errSecInteractionNotAllowed is not corruption);")
-        run.say("       retry after UIApplication.protectedDataDidBecomeAvailable, and use kSecAttrAccessibleAfterFirstUnlock for the SDK's items")
+        run.say("  why: a whenUnlocked item cannot be read while the phone is locked, and a background launch comes exactly then")
+
+        // Fixed: the SDK's default class (or setAccessibleAttribute(.afterFirstUnlockThisDeviceOnly) at launch).
+        let fixed = try run.variant("MobileSyncExplorerFixed") { url in
+            try Run.editPlist(url.appendingPathComponent(AppGroupConfig.fileName)) { $0["keychainAccessibility"] = "afterFirstUnlockThisDeviceOnly" }
+        }
+        if sdkRecovery { try run.loginAliceAndSync(fixed, "fixed (afterFirstUnlockThisDeviceOnly): alice logs in again and syncs, the phone unlocked") }
+        try run.step("fixed (afterFirstUnlockThisDeviceOnly): the app opens, its items are saved again with the class", run.app(fixed, ["status", "--json"]), expect: 0)
+        try run.setLockState(.locked)
+        let background = run.app(fixed, ["--background", "contacts", "list"])
+        try run.step("the phone locks; the background launch lists the contacts", background, expect: 0)
+        let count = background.stdout.split(separator: "\n").count
+        let widget = run.widget(run.widgetOf(fixed))
+        guard count > 0, widget.state == "listed" else { throw Failure.notReproduced("fixed: \(count) contact(s) listed in the background, the widget says \(widget.state)") }
+        run.say("      the background launch lists \(count) contacts, and the widget refreshing while locked says \(widget.state)")
+        try run.setLockState(.unlocked)
+        run.say("  fix: keep the SDK's default class afterFirstUnlockThisDeviceOnly (or KeychainHelper.setAccessibleAttribute(.afterFirstUnlockThisDeviceOnly));")
+        run.say("       never delete what cannot be read while the phone is locked (errSecInteractionNotAllowed is not corruption): retry after")
+        run.say("       UIApplication.protectedDataDidBecomeAvailable; msdk-sim doctor warns of keychain-class-when-unlocked")
     }
 
     // MARK: (b)

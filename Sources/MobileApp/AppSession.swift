@@ -101,6 +101,14 @@ package final class AppSession: @unchecked Sendable {
                         + "or give main-app --background for a background launch (a background fetch, a prewarm), which sees only what iOS lets it see while \(state.rawValue)")
             }
         }
+        // The class the bundle sets (AppGroupConfig.plist's keychainAccessibility), as an AppDelegate calls
+        // KeychainHelper.setAccessibleAttribute at launch: the SDK's items are saved again with it. Only in the
+        // foreground (unlocked); none made yet is fine.
+        if !options.background, session.launch.config?.keychainAccessibility != nil {
+            let keychain = session.launch.keychain
+            let result = await keychain.setAccessibility(keychain.accessibility)
+            if !result.success, result.status != .itemNotFound, let error = result.error { note("keychain class not applied: \(error.message)") }
+        }
         try await LaunchPreparation.run(
             session.launch, accounts: session.accounts, recovery: options.sdkRecovery ? .sdkDestructive : .keepFiles,
             requireKeychain: requireKeychain, note: note)

@@ -71,7 +71,11 @@ for s in $SCENARIOS; do
   leftover=$(new_processes "$before")
   [ -z "$leftover" ] || fail "scenario $s left running: $(printf '%s\n' "$leftover" | awk '{print $2}' | paste -sd, -)"
   contains "$OUT" "fix:"
-  if [ "$s" = keychain-locked-at-launch ]; then contains "$OUT" "account file(s) and the store are kept"; fi
+  if [ "$s" = keychain-locked-at-launch ]; then
+    contains "$OUT" "account file(s) and the store are kept"
+    contains "$OUT" "is whenUnlocked, which iOS does not give out while the device is locked (errSecInteractionNotAllowed)"
+    contains "$OUT" "the widget refreshing while locked says listed"
+  fi
   if [ "$s" = killed-sync-up-duplicates ]; then
     contains "$OUT" "hold 60 of alice's 30 new contacts"
     contains "$OUT" "hold 30 of alice's 30 new contacts"

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The device's lock state and the keychain's classes (issue 36), with the real binaries, the real keyring
+# and outside clients: secret-tool shows each item's class; a locked device still gives afterFirstUnlock
+# items to the widget and to a background launch; a foreground launch needs the unlock; a device before its
+# first unlock gives nothing, and every refusal is one line that changes no file; a whenUnlocked app is the
+# doctor's warning and cannot refresh its widget while locked.
+APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
+DEV="$WORK/device"
+WIDGET="$APP/PlugIns/RecentContacts.appex"
+NSE="$APP/PlugIns/NotificationService.appex"
+BUNDLE_ID=com.salesforce.mobilesdk.MobileSyncExplorer
+start_org
+sim() { "$BIN/msdk-sim" "$@"; }
+app() { "$BIN/main-app" --bundle "$APP" --device "$DEV" --org "$ORG" "$@"; }
+widget() { "$BIN/extension-widget" --bundle "$WIDGET" --device "$DEV" "$@"; }
+# files: every file of the device with its size and checksum (what no refusal may change).
+files() { (cd "$DEV" && find . -type f ! -name lock-state ! -name '*.lock' ! -path './Notifications/*' -print0 | sort -z | xargs -0 sha256sum); }
+
+# 1. The four commands and the state file.
+expect_status 0 sim device state --device "$DEV"
+contains "$OUT" "unlocked: every class"
+expect_status 0 sim device reboot --device "$DEV"
+expect_status 0 sim device lock --device "$DEV"
+expect_status 0 sim device state --device "$DEV" --json
+[ "$(field "$OUT" 'd["state"]')" = beforeFirstUnlock ] || fail "a device before its first unlock that is locked stays so: $OUT"
+expect_status 0 sim device unlock --device "$DEV"
+[ "$(cat "$DEV/lock-state")" = unlocked ] || fail "lock-state holds $(cat "$DEV/lock-state")"
+ok "msdk-sim device reboot, lock, unlock and state: beforeFirstUnlock stays so when locked; the state is one word in DEVICE/lock-state"
+
+# 2. Every item carries its class, as secret-tool (an outside client) shows it.
+expect_status 0 app login --username alice@acme.test --password alice-pass
+expect_status 0 app sync
+ID=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$DEV/device.json")
+# (values are binary for the keys: NULs dropped, and items counted by their service attribute, never by a value's bytes)
+secret-tool search --all device "$ID" 2>&1 | tr -d '\0' > "$WORK/items.txt"
+CLASSES=$(sed -n 's/^attribute.accessible = //p' "$WORK/items.txt" | sort | uniq -c | awk '{print $2" "$1}' | paste -sd, -)
+ITEMS=$(grep -ac '^attribute.service = ' "$WORK/items.txt")
+[ "$ITEMS" -ge 4 ] || fail "only $ITEMS items on the device"
+[ "$CLASSES" = "afterFirstUnlockThisDeviceOnly $ITEMS" ] || fail "each of the $ITEMS items should be afterFirstUnlockThisDeviceOnly: $CLASSES"
+expect_status 0 sim inspect --device "$DEV" --json
+[ "$(field "$OUT" 'sorted({i["accessible"] for g in d["keychain"].values() for i in g})')" = "['afterFirstUnlockThisDeviceOnly']" ] || fail "inspect: $OUT"
+[ "$(field "$OUT" 'd["lockState"]')" = unlocked ] || fail "inspect's lock state"
+ok "secret-tool shows each of the $ITEMS items of the device with attribute accessible = afterFirstUnlockThisDeviceOnly (the SDK's default); inspect too"
+
+# 3. Locked: the widget and a background launch read afterFirstUnlock items; a foreground launch waits for the unlock.
+expect_status 0 sim device lock --device "$DEV"
+BEFORE=$(files)
+expect_status 0 widget --json
+[ "$(field "$OUT" 'd["state"]')" = listed ] || fail "the widget refreshing while locked: $OUT"
+expect_status 1 app status
+contains "$ERR" "the device is locked: a user opens the app only after unlocking it"
+contains "$ERR" "main-app --background"
+[ "$(printf '%s\n' "$ERR" | grep -c .)" = 1 ] || fail "more than one line: $ERR"
+expect_status 0 app --background sync
+contains "$OUT" "sync down: DONE"
+ok "locked: the widget lists, main-app --background syncs; a foreground launch is refused in one line naming the unlock and --background"
+
+# 4. Before the first unlock: nothing of the SDK's default class can be read; one line each, no file changed.
+expect_status 0 sim device reboot --device "$DEV"
+BEFORE=$(files)
+expect_status 12 widget --json
+[ "$(field "$OUT" 'd["state"]')" = keychainUnavailable ] || fail "the widget before the first unlock: $OUT"
+contains "$(field "$OUT" 'd["message"]')" "afterFirstUnlockThisDeviceOnly, which iOS does not give out while the device is before its first unlock"
+expect_status 1 app --background sync
+contains "$ERR" "before its first unlock (errSecInteractionNotAllowed)"
+contains "$ERR" "nothing was changed"
+[ "$(files)" = "$BEFORE" ] || fail "a refusal changed files: $(diff <(echo "$BEFORE") <(files))"
+# A push before the first unlock: the extension cannot read the push key, shows the fallback and keeps the payload.
+admin_curl -s -o "$WORK/push.json" -w '%{http_code}' -X POST "$ORG/__admin/push" -H 'Content-Type: application/json' \
+  -d '{"username": "alice@acme.test", "title": "Case 00001026 escalated", "body": "Call back"}' > "$WORK/push.code"
+[ "$(cat "$WORK/push.code")" = 200 ] || fail "push: $(cat "$WORK/push.json")"
+set +e
+NOTE=$("$BIN/extension-notification" --bundle "$NSE" --device "$DEV" --json 2>"$WORK/nse.err")
+NOTE_STATUS=$?
+set -e
+[ "$NOTE_STATUS" = 12 ] || fail "the notification extension before the first unlock exited $NOTE_STATUS: $NOTE $(cat "$WORK/nse.err")"
+contains "$NOTE" "before its first unlock"
+KEPT=$(ls "$DEV/Notifications/$BUNDLE_ID/delivered/"*.json 2>/dev/null | head -1)
+[ -n "$KEPT" ] || fail "the payload was not kept (inbox: $(ls "$DEV/Notifications/$BUNDLE_ID/inbox"))"
+ok "before the first unlock: the widget says keychainUnavailable naming the class and the state, a background sync stops in one line, a push shows the fallback (12), its payload kept in delivered/; no file changed"
+
+# 5. Unlocked again: everything is there, the push too.
+expect_status 0 sim device unlock --device "$DEV"
+expect_status 0 widget --json
+[ "$(field "$OUT" 'd["state"]')" = listed ] || fail "after the unlock: $OUT"
+expect_status 0 "$BIN/extension-notification" --bundle "$NSE" --device "$DEV" --json --payload "$KEPT"
+[ "$(field "$OUT" 'd["title"]')" = "Case 00001026 escalated" ] || fail "the kept push after the unlock: $OUT"
+ok "after the unlock: alice is still logged in, the widget lists, the kept push decrypts"
+
+# 6. An app that makes its items whenUnlocked (AppGroupConfig.plist keychainAccessibility): the doctor warns, and the
+#    widget cannot refresh while locked.
+cp -r "$APP" "$WORK/Locked.app"
+python3 -c 'import plistlib,sys; p=sys.argv[1]; d=plistlib.load(open(p,"rb")); d["keychainAccessibility"]="whenUnlocked"; plistlib.dump(d,open(p,"wb"))' "$WORK/Locked.app/AppGroupConfig.plist"
+expect_status 1 sim doctor --app "$WORK/Locked.app"
+contains "$OUT" "keychain-class-when-unlocked"
+DEV2="$WORK/device2"
+expect_status 0 "$BIN/main-app" --bundle "$WORK/Locked.app" --device "$DEV2" --org "$ORG" login --username alice@acme.test --password alice-pass
+ID2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$DEV2/device.json")
+[ "$(secret-tool search --all device "$ID2" 2>&1 | tr -d '\0' | sed -n 's/^attribute.accessible = //p' | sort -u)" = whenUnlocked ] || fail "the app's items are not whenUnlocked"
+expect_status 0 sim device lock --device "$DEV2"
+expect_status 12 "$BIN/extension-widget" --bundle "$WORK/Locked.app/PlugIns/RecentContacts.appex" --device "$DEV2" --json
+[ "$(field "$OUT" 'd["state"]')" = keychainUnavailable ] || fail "a whenUnlocked app's widget while locked: $OUT"
+contains "$(field "$OUT" 'd["message"]')" "is whenUnlocked, which iOS does not give out while the device is locked"
+ok "keychainAccessibility whenUnlocked: doctor says keychain-class-when-unlocked; secret-tool shows whenUnlocked items; the widget cannot refresh while locked"
+
+# 7. A lock-state file this version cannot read: one line naming it, and nothing given out.
+printf 'sideways\n' > "$DEV/lock-state"
+expect_status 1 sim device state --device "$DEV"
+contains "$ERR" "lock-state cannot be read: it holds 'sideways'"
+expect_status 12 widget --json
+[ "$(field "$OUT" 'd["state"]')" = keychainUnavailable ] || fail "an unreadable state must give out nothing: $OUT"
+expect_status 0 sim device unlock --device "$DEV"
+ok "an unreadable lock-state: msdk-sim names the file and the fix; the processes give out nothing (the strictest state)"
