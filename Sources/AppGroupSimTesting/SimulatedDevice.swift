@@ -80,6 +80,12 @@ public final class SimulatedDevice: @unchecked Sendable {
     /// Reboots the device: before its first unlock, only items of no protection class can be read, until `unlock()`.
     public func reboot() throws { try Device.open(at: url).setLockState(.beforeFirstUnlock) }
 
+    /// Uninstalls the app as iOS does (`msdk-sim device uninstall`): its containers and its extensions', and an app
+    /// group's container with the group's last app; the keychain keeps the app's items.
+    public func uninstall(_ bundleIdentifier: String) throws {
+        _ = try DeviceApps(device: Device.open(at: url)).uninstall(bundleID: bundleIdentifier)
+    }
+
     /// Runs `body` as the bundle (`.app` or `.appex`) on this device: the SDK's singletons
     /// (`UserAccountManager.shared`, `DataSharingHelper.shared`, shared stores and sync managers) are made
     /// again for it, and again after.

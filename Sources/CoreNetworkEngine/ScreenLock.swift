@@ -116,6 +116,18 @@ package struct ScreenLock: Sendable {
         throw SDKError.screenLockExhausted(loggedOut: loggedOut)
     }
 
+    /// The SDK's `checkForScreenLockUsers` at each launch, "because keychain values can outlive the app": a
+    /// passcode left in the keychain with no account on the device that needs it (the app was removed and
+    /// installed again, its account files gone with it) is forgotten, so no lock screen asks for it. True when
+    /// one was.
+    package func checkForScreenLockUsers() async throws -> Bool {
+        guard try policy() == nil else { return false }
+        let stored = await launch.keychain.read(service: Self.passcodeService, account: "")
+        guard stored.success else { return false }
+        try await reset()
+        return true
+    }
+
     /// Forgets the passcode when no account needs it any more (the SDK does this on the last such logout).
     package func reset() async throws {
         guard try policy() == nil else { return }

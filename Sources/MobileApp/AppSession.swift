@@ -113,6 +113,10 @@ package final class AppSession: @unchecked Sendable {
             session.launch, accounts: session.accounts, recovery: options.sdkRecovery ? .sdkDestructive : .keepFiles,
             requireKeychain: requireKeychain, note: note)
         guard requireKeychain else { return session }
+        if try await session.screenLock.checkForScreenLockUsers() {
+            session.events.step("screenLockPasscodeForgotten", ["why": "no account on the device needs it (keychain values outlive the app)"])
+            note("the screen-lock passcode left in the keychain was forgotten: no account on this device needs it (the app was removed and installed again, as SalesforceSDKManager's checkForScreenLockUsers does)")
+        }
         if unlock { try await session.unlockIfNeeded(options.passcode) }
         // As the SDK at each foreground: the current user's device is registered for notifications
         // again when its token changed or an earlier registration failed (no request otherwise).

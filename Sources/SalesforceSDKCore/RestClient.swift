@@ -43,8 +43,6 @@ public struct RestResponse {
     }
 }
 
-/// The SDK's `SFRestAPI` (`NS_SWIFT_NAME(RestClient)`): requests for the current (or a given) user's org,
-/// sent with the session's tokens (refreshed once on a 401, as the SDK), over real sockets.
 extension RestClient {
     // MARK: Sending
 

@@ -9,6 +9,8 @@ import CoreEngine
 import CoreNetworkEngine
 import SalesforceSDKCommon
 
+/// The SDK's `SFRestAPI` (`NS_SWIFT_NAME(RestClient)`): requests for the current (or a given) user's org,
+/// sent with the session's tokens (refreshed once on a 401, as the SDK), over real sockets.
 public final class RestClient: NSObject, @unchecked Sendable {
     public var apiVersion = SFRestDefaultAPIVersion
     public let userAccount: UserAccount?

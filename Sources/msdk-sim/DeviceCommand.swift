@@ -7,7 +7,7 @@ struct DeviceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
         abstract: "Install apps on a device, list them, open a URL at the app that claims its scheme; reboot, unlock and lock it.",
-        subcommands: [Install.self, Apps.self, OpenURL.self, Reboot.self, Unlock.self, Lock.self, State.self])
+        subcommands: [Install.self, Uninstall.self, Apps.self, OpenURL.self, Reboot.self, Unlock.self, Lock.self, State.self])
 
     struct DeviceOption: ParsableArguments {
         @Option(help: "The device directory (default: $APPGROUPSIM_DEVICE).") var device: String?
@@ -59,13 +59,31 @@ struct DeviceCommand: ParsableCommand {
     }
 
     struct Install: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Register an app bundle on the device with the URL schemes of its Info.plist CFBundleURLTypes.")
+        static let configuration = CommandConfiguration(
+            abstract: "Register an app bundle on the device with the URL schemes of its Info.plist CFBundleURLTypes; over an installed app it is an update, which keeps the app's data.")
         @OptionGroup var device: DeviceOption
         @Option(help: "The app bundle (.app directory).") var app: String
 
         func run() throws {
-            let installed = try device.apps().install(try AppBundle(at: URL(fileURLWithPath: app)))
-            print("installed \(installed.bundleIdentifier) (\(installed.schemes.isEmpty ? "no URL scheme" : installed.schemes.map { "\($0):" }.joined(separator: ", ")))")
+            let apps = try device.apps()
+            let bundle = try AppBundle(at: URL(fileURLWithPath: app))
+            let update = (try? apps.app(bundleID: bundle.bundleIdentifier)) != nil
+            let installed = try apps.install(bundle)
+            print("\(update ? "updated" : "installed") \(installed.bundleIdentifier) (\(installed.schemes.isEmpty ? "no URL scheme" : installed.schemes.map { "\($0):" }.joined(separator: ", ")))\(update ? "; its data is kept" : "")")
+        }
+    }
+
+    struct Uninstall: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove an app as iOS does: its containers and its extensions', its inboxes, and an app group's container with the group's last app. The keychain keeps its items.")
+        @OptionGroup var device: DeviceOption
+        @Argument(help: "The app's bundle id.") var bundleID: String
+
+        func run() throws {
+            let result = try device.apps().uninstall(bundleID: bundleID)
+            print("uninstalled \(bundleID): removed \(result.removed.isEmpty ? "nothing on disk" : result.removed.joined(separator: ", "))")
+            for (group, why) in result.keptGroups.sorted(by: { $0.key < $1.key }) { print("  kept the container of \(group): \(why)") }
+            print("  the keychain keeps the app's items (keychain values outlive an app on iOS); a reinstalled app finds them")
         }
     }
 

@@ -111,3 +111,37 @@ expect_status 12 widget --json
 [ "$(field "$OUT" 'd["state"]')" = keychainUnavailable ] || fail "an unreadable state must give out nothing: $OUT"
 expect_status 0 sim device unlock --device "$DEV"
 ok "an unreadable lock-state: msdk-sim names the file and the fix; the processes give out nothing (the strictest state)"
+
+# 8. Uninstall, then install again: the containers (the app's, its extensions', the group's with its last app) go,
+#    the keychain keeps every item; the reinstalled app is logged out, and its first launch forgets a screen-lock
+#    passcode no account needs (the SDK's checkForScreenLockUsers, "because keychain values can outlive the app").
+expect_status 0 app login --username carol@globex.test --password carol-pass --passcode 1234
+expect_status 0 sim device install --device "$DEV" --app "$APP"
+contains "$OUT" "installed $BUNDLE_ID"
+expect_status 0 sim device install --device "$DEV" --app "$APP"
+contains "$OUT" "updated $BUNDLE_ID"
+contains "$OUT" "its data is kept"
+[ -d "$DEV/Containers/Data/$BUNDLE_ID" ] || fail "an update removed the app's container"
+secret-tool search --all device "$ID" 2>&1 | tr -d '\0' > "$WORK/before-uninstall.txt"
+ITEMS_BEFORE=$(grep -ac '^attribute.service = ' "$WORK/before-uninstall.txt")
+grep -aq "screenlock.passcode" "$WORK/before-uninstall.txt" || fail "no screen-lock passcode item after carol's login"
+expect_status 0 sim device uninstall --device "$DEV" "$BUNDLE_ID"
+contains "$OUT" "Containers/Data/$BUNDLE_ID"
+contains "$OUT" "Containers/Shared/AppGroup/group.com.salesforce.mobilesdk.MobileSyncExplorer"
+contains "$OUT" "the keychain keeps the app's items"
+[ ! -e "$DEV/Containers/Data/$BUNDLE_ID" ] && [ ! -e "$DEV/Containers/Data/$BUNDLE_ID.RecentContacts" ] || fail "a container is left: $(ls "$DEV/Containers/Data")"
+[ ! -e "$DEV/Containers/Shared/AppGroup/group.com.salesforce.mobilesdk.MobileSyncExplorer" ] || fail "the group container is left"
+[ "$(secret-tool search --all device "$ID" 2>&1 | tr -d '\0' | grep -ac '^attribute.service = ')" = "$ITEMS_BEFORE" ] || fail "the uninstall changed the keychain"
+expect_status 1 sim device uninstall --device "$DEV" "$BUNDLE_ID"
+contains "$ERR" "is neither installed nor has a container on this device"
+expect_status 0 sim device install --device "$DEV" --app "$APP"
+expect_status 0 app status --json
+[ "$(field "$OUT" 'd["accounts"]')" = "[]" ] || fail "the reinstalled app has accounts: $OUT"
+expect_status 1 app --trace "$WORK/reinstall.trace" sync
+contains "$ERR" "the screen-lock passcode left in the keychain was forgotten"
+contains "$ERR" "no user is logged in"
+grep -q '"step":"screenLockPasscodeForgotten"' "$WORK/reinstall.trace" || fail "no screenLockPasscodeForgotten in the trace"
+secret-tool search --all device "$ID" 2>&1 | tr -d '\0' > "$WORK/after.txt"
+grep -aq "screenlock.passcode" "$WORK/after.txt" && fail "the passcode is still in the keychain"
+grep -aq "com.salesforce.mobilesdk.oauth.refresh" "$WORK/after.txt" || fail "the old users' tokens should outlive the app"
+ok "uninstall: the app's, its widget's and the group's containers removed, the keychain untouched ($ITEMS_BEFORE items); an update keeps the data; reinstalled: no account, the old tokens still in the keychain, and the passcode no account needs forgotten at the first launch"
