@@ -1,0 +1,59 @@
+import AppGroupSimTestSupport
+import AppGroupSimTesting
+import Foundation
+import SalesforceSDKCore
+import XCTest
+
+/// A developer's own test of their extension on a locked device (issue 36, item 8), through `SimulatedDevice`:
+/// the SDK's default class gives the widget the user's session while the phone is locked, nothing before its
+/// first unlock, and everything again once unlocked; an uninstall leaves the keychain's items behind.
+final class LockedDeviceFaceTests: XCTestCase {
+    var root: URL!
+    var app: URL { root.appendingPathComponent("MobileSyncExplorer.app") }
+    var widget: URL { app.appendingPathComponent("PlugIns/RecentContacts.appex") }
+
+    override func setUpWithError() throws {
+        root = try TestSupport.temporaryDirectory(self)
+        try FileManager.default.copyItem(at: TestSupport.fixtureApp, to: app)
+    }
+
+    func testTheWidgetOnALockedARebootedAndAnUnlockedDevice() async throws {
+        let device = try SimulatedDevice(at: root.appendingPathComponent("device"), keychain: .inMemory)
+        let org = try await device.startOrg(definition: TestSupport.packageRoot.appendingPathComponent("Fixtures/org"))
+        defer { Task { await org.stop() } }
+        try await device.logIn(app: app, org: org, username: "alice@acme.test", password: "alice-pass")
+        let refresh = "com.salesforce.mobilesdk.oauth.refresh"
+
+        try device.lock()
+        XCTAssertEqual(try device.lockState, "locked")
+        // The widget's side, as the sample's extension writes it: the group first, then the SDK.
+        let locked = try device.run(as: widget) { () -> (String?, Bool) in
+            DataSharingHelper.shared.appGroupName = "group.com.salesforce.mobilesdk.MobileSyncExplorer"
+            SalesforceManager.initializeSDK()
+            let user = UserAccountManager.shared.currentUserAccount
+            return (user?.idData.username, user?.credentials.accessToken != nil)
+        }
+        XCTAssertEqual(locked.0, "alice@acme.test", "afterFirstUnlockThisDeviceOnly: the widget reads the account while locked")
+        XCTAssertTrue(locked.1)
+
+        try device.reboot()
+        XCTAssertEqual(try device.lockState, "beforeFirstUnlock")
+        try device.lock()
+        XCTAssertEqual(try device.lockState, "beforeFirstUnlock", "locking a device before its first unlock changes nothing")
+        let before = try device.run(as: widget) { KeychainHelper.read(service: refresh, account: nil) }
+        XCTAssertEqual(before.status, errSecInteractionNotAllowed)
+        XCTAssertNil(before.data)
+
+        try device.unlock()
+        let unlocked = try device.run(as: widget) { KeychainHelper.read(service: refresh, account: nil) }
+        XCTAssertTrue(unlocked.success)
+        XCTAssertNotNil(unlocked.data, "nothing was lost while the device could not give it out")
+
+        try device.uninstall("com.salesforce.mobilesdk.MobileSyncExplorer")
+        let reinstalled = try device.run(as: app) { () -> (String?, Bool) in
+            (UserAccountManager.shared.currentUserAccount?.idData.username, KeychainHelper.read(service: refresh, account: nil).success)
+        }
+        XCTAssertNil(reinstalled.0, "the account file went with the app's containers")
+        XCTAssertTrue(reinstalled.1, "keychain values outlive the app")
+    }
+}
