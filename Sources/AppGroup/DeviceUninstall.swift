@@ -33,14 +33,18 @@ extension DeviceApps {
         let layout = device.layout
         let containerIDs = ((try? FileManager.default.contentsOfDirectory(atPath: layout.dataContainers.path)) ?? []).filter { !$0.hasPrefix(".") }
         let installed = try apps()
-        let own = containerIDs.filter { $0 == bundleID || $0.hasPrefix(bundleID + ".") }
         let registered = installed.first { $0.bundleIdentifier == bundleID }
-        guard registered != nil || !own.isEmpty else { throw UninstallFailure.notOnDevice(bundleID) }
+        guard registered != nil || containerIDs.contains(bundleID) else { throw UninstallFailure.notOnDevice(bundleID) }
+        // Its extensions are the ones its bundle carries, by their exact ids: another app's id may also start with
+        // this one's (com.acme.app.lite), and an app whose bundle is unknown here takes only its own container.
+        let registeredBundle = registered.flatMap { try? AppBundle(at: URL(fileURLWithPath: $0.path)) }
+        let extensionIDs = Set(((try? registeredBundle?.plugIns()) ?? []).map(\.bundleIdentifier))
+        let own = containerIDs.filter { $0 == bundleID || extensionIDs.contains($0) }
         for id in own where isRunning(bundleID: id) { throw UninstallFailure.running(id) }
 
         // The groups the app and its extensions use: from its bundle when it is installed, else from nothing.
         var groups: Set<String> = []
-        if let registered, let bundle = try? AppBundle(at: URL(fileURLWithPath: registered.path)) {
+        if let bundle = registeredBundle {
             groups.formUnion(bundle.entitlements.applicationGroups)
             for ext in (try? bundle.plugIns()) ?? [] { groups.formUnion(ext.entitlements.applicationGroups) }
         }
@@ -70,7 +74,7 @@ extension DeviceApps {
         }
         for folder in ["URLs", "Notifications"] {
             let base = device.root.appendingPathComponent(folder)
-            for id in ((try? FileManager.default.contentsOfDirectory(atPath: base.path)) ?? []) where id == bundleID || id.hasPrefix(bundleID + ".") {
+            for id in ((try? FileManager.default.contentsOfDirectory(atPath: base.path)) ?? []) where id == bundleID || extensionIDs.contains(id) {
                 try SecureFiles.removeTree(base.appendingPathComponent(id), inside: base, depth: 1)
                 removed.append("\(folder)/\(id)")
             }

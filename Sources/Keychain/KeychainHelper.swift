@@ -77,8 +77,15 @@ package final class KeychainHelper: Sendable {
             for item in items where item.attributes[KeychainAccessibility.attribute] != accessibility.rawValue {
                 var attributes = item.attributes
                 attributes[KeychainAccessibility.attribute] = accessibility.rawValue
+                // Deleted first (an item without the attribute would match both by subset), then stored with the
+                // class; a store that fails puts the item back as it was, so a value is never lost.
                 try self.store.delete(item.attributes)
-                try self.store.store(attributes, label: Self.label(service: attributes["service"] ?? "", group: attributes["accessGroup"] ?? ""), secret: item.secret)
+                do throws(KeychainError) {
+                    try self.store.store(attributes, label: Self.label(service: attributes["service"] ?? "", group: attributes["accessGroup"] ?? ""), secret: item.secret)
+                } catch {
+                    try? self.store.store(item.attributes, label: Self.label(service: item.attributes["service"] ?? "", group: item.attributes["accessGroup"] ?? ""), secret: item.secret)
+                    throw error
+                }
             }
             return .ok()
         }

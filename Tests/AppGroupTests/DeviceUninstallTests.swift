@@ -29,7 +29,13 @@ final class DeviceUninstallTests: XCTestCase {
         let shared = device.layout.sharedContainer(groupID: group)
         try SecureFiles.makeDirectory(shared.appendingPathComponent("Library"))
 
+        // A prefix of the app's id is no app: refused, and nothing of the apps it prefixes is touched.
+        XCTAssertThrowsError(try apps.uninstall(bundleID: "com.salesforce")) { XCTAssertEqual($0 as? DeviceApps.UninstallFailure, .notOnDevice("com.salesforce")) }
+        // Another app whose id starts with this one's is not its extension.
+        try SecureFiles.makeDirectory(device.layout.dataContainer(bundleID: app.bundleIdentifier + ".Lite"))
         let first = try apps.uninstall(bundleID: app.bundleIdentifier)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: device.layout.dataContainer(bundleID: app.bundleIdentifier + ".Lite").path))
+        try FileManager.default.removeItem(at: device.layout.dataContainer(bundleID: app.bundleIdentifier + ".Lite"))
         XCTAssertEqual(Set(first.removed), ["Containers/Data/\(app.bundleIdentifier)", "Containers/Data/\(app.bundleIdentifier).RecentContacts"])
         XCTAssertEqual(first.keptGroups[group], "com.acme.other uses it")
         XCTAssertTrue(FileManager.default.fileExists(atPath: shared.path), "another app of the group keeps its container")
