@@ -15,7 +15,8 @@ our_processes() {
   local pid name
   ps -eo pid=,stat=,comm= | awk '$2 !~ /^Z/ && $3 ~ /^(sf-simulator|main-app|extension-widg|extension-noti|msdk-sim|appgroupsim-pro|dbus-daemon|gnome-keyring-d|haproxy|postgres|recents-app|recents-widget)$/ {print $1" "$3}' |
     while read -r pid name; do
-      grep -qzx "APPGROUPSIM_RUN_ID=$APPGROUPSIM_RUN_ID" "/proc/$pid/environ" 2>/dev/null && echo "$pid $name"
+      # An if, not &&: a last process of another run must not make the loop, and under pipefail the caller, fail.
+      if grep -qzx "APPGROUPSIM_RUN_ID=$APPGROUPSIM_RUN_ID" "/proc/$pid/environ" 2>/dev/null; then echo "$pid $name"; fi
     done | sort
 }
 
