@@ -71,7 +71,9 @@ let package = Package(
             providers: [.apt(["libsecret-1-dev"])]
         ),
         .target(name: "Keychain", dependencies: ["CSecret"]),
-        .target(name: "AppGroup", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // glibc's <sys/xattr.h>, for the file protection class each file carries (AppGroup/FileProtection.swift).
+        .systemLibrary(name: "CXattr"),
+        .target(name: "AppGroup", dependencies: ["CXattr", .product(name: "Logging", package: "swift-log")]),
         // Reads a developer's Xcode project (project.pbxproj) for `msdk-sim import` and `doctor --xcodeproj`.
         .target(name: "XcodeProject"),
         // What a developer's code configures (group, flag, login-state key, key labels, SDK initialisation):
@@ -219,7 +221,7 @@ let package = Package(
         ]),
         .testTarget(name: "FastJSONTests", dependencies: ["FastJSON"]),
         .testTarget(name: "CoreEngineTests", dependencies: ["CoreEngine", "OrgSimulator", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto")]),
-        .testTarget(name: "SmartStoreTests", dependencies: ["FastJSON", .product(name: "GRDB", package: "GRDB.swift"), "SmartStoreEngine", "AppGroup", "AppGroupSimTestSupport"]),
+        .testTarget(name: "SmartStoreTests", dependencies: ["FastJSON", .product(name: "GRDB", package: "GRDB.swift"), "SmartStoreEngine", "CoreEngine", "AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "AppExtensionsTests", dependencies: ["CoreEngine", "AppExtensions", "Diagnostics", "CoreNetworkEngine", "OrgSimulator", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "MobileAppTests", dependencies: ["CoreEngine", "MobileApp", "AppExtensions", "CoreNetworkEngine", "AppGroup", "Keychain", "SmartStoreEngine", "OrgSimulator", "AppGroupSimTestSupport"]),
         .testTarget(name: "DiagnosticsTests", dependencies: ["CoreEngine", "CoreNetworkEngine", "Diagnostics", "AppExtensions", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),

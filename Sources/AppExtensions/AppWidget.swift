@@ -13,6 +13,9 @@ package enum AppWidget {
         /// A file the widget reads cannot be read: the device, its bundle, msdkUserDefaults, an account
         /// file or the store is missing, corrupt or of the wrong kind. Nothing is changed or deleted.
         case unreadable
+        /// A file the widget reads has a data protection class that the device's lock state does not open
+        /// (iOS's EPERM): the phone is locked, or before its first unlock. Nothing is changed or deleted.
+        case dataProtected
 
         /// The exit status of `extension-widget` (DESIGN.md §9).
         package var exitCode: Int32 {
@@ -22,6 +25,7 @@ package enum AppWidget {
             case .misconfigured: return 11
             case .keychainUnavailable: return 12
             case .unreadable: return 13
+            case .dataProtected: return 14
             }
         }
     }
@@ -165,8 +169,24 @@ package enum AppWidget {
     }
 
     /// The report for a launch that failed on a file it reads: one message naming the file and the fix.
+    /// A file the device's data protection does not open is `dataProtected`, naming the file, its class and
+    /// the lock state.
     package static func unreadable(_ error: any Error) -> Report {
-        Report(state: .unreadable, user: nil, contacts: [], message: "\(error)")
+        if let refusal = protectionRefusal(error) {
+            return Report(state: .dataProtected, user: nil, contacts: [], message: "\(error)".contains(refusal.path) ? "\(error)" : refusal.description)
+        }
+        return Report(state: .unreadable, user: nil, contacts: [], message: "\(error)")
+    }
+
+    /// The data protection refusal behind an error of any layer, if that is what it is.
+    package static func protectionRefusal(_ error: any Error) -> FileProtectionError? {
+        switch error {
+        case let refusal as FileProtectionError: return refusal
+        case SharedDefaultsError.protected(let refusal): return refusal
+        case SDKError.accountFileProtected(let refusal): return refusal
+        case SmartStoreError.protected(let refusal): return refusal
+        default: return nil
+        }
     }
 
     /// `evaluate`, with any file the widget cannot read reported as `unreadable` instead of thrown.

@@ -235,8 +235,19 @@ package enum NotificationService {
         }
         // Only for a user who is on this device: the org may still send a logged-out user's notifications (its
         // device record outlives an unreachable logout); those are shown as the fallback, never decrypted.
-        let users = (try? launch.dataSharing.sdkRoot().accountFiles().map(\.userId)) ?? []
-        guard let uid = userInfo[PushNotificationKey.userId]?.stringValue, users.contains(uid) else {
+        // Before the first unlock the defaults that say where the accounts are cannot be read: the extension cannot
+        // tell, and goes on as the SDK's decryption does (it never checks the user), to the push key.
+        let users: [String]?
+        do {
+            users = try launch.dataSharing.sdkRoot().accountFiles().map(\.userId)
+        } catch let error where AppWidget.protectionRefusal(error) != nil {
+            users = nil
+            events.step("notificationUserUnknown", ["reason": "dataProtected"])
+        } catch {
+            users = []
+        }
+        let uid = userInfo[PushNotificationKey.userId]?.stringValue
+        if let users, !(uid.map(users.contains) ?? false) {
             report.state = .notLoggedIn
             let who = userInfo[PushNotificationKey.userId]?.stringValue.map { "user \($0)" } ?? "no user (no uid)"
             report.message = "the notification is for \(who), who is not logged in on this device; the fallback alert is shown, nothing was decrypted"

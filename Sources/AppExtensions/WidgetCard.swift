@@ -41,6 +41,8 @@ package enum WidgetCard {
             body = state(warningIcon, "Widget misconfigured", "The widget and the app do not share their app group or keychain group.", report.message)
         case .keychainUnavailable:
             body = state(lockIcon, "Keychain unavailable", "Unlock the device to see your recent contacts.", report.message)
+        case .dataProtected:
+            body = state(lockIcon, "Locked", "Unlock the device to see your recent contacts.", report.message)
         case .unreadable:
             body = state(warningIcon, "Cannot read the app's data", "A file the widget reads is missing or damaged; nothing was changed.", report.message)
         }

@@ -81,6 +81,7 @@ package struct AppBundle: Sendable, Equatable {
             switch failure {
             case .corrupt(let d): detail = d
             case .unreadable(let e): detail = e.reason
+            case .protected(let e): detail = e.description
             }
             throw BundleError.invalidPlist(path: url.path, detail: detail)
         }

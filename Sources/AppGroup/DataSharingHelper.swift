@@ -20,13 +20,23 @@ package struct DataSharingHelper: Sendable {
     static let bookkeepingKeys: Set<String> = [appGroupNameKey, appGroupEnabledKey, migratedKey, filesSharedKey]
 
     package let sandbox: AppSandbox
+    /// What this process set while the device's data protection refused its defaults (before the first unlock):
+    /// kept in memory, as cfprefsd keeps a write it cannot persist, so the process still knows its own group.
+    private let memory = SettingsInMemory()
 
     package init(sandbox: AppSandbox) {
         self.sandbox = sandbox
     }
 
+    /// Keeps `config`'s name and flag in this process's memory only (`ProcessLaunch`, when the device's data
+    /// protection refuses the defaults files at launch). Nothing is written.
+    package func keepInMemory(_ config: AppGroupConfig) {
+        memory.set(name: config.appGroupName, enabled: config.appGroupsEnabled)
+    }
+
     package func appGroupName() throws -> String? {
-        try sandbox.standardDefaults.string(forKey: Self.appGroupNameKey)
+        if let name = memory.name { return name }
+        return try sandbox.standardDefaults.string(forKey: Self.appGroupNameKey)
     }
 
     package func setAppGroupName(_ name: String?) throws {
@@ -36,6 +46,7 @@ package struct DataSharingHelper: Sendable {
     /// False until a name is set. Read from the suite of that name (shared only if entitled).
     package func appGroupEnabled() throws -> Bool {
         guard let name = try appGroupName(), !name.isEmpty else { return false }
+        if let enabled = memory.enabled { return enabled }
         return try sandbox.suite(named: name).bool(forKey: Self.appGroupEnabledKey)
     }
 
@@ -137,12 +148,32 @@ package struct AppGroupConfig: Sendable, Equatable {
     /// The keychain accessibility class the target sets at launch (`KeychainHelper.setAccessibleAttribute`), for
     /// the binaries; nil keeps the SDK's default. Checked against the classes by the launch (CoreEngine).
     package var keychainAccessibility: String?
+    /// The default file protection class the target sets at launch (`FileProtectionHelper.shared.defaultMode`), for
+    /// the binaries; nil keeps the SDK's default (`completeUntilFirstUserAuthentication`). A name of
+    /// `FileProtectionClass` or Foundation's (`NSFileProtectionComplete`).
+    package var fileProtection: String?
 
-    package init(appGroupName: String, appGroupsEnabled: Bool?, userLogInStatusKey: String = "userLoggedIn", keychainAccessibility: String? = nil) {
+    package init(
+        appGroupName: String, appGroupsEnabled: Bool?, userLogInStatusKey: String = "userLoggedIn", keychainAccessibility: String? = nil,
+        fileProtection: String? = nil
+    ) {
         self.appGroupName = appGroupName
         self.appGroupsEnabled = appGroupsEnabled
         self.userLogInStatusKey = userLogInStatusKey
         self.keychainAccessibility = keychainAccessibility
+        self.fileProtection = fileProtection
+    }
+
+    /// The default file protection class this config names (nil: the SDK's default); an unknown name is an
+    /// error naming the file and the classes.
+    package func fileProtectionClass(bundle: AppBundle) throws -> FileProtectionClass? {
+        guard let fileProtection else { return nil }
+        guard let protection = FileProtectionClass(name: fileProtection) else {
+            throw BundleError.invalidValue(
+                path: bundle.resourceURL(Self.fileName).path, key: "fileProtection",
+                expected: "one of \(FileProtectionClass.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return protection
     }
 
     /// Reads the bundle's `AppGroupConfig.plist`; nil when the bundle has none.
@@ -156,13 +187,13 @@ package struct AppGroupConfig: Sendable, Equatable {
         if plist["appGroupsEnabled"] != nil, enabled == nil {
             throw BundleError.invalidValue(path: path, key: "appGroupsEnabled", expected: "a bool")
         }
-        if plist["keychainAccessibility"] != nil, plist["keychainAccessibility"]?.stringValue == nil {
-            throw BundleError.invalidValue(path: path, key: "keychainAccessibility", expected: "a string")
+        for key in ["keychainAccessibility", "fileProtection"] where plist[key] != nil && plist[key]?.stringValue == nil {
+            throw BundleError.invalidValue(path: path, key: key, expected: "a string")
         }
         return AppGroupConfig(
             appGroupName: name, appGroupsEnabled: enabled,
             userLogInStatusKey: plist["userLogInStatusKey"]?.stringValue ?? "userLoggedIn",
-            keychainAccessibility: plist["keychainAccessibility"]?.stringValue)
+            keychainAccessibility: plist["keychainAccessibility"]?.stringValue, fileProtection: plist["fileProtection"]?.stringValue)
     }
 
     /// What the sample's AppDelegate does first: name, then flag (when this target sets one).
@@ -170,4 +201,15 @@ package struct AppGroupConfig: Sendable, Equatable {
         try helper.setAppGroupName(appGroupName)
         if let appGroupsEnabled { try helper.setAppGroupEnabled(appGroupsEnabled) }
     }
+}
+
+/// A process's own data-sharing settings held in memory (`DataSharingHelper.keepInMemory`).
+final class SettingsInMemory: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: (name: String?, enabled: Bool?) = (nil, nil)
+
+    var name: String? { lock.withLock { stored.name } }
+    var enabled: Bool? { lock.withLock { stored.enabled } }
+
+    func set(name: String, enabled: Bool?) { lock.withLock { stored = (name, enabled) } }
 }

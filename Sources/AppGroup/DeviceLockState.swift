@@ -31,28 +31,41 @@ extension Device {
 
     /// The state now. A device without the file was never rebooted or locked here: unlocked. A file this version
     /// cannot read is an error that names it (nothing then reads as if unlocked).
-    package func lockState() throws(DeviceError) -> DeviceLockState {
-        let fd = Glibc.open(lockStateFile.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    package func lockState() throws(DeviceError) -> DeviceLockState { try DeviceLockStateFile(root: root).read() }
+
+    /// The state for the keychain and file layers: a state file that cannot be read counts as before the first
+    /// unlock (the strictest), so an unreadable file never gives out more than iOS would.
+    package var lockStateOrStrictest: DeviceLockState { DeviceLockStateFile(root: root).stateOrStrictest }
+
+    /// Sets the state (written whole, then renamed into place, so a reader never sees half of it).
+    package func setLockState(_ state: DeviceLockState) throws {
+        try SecureFiles.writeAtomically(Data((state.rawValue + "\n").utf8), to: lockStateFile)
+    }
+}
+
+/// The device's `lock-state` file, read from the device's root alone: the file layer knows a path, not a
+/// `Device`, and reads the same file (`FileProtection.check`).
+struct DeviceLockStateFile {
+    let root: URL
+
+    func read() throws(DeviceError) -> DeviceLockState {
+        let file = root.appendingPathComponent("lock-state")
+        let fd = Glibc.open(file.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         if fd < 0 {
             if errno == ENOENT { return .unlocked }
-            throw .unreadable(path: lockStateFile.path, reason: String(cString: strerror(errno)))
+            throw .unreadable(path: file.path, reason: String(cString: strerror(errno)))
         }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = Glibc.read(fd, &buffer, buffer.count)
         let text = count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
         guard let state = DeviceLockState(rawValue: text) else {
-            throw .unreadable(path: lockStateFile.path, reason: "it holds '\(visible(String(text.prefix(40))))', not one of \(DeviceLockState.allCases.map(\.rawValue).joined(separator: ", ")); set it with msdk-sim device unlock")
+            throw .unreadable(path: file.path, reason: "it holds '\(visible(String(text.prefix(40))))', not one of \(DeviceLockState.allCases.map(\.rawValue).joined(separator: ", ")); set it with msdk-sim device unlock")
         }
         return state
     }
 
-    /// The state for the keychain and file layers: a state file that cannot be read counts as before the first
-    /// unlock (the strictest), so an unreadable file never gives out more than iOS would.
-    package var lockStateOrStrictest: DeviceLockState { (try? lockState()) ?? .beforeFirstUnlock }
-
-    /// Sets the state (written whole, then renamed into place, so a reader never sees half of it).
-    package func setLockState(_ state: DeviceLockState) throws {
-        try SecureFiles.writeAtomically(Data((state.rawValue + "\n").utf8), to: lockStateFile)
-    }
+    /// An unreadable state file counts as before the first unlock (the strictest), so it never gives out more
+    /// than iOS would.
+    var stateOrStrictest: DeviceLockState { (try? read()) ?? .beforeFirstUnlock }
 }

@@ -86,6 +86,17 @@ package enum ExtensionSetup {
                 fix: "remove keychainAccessibility from \(self.name(bundle))/\(AppGroupConfig.fileName) (the SDK's default is afterFirstUnlockThisDeviceOnly), or set it to afterFirstUnlockThisDeviceOnly; in code, KeychainHelper.setAccessibleAttribute(.afterFirstUnlockThisDeviceOnly)",
                 subject: self.name(bundle)))
         }
+        // Files of `complete` class cannot be opened while the phone is locked: the widget, a push or a background
+        // fetch then cannot read the accounts, and the SDK's persister deletes what it cannot read (issue 36).
+        for bundle in all {
+            guard case .success(let c?) = config(bundle), let name = c.fileProtection,
+                let protection = FileProtectionClass(name: name), protection == .complete || protection == .completeUnlessOpen
+            else { continue }
+            out.append(Finding("file-protection-complete", .warning,
+                "\(self.name(bundle)) gives the SDK's files the class \(protection.rawValue) (fileProtection in \(AppGroupConfig.fileName)): while the phone is locked a widget refresh, a push or a background launch cannot open the account files or the store (EPERM), and the SDK's persister then deletes the account files it cannot read, logging the user out",
+                fix: "remove fileProtection from \(self.name(bundle))/\(AppGroupConfig.fileName) (the SDK's default is completeUntilFirstUserAuthentication), or set it to completeUntilFirstUserAuthentication; in code, FileProtectionHelper.shared.defaultMode = .completeUntilFirstUserAuthentication",
+                subject: self.name(bundle)))
+        }
         guard !extensions.isEmpty else { return out }
         guard let appConfig else {
             return out + [Finding("config-missing", .error, "\(name(app)) has no \(AppGroupConfig.fileName), so it never sets an app group name and its extensions can never see its login",

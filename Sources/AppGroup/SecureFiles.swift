@@ -1,3 +1,4 @@
+import CXattr
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -59,12 +60,27 @@ package enum SecureFiles {
 
     /// Writes `data` to `url` atomically with mode 0600: a reader sees the old file or the new one, never part of one,
     /// and a crash (even SIGKILL) at any point leaves one of the two.
-    package static func writeAtomically(_ data: Data, to url: URL, durability: Durability = .synced) throws {
+    ///
+    /// In a device's containers, the write is refused as iOS refuses it when the file's protection class is not
+    /// available in the device's lock state (`FileProtection.check`), and the new file keeps its class: the
+    /// `protection` given, else the old file's, else its folder's.
+    package static func writeAtomically(_ data: Data, to url: URL, durability: Durability = .synced, protection: FileProtectionClass? = nil) throws {
         let dir = url.deletingLastPathComponent()
         try makeDirectory(dir)
+        try FileProtection.check(url, writing: true)
+        let keptClass = protection ?? FileProtection.storedClass(of: url) ?? FileProtection.classForNewFile(in: dir)
         let tmp = dir.appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0 ... .max))")
         let fd = open(tmp.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw FileError(path: tmp.path, reason: "cannot create temp file: \(errnoString())") }
+        if let keptClass {
+            let value = Array(keptClass.rawValue.utf8)
+            if fsetxattr(fd, FileProtectionClass.attribute, value, value.count, 0) != 0 {
+                let reason = errnoString()
+                close(fd)
+                unlink(tmp.path)
+                throw FileError(path: url.path, reason: "its file protection class (\(keptClass.rawValue)) cannot be kept: \(reason)")
+            }
+        }
         var ok = false
         defer {
             if !ok { unlink(tmp.path) }
@@ -112,6 +128,7 @@ package enum SecureFiles {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw FileError(path: url.path, reason: "is not a regular file; move it aside and retry")
         }
+        try FileProtection.check(url)
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let reason = errno == EACCES ? "cannot be read (permission denied); give its owner read access (chmod 600)" : "cannot be opened (\(errnoString()))"
@@ -137,6 +154,7 @@ package enum SecureFiles {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw FileError(path: url.path, reason: "is \(kind(info.st_mode)), not a regular file: refused and left where it is; remove it")
         }
+        try FileProtection.check(url)
         return try readToEnd(fd, url)
     }
 

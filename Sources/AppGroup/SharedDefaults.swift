@@ -50,6 +50,7 @@ package final class SharedDefaults: Sendable {
         switch loadCached() {
         case .success(let dict): return dict
         case .failure(.unreadable(let error)): throw SharedDefaultsError.io(error)
+        case .failure(.protected(let error)): throw SharedDefaultsError.protected(error)
         case .failure(.corrupt):
             // Recovery (moving the file aside) writes, so it runs under the lock like any writer.
             return try withLock { try readForWrite() }
@@ -134,6 +135,7 @@ package final class SharedDefaults: Sendable {
 
     enum LoadFailure: Error {
         case unreadable(FileError)
+        case protected(FileProtectionError)
         case corrupt(String)
     }
 
@@ -143,6 +145,8 @@ package final class SharedDefaults: Sendable {
             return decode(data)
         } catch let error as FileError {
             return .failure(.unreadable(error))
+        } catch let error as FileProtectionError {
+            return .failure(.protected(error))
         } catch {
             return .failure(.unreadable(FileError(path: url.path, reason: "cannot read: \(error)")))
         }
@@ -179,6 +183,7 @@ package final class SharedDefaults: Sendable {
         switch loadCached() {
         case .success(let dict): return dict
         case .failure(.unreadable(let error)): throw SharedDefaultsError.io(error)
+        case .failure(.protected(let error)): throw SharedDefaultsError.protected(error)
         case .failure(.corrupt(let detail)):
             let aside = url.path + ".corrupt-" + corruptSuffix()
             guard rename(url.path, aside) == 0 else {
@@ -198,13 +203,18 @@ package final class SharedDefaults: Sendable {
             cache.store(dict.mapValues(\.asWritten), identity: FileIdentity(url))
         } catch let e as FileError {
             throw SharedDefaultsError.io(e)
+        } catch let e as FileProtectionError {
+            throw SharedDefaultsError.protected(e)
         } catch {
             throw SharedDefaultsError.io(FileError(path: url.path, reason: "cannot encode property list: \(error)"))
         }
     }
 
     /// `load`, skipping the parse when the file is the one this process last read or wrote.
+    /// The device's data protection is checked first, at every read: a copy this process holds is not given
+    /// out while iOS would refuse the file.
     private func loadCached() -> Result<[String: PlistValue], LoadFailure> {
+        do { try FileProtection.check(url) } catch { return .failure(.protected(error)) }
         let before = FileIdentity(url)
         if let before, let dict = cache.lookup(before) { return .success(dict) }
         let result = Self.load(url)

@@ -9,6 +9,8 @@ package enum SharedDefaultsError: Error, Equatable, Sendable {
     case corruptFileNotMoved(path: String, detail: String, reason: String)
     /// Reading or writing the file (or its lock file) failed.
     case io(FileError)
+    /// The file's protection class is not available in the device's lock state (iOS's data protection).
+    case protected(FileProtectionError)
 }
 
 extension SharedDefaultsError: CustomStringConvertible, LocalizedError {
@@ -22,6 +24,8 @@ extension SharedDefaultsError: CustomStringConvertible, LocalizedError {
                 + "Move or repair the file by hand, then retry."
         case .io(let error):
             return "\(error.path): \(error.reason)"
+        case .protected(let error):
+            return error.description
         }
     }
 

@@ -13,6 +13,9 @@ package struct ProcessLaunch: Sendable {
     package let dataSharing: DataSharingHelper
     package let config: AppGroupConfig?
     package let keychain: KeychainHelper
+    /// The defaults file that the device's data protection kept this launch from reading or writing (its
+    /// settings then live in memory only); nil when the launch read and wrote them.
+    package private(set) var protectedAtLaunch: FileProtectionError?
 
     /// - Parameter applyConfig: false for tools that only look (`msdk-sim defaults`), so that looking changes nothing.
     /// - Parameter initializeDevice: make `devicePath` a device even when it is a directory AppGroupSim did not
@@ -30,11 +33,21 @@ package struct ProcessLaunch: Sendable {
         keychain = KeychainHelper(
             store: secretStore ?? LibsecretStore(), deviceID: device.id.uuidString, accessGroups: sandbox.keychainAccessGroups,
             protection: { device.lockStateOrStrictest.keychainState }, accessibility: try KeychainAccessibility.configured(config, bundle: bundle))
+        if applyConfig, let protection = try config?.fileProtectionClass(bundle: bundle) {
+            FileProtectionPolicy.shared.defaultMode = protection
+        }
         if applyConfig, var config {
-            if let kept = try sandbox.standardDefaults.value(forKey: Self.appGroupsEnabledOverrideKey)?.boolValue {
-                config.appGroupsEnabled = kept
+            do {
+                if let kept = try sandbox.standardDefaults.value(forKey: Self.appGroupsEnabledOverrideKey)?.boolValue {
+                    config.appGroupsEnabled = kept
+                }
+                try config.apply(to: dataSharing)
+            } catch SharedDefaultsError.protected(let refusal) {
+                // Before the first unlock iOS lets no process read or write its defaults: what the target sets at
+                // launch then lives in its memory, and each later read of a protected file says so itself.
+                dataSharing.keepInMemory(config)
+                protectedAtLaunch = refusal
             }
-            try config.apply(to: dataSharing)
         }
     }
 

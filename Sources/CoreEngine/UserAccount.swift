@@ -83,7 +83,10 @@ package struct AccountFiles {
     package func save(_ account: UserAccount) throws {
         guard case .loaded(let key, _) = key else { throw keyError(sdkRoot.accountFile(orgId: account.orgId, userId: account.userId)) }
         let plain = try PlistValue.propertyListData(account.sdkArchive.dictionaryValue ?? [:])
-        try SecureFiles.writeAtomically(try AccountEncryption.seal(plain, with: key.symmetric), to: sdkRoot.accountFile(orgId: account.orgId, userId: account.userId))
+        // Then the class `FileProtectionHelper` names for the path, as the SDK's persister sets it after writing.
+        let file = sdkRoot.accountFile(orgId: account.orgId, userId: account.userId)
+        try SecureFiles.writeAtomically(
+            try AccountEncryption.seal(plain, with: key.symmetric), to: file, protection: FileProtectionPolicy.shared.protection(for: file))
     }
 
     package func load(_ identity: UserIdentity) throws -> UserAccount? {
@@ -100,7 +103,7 @@ package struct AccountFiles {
 
     /// True when a build before encryption left a plain account file.
     package func hasPlainFiles() throws -> Bool {
-        try sdkRoot.accountFiles().contains { try SecureFiles.readIfPresent($0.url).map(AccountEncryption.isPlainPropertyList) ?? false }
+        try sdkRoot.accountFiles().contains { try contents($0.url).map(AccountEncryption.isPlainPropertyList) ?? false }
     }
 
     /// Accounts written before encryption (plain property lists), sealed now; returns how many.
@@ -108,7 +111,7 @@ package struct AccountFiles {
         guard case .loaded = key else { return 0 }
         var sealed = 0
         for file in sdkRoot.accountFiles() {
-            guard let data = try SecureFiles.readIfPresent(file.url), AccountEncryption.isPlainPropertyList(data),
+            guard let data = try contents(file.url), AccountEncryption.isPlainPropertyList(data),
                 let account = try read(file.url)
             else { continue }
             try save(account)
@@ -122,8 +125,22 @@ package struct AccountFiles {
         try SecureFiles.removeTree(directory(for: identity), inside: sdkRoot.library, depth: 2)
     }
 
+    /// The file's bytes; a file the device's data protection does not open is `SDKError.accountFileProtected`.
+    private func contents(_ url: URL) throws -> Data? {
+        do { return try SecureFiles.readIfPresent(url) } catch let error as FileProtectionError { throw SDKError.accountFileProtected(error) }
+    }
+
     private func read(_ url: URL) throws -> UserAccount? {
-        guard let data = try SecureFiles.readIfPresent(url) else { return nil }
+        let read: Data?
+        do {
+            read = try SecureFiles.readIfPresent(url)
+        } catch let error as FileProtectionError {
+            // The SDK's `fetchAllAccounts` cannot tell a file it cannot read from one it cannot decrypt: it
+            // removes both, and the user is logged out (the field failure of a background launch while locked).
+            if recovery == .sdkDestructive { return try destroy(url) }
+            throw SDKError.accountFileProtected(error)
+        }
+        guard let data = read else { return nil }
         if AccountEncryption.isPlainPropertyList(data) {
             // Written before encryption: our older keys, or the SDK's keys unsealed.
             if let dict = PlistValue.dictionary(propertyList: data), let account = UserAccount(sdkArchive: .dictionary(dict)) { return account }
@@ -190,6 +207,8 @@ package enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError
     case orgUnreachable(String)
     case loginCancelled
     case keychainLockedAtLaunch(accounts: Int)
+    /// An account file whose protection class the device's lock state does not open (kept; the SDK deletes it).
+    case accountFileProtected(FileProtectionError)
     /// The Secret Service cannot be used (locked, no provider, no bus, timeout): nothing was changed.
     case keychainUnavailable(String)
     /// Account files exist, and no keychain group this process may read has their key.
@@ -230,6 +249,8 @@ package enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError
         case .loginCancelled: return "login cancelled; nothing changed on this device"
         case .keychainLockedAtLaunch(let n):
             return "keychain unavailable: the keychain is locked (-25308, interaction not allowed: a launch before the first unlock, or a whenUnlocked item while the device is locked), so \(n) account(s) cannot be read; nothing was changed and nothing was deleted, the account files are kept as they are: unlock the device (msdk-sim device unlock) or the keyring and launch again (--sdk-recovery would delete them, as the SDK does)"
+        case .accountFileProtected(let error):
+            return "\(error.description); the account file was kept (the SDK's persister deletes an account file it cannot read, which logs the user out: --sdk-recovery does what the SDK does)"
         case .keychainUnavailable(let detail):
             let reason = detail.contains("keychain unavailable") ? detail : "keychain unavailable: \(detail)"
             return "\(reason); nothing was changed on this device"

@@ -56,6 +56,10 @@ package final class UserAccountManager: Sendable {
         get throws { AccountFiles(sdkRoot: try launch.dataSharing.sdkRoot(), key: key.state, recovery: recoveryBox.value) }
     }
 
+    /// What this process does with files it cannot read (`--sdk-recovery`: what the SDK does), as
+    /// `loadAccountKey` was told.
+    package var recovery: AccountRecovery { recoveryBox.value }
+
     /// The account key's state in this process (`.notLoaded` before `loadAccountKey`).
     package var accountKey: AccountKeyState { key.state }
 

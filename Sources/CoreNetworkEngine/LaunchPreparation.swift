@@ -28,7 +28,7 @@ package enum LaunchPreparation {
         }
         let deleted = try await accounts.verifyAtLaunch(recovery: recovery)
         if !deleted.isEmpty {
-            note("the SDK's recovery deleted the account(s) it could not decrypt (their key could not be read, or they were not sealed with it): \(deleted.joined(separator: ", "))")
+            note("the SDK's recovery deleted the account(s) it could not read or decrypt (the device's data protection kept the file closed, its key could not be read, or it was not sealed with it): \(deleted.joined(separator: ", "))")
             // A keychain that cannot be used is why the recovery ran: nothing more to do with it.
             if await launch.keychain.status().error != nil { return }
         }

@@ -1,3 +1,4 @@
+import AppGroup
 import FastJSON
 import Foundation
 import GRDB
@@ -49,6 +50,7 @@ package final class SmartStore: Sendable {
                 guard FileManager.default.fileExists(atPath: url.path) else {
                     throw SmartStoreError.database(path: url.path, message: "no store file; the app has not created it yet")
                 }
+                try Self.checkProtection(url)
                 var config = Configuration()
                 config.readonly = true
                 config.busyMode = .timeout(10)
@@ -67,6 +69,10 @@ package final class SmartStore: Sendable {
         do {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let existed = FileManager.default.fileExists(atPath: url.path)
+            // The SDK's `protectStoreDirIfNeeded`: an existing store is given completeUntilFirstUserAuthentication
+            // before it is opened; a store whose class is not available now cannot be changed, nor opened.
+            if existed { try Self.protectStore(url) }
             var config = Configuration()
             config.busyMode = .timeout(10)
             // SQLite's default, and the SDK's: "" is a string literal where no column has that name.
@@ -79,6 +85,7 @@ package final class SmartStore: Sendable {
             for file in [url.path, url.path + "-wal", url.path + "-shm"] where FileManager.default.fileExists(atPath: file) {
                 try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
             }
+            if !existed { try Self.protectStore(url) }
         } catch let error as DatabaseError {
             throw SmartStoreError.database(path: url.path, message: Self.message(error))
         }
@@ -330,13 +337,37 @@ package final class SmartStore: Sendable {
 
     // MARK: Internals
 
+    /// The class the SDK gives every store, its folder and the folders above it up to the stores' root.
+    static let storeProtection = FileProtectionClass.completeUntilFirstUserAuthentication
+
+    /// Gives the store's file and folder the SDK's class, as `SFSmartStoreDatabaseManager.protectStoreDirIfNeeded`
+    /// does at each open (a store a developer made `complete` is made completeUntilFirstUserAuthentication again,
+    /// when the device lets its class be changed).
+    static func protectStore(_ url: URL) throws {
+        do {
+            try FileProtection.set(storeProtection, on: url)
+            try FileProtection.set(storeProtection, on: url.deletingLastPathComponent())
+            try FileProtection.check(url, writing: true)
+        } catch let error as FileProtectionError {
+            throw SmartStoreError.protected(error)
+        }
+    }
+
+    /// Refuses the store when the device's lock state does not open its class.
+    static func checkProtection(_ url: URL, writing: Bool = false) throws {
+        do { try FileProtection.check(url, writing: writing) } catch { throw SmartStoreError.protected(error) }
+    }
+
+    /// Each transaction checks the device's data protection first, so a lock in the middle of a sync matters.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try Self.checkProtection(url)
         do { return try pool.read(body) } catch let error as DatabaseError {
             throw SmartStoreError.database(path: url.path, message: Self.message(error))
         }
     }
 
     func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try Self.checkProtection(url, writing: true)
         do { return try pool.write(body) } catch let error as DatabaseError {
             throw SmartStoreError.database(path: url.path, message: Self.message(error))
         }

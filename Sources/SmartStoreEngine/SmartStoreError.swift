@@ -1,3 +1,5 @@
+import AppGroup
+
 /// Errors of SmartStore, with the Mobile SDK's codes where it has them.
 package enum SmartStoreError: Error, Equatable, Sendable {
     /// Upsert by external id: more than one entry has the value (SDK code 1).
@@ -24,6 +26,18 @@ package enum SmartStoreError: Error, Equatable, Sendable {
     /// Opened read-only, the file is an SQLite database without SmartStore's tables yet: the app is
     /// creating it right now (or was killed while it did). Nothing to read, not damage.
     case storeNotCreatedYet(path: String)
+    /// The store's file has a protection class the device's lock state does not open: SQLite gets EPERM
+    /// from `open(2)`, SQLITE_AUTH (23) here as on iOS. The SDK deletes a store it cannot open; this is kept.
+    case protected(FileProtectionError)
+
+    /// The store could not be opened at all (its file is not a database, or its class is not available now):
+    /// what makes the SDK delete the store and set up a new one.
+    package var isOpenFailure: Bool {
+        switch self {
+        case .protected, .database: return true
+        default: return false
+        }
+    }
 
     /// The SDK's numeric code for the errors that have one.
     package var code: Int? {
@@ -62,6 +76,7 @@ extension SmartStoreError: CustomStringConvertible {
         case .invalidStoreName(let name): return "invalid store name \"\(name)\""
         case .database(let path, let message): return "\(path): \(message)"
         case .storeNotCreatedYet(let path): return "\(path) has no SmartStore tables yet; the app has not finished creating it"
+        case .protected(let error): return "the store cannot be opened (SQLITE_AUTH, authorization denied): \(error.description)"
         }
     }
 }

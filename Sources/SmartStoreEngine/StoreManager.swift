@@ -26,13 +26,22 @@ package final class StoreManager: UserFileHolder, @unchecked Sendable {
     package let sdkRoot: DeviceLayout.SDKRoot
     package var documentsDirectory: URL { sdkRoot.documents }
     private let isLoggedIn: @Sendable (StoreUser) -> Bool
+    /// With `.sdkDestructive`, a store that cannot be opened is deleted and set up again, as the SDK's
+    /// `subsequentTimesStoreDatabaseSetup` does; otherwise it is kept and opening it is an error.
+    private let recovery: AccountRecovery
+    private let events: SDKEvents?
     let lock = NSLock()
     var open: [String: SmartStore] = [:]
 
     /// - Parameter sdkRoot: `DataSharingHelper.sdkRoot()`: the app group when enabled, the process's container otherwise.
-    package init(sdkRoot: DeviceLayout.SDKRoot, isLoggedIn: @escaping @Sendable (StoreUser) -> Bool) {
+    package init(
+        sdkRoot: DeviceLayout.SDKRoot, recovery: AccountRecovery = .keepFiles, events: SDKEvents? = nil,
+        isLoggedIn: @escaping @Sendable (StoreUser) -> Bool
+    ) {
         self.sdkRoot = sdkRoot
         self.isLoggedIn = isLoggedIn
+        self.recovery = recovery
+        self.events = events
         UserFiles.register(self)
     }
 
@@ -117,7 +126,17 @@ package final class StoreManager: UserFileHolder, @unchecked Sendable {
         return try lock.withLock {
             if let store = open[file.path] { return store }
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let store = try SmartStore(url: file, name: name)
+            let store: SmartStore
+            do {
+                store = try SmartStore(url: file, name: name)
+            } catch let error as SmartStoreError where recovery == .sdkDestructive && error.isOpenFailure {
+                // The SDK: "Deleting store dir since we can't open it anymore", then a new store is set up.
+                let global = directory.deletingLastPathComponent().standardizedFileURL.path == globalStoresDirectory.standardizedFileURL.path
+                try SecureFiles.removeTree(directory, inside: sdkRoot.documents, depth: global ? 2 : 5)
+                events?.step("storeDeleted", ["store": name, "reason": "\(error)"])
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                store = try SmartStore(url: file, name: name)
+            }
             open[file.path] = store
             return store
         }

@@ -24,7 +24,7 @@ extension SDKManager {
     /// (the widget reads the current user's token once, and does not read it again to open the store).
     package func storeManager(loggedIn accounts: [UserAccount]) throws -> StoreManager {
         let loggedIn = Set(accounts.map(\.identity))
-        return StoreManager(sdkRoot: try launch.dataSharing.sdkRoot()) { user in
+        return StoreManager(sdkRoot: try launch.dataSharing.sdkRoot(), recovery: userAccountManager.recovery, events: events) { user in
             loggedIn.contains(UserIdentity(orgId: user.orgId, userId: user.userId))
         }
     }

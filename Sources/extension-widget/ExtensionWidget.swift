@@ -8,7 +8,7 @@ struct ExtensionWidget: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extension-widget",
         abstract: "The Recent Contacts widget: never logs in; lists the newest contacts when the app has logged in.",
-        discussion: "Exit status: 0 listed, 10 notLoggedIn, 11 misconfigured, 12 keychainUnavailable, 13 unreadable (a file it reads is missing or corrupt).")
+        discussion: "Exit status: 0 listed, 10 notLoggedIn, 11 misconfigured, 12 keychainUnavailable, 13 unreadable (a file it reads is missing or corrupt), 14 dataProtected (a file it reads is of a data protection class the device's lock state does not open).")
 
     @Option(help: "The widget bundle (.appex directory).") var bundle: String
     @Option(help: "The device directory (default: $APPGROUPSIM_DEVICE).") var device: String?

@@ -83,6 +83,6 @@ ok "the restored file reads again: nothing was lost"
 # The SDK's recovery, asked for: the file that does not decrypt is deleted, as fetchAllAccounts does.
 head -c 20 "$WORK/account.saved" > "$ACCOUNT"
 expect_status 1 app --sdk-recovery contacts list --json
-contains "$ERR" "deleted the account(s) it could not decrypt"
+contains "$ERR" "deleted the account(s) it could not read or decrypt"
 [ ! -f "$ACCOUNT" ] || fail "--sdk-recovery kept the undecryptable file"
 ok "--sdk-recovery: the undecryptable account file was deleted, as the SDK does"

@@ -55,15 +55,17 @@ expect_status 0 app --background sync
 contains "$OUT" "sync down: DONE"
 ok "locked: the widget lists, main-app --background syncs; a foreground launch is refused in one line naming the unlock and --background"
 
-# 4. Before the first unlock: nothing of the SDK's default class can be read; one line each, no file changed.
+# 4. Before the first unlock: nothing of the SDK's default classes (files completeUntilFirstUserAuthentication, items
+#    afterFirstUnlockThisDeviceOnly) can be read; one line each, no file changed.
 expect_status 0 sim device reboot --device "$DEV"
 BEFORE=$(files)
-expect_status 12 widget --json
-[ "$(field "$OUT" 'd["state"]')" = keychainUnavailable ] || fail "the widget before the first unlock: $OUT"
-contains "$(field "$OUT" 'd["message"]')" "afterFirstUnlockThisDeviceOnly, which iOS does not give out while the device is before its first unlock"
+expect_status 14 widget --json
+[ "$(field "$OUT" 'd["state"]')" = dataProtected ] || fail "the widget before the first unlock: $OUT"
+contains "$(field "$OUT" 'd["message"]')" "is protected completeUntilFirstUserAuthentication (NSFileProtectionCompleteUntilFirstUserAuthentication), which iOS does not open while the device is before its first unlock: Operation not permitted (EPERM"
 expect_status 1 app --background sync
-contains "$ERR" "before its first unlock (errSecInteractionNotAllowed)"
-contains "$ERR" "nothing was changed"
+contains "$ERR" "UserAccount.plist is protected completeUntilFirstUserAuthentication"
+contains "$ERR" "the account file was kept"
+[ "$(printf '%s\n' "$ERR" | grep -c .)" = 1 ] || fail "more than one line: $ERR"
 [ "$(files)" = "$BEFORE" ] || fail "a refusal changed files: $(diff <(echo "$BEFORE") <(files))"
 # A push before the first unlock: the extension cannot read the push key, shows the fallback and keeps the payload.
 admin_curl -s -o "$WORK/push.json" -w '%{http_code}' -X POST "$ORG/__admin/push" -H 'Content-Type: application/json' \
@@ -77,7 +79,7 @@ set -e
 contains "$NOTE" "before its first unlock"
 KEPT=$(ls "$DEV/Notifications/$BUNDLE_ID/delivered/"*.json 2>/dev/null | head -1)
 [ -n "$KEPT" ] || fail "the payload was not kept (inbox: $(ls "$DEV/Notifications/$BUNDLE_ID/inbox"))"
-ok "before the first unlock: the widget says keychainUnavailable naming the class and the state, a background sync stops in one line, a push shows the fallback (12), its payload kept in delivered/; no file changed"
+ok "before the first unlock: the widget says dataProtected (14) naming its file, the class and the state, a background sync stops in one line keeping the account file, a push cannot read the push key and shows the fallback (12), its payload kept in delivered/; no file changed"
 
 # 5. Unlocked again: everything is there, the push too.
 expect_status 0 sim device unlock --device "$DEV"
@@ -107,8 +109,8 @@ ok "keychainAccessibility whenUnlocked: doctor says keychain-class-when-unlocked
 printf 'sideways\n' > "$DEV/lock-state"
 expect_status 1 sim device state --device "$DEV"
 contains "$ERR" "lock-state cannot be read: it holds 'sideways'"
-expect_status 12 widget --json
-[ "$(field "$OUT" 'd["state"]')" = keychainUnavailable ] || fail "an unreadable state must give out nothing: $OUT"
+expect_status 14 widget --json
+[ "$(field "$OUT" 'd["state"]')" = dataProtected ] || fail "an unreadable state must give out nothing: $OUT"
 expect_status 0 sim device unlock --device "$DEV"
 ok "an unreadable lock-state: msdk-sim names the file and the fix; the processes give out nothing (the strictest state)"
 
@@ -145,3 +147,40 @@ secret-tool search --all device "$ID" 2>&1 | tr -d '\0' > "$WORK/after.txt"
 grep -aq "screenlock.passcode" "$WORK/after.txt" && fail "the passcode is still in the keychain"
 grep -aq "com.salesforce.mobilesdk.oauth.refresh" "$WORK/after.txt" || fail "the old users' tokens should outlive the app"
 ok "uninstall: the app's, its widget's and the group's containers removed, the keychain untouched ($ITEMS_BEFORE items); an update keeps the data; reinstalled: no account, the old tokens still in the keychain, and the passcode no account needs forgotten at the first launch"
+
+# 9. File protection classes: each file carries its class as an extended attribute (os.getxattr, an outside client,
+#    reads it). An app that makes its files complete (AppGroupConfig.plist fileProtection): the doctor warns; while
+#    locked the widget cannot open the account file; a background launch keeps the file and says so in one line;
+#    with --sdk-recovery the SDK's persister deletes the file it cannot read, and the user is logged out.
+xattr() { python3 -c 'import os,sys
+try: print(os.getxattr(sys.argv[1], "user.msdk.protection").decode())
+except OSError: print("-")' "$1"; }
+cp -r "$APP" "$WORK/Complete.app"
+python3 -c 'import plistlib,sys; p=sys.argv[1]; d=plistlib.load(open(p,"rb")); d["fileProtection"]="NSFileProtectionComplete"; plistlib.dump(d,open(p,"wb"))' "$WORK/Complete.app/AppGroupConfig.plist"
+expect_status 1 sim doctor --app "$WORK/Complete.app"
+contains "$OUT" "file-protection-complete"
+DEV3="$WORK/device3"
+capp() { "$BIN/main-app" --bundle "$WORK/Complete.app" --device "$DEV3" --org "$ORG" "$@"; }
+expect_status 0 capp login --username alice@acme.test --password alice-pass
+expect_status 0 capp sync
+GROUP_ROOT="$DEV3/Containers/Shared/AppGroup/group.com.salesforce.mobilesdk.MobileSyncExplorer/group.com.salesforce.mobilesdk.MobileSyncExplorer"
+ACCOUNT=$(find "$GROUP_ROOT/Library" -name UserAccount.plist | head -1)
+STORE=$(find "$GROUP_ROOT" -name store.sqlite | head -1)
+[ "$(xattr "$ACCOUNT")" = complete ] || fail "the account file's class: $(xattr "$ACCOUNT")"
+[ "$(xattr "$STORE")" = completeUntilFirstUserAuthentication ] || fail "the store's class (the SDK gives every store completeUntilFirstUserAuthentication): $(xattr "$STORE")"
+expect_status 0 sim device lock --device "$DEV3"
+expect_status 14 "$BIN/extension-widget" --bundle "$WORK/Complete.app/PlugIns/RecentContacts.appex" --device "$DEV3" --json
+contains "$(field "$OUT" 'd["message"]')" "UserAccount.plist is protected complete (NSFileProtectionComplete), which iOS does not open while the device is locked"
+# (the widget's first launch wrote its own defaults: from here on, nothing may change)
+BEFORE3=$(cd "$DEV3" && find . -type f ! -name lock-state ! -name '*.lock' -print0 | sort -z | xargs -0 sha256sum)
+expect_status 1 capp --background sync
+contains "$ERR" "the account file was kept (the SDK's persister deletes an account file it cannot read"
+AFTER3=$(cd "$DEV3" && find . -type f ! -name lock-state ! -name '*.lock' -print0 | sort -z | xargs -0 sha256sum)
+[ "$AFTER3" = "$BEFORE3" ] || fail "a refusal changed files: $(diff <(echo "$BEFORE3") <(echo "$AFTER3"))"
+set +e; capp --background --sdk-recovery sync >"$WORK/rec.out" 2>"$WORK/rec.err"; set -e
+contains "$(cat "$WORK/rec.err")" "the SDK's recovery deleted the account(s) it could not"
+[ ! -e "$ACCOUNT" ] || fail "--sdk-recovery: the SDK deletes the account file it cannot read"
+expect_status 0 sim device unlock --device "$DEV3"
+expect_status 0 capp status --json
+[ "$(field "$OUT" 'd["accounts"]')" = "[]" ] || fail "after the SDK's reaction, once unlocked: $OUT"
+ok "file classes: os.getxattr shows complete on the account file and completeUntilFirstUserAuthentication on the store; fileProtection complete is the doctor's warning; locked, the widget says dataProtected and a background launch keeps the file in one line; --sdk-recovery deletes it, as the SDK's persister does"

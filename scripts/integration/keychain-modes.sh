@@ -111,7 +111,7 @@ check_mode "a locked keyring" "locked"
 
 # --sdk-recovery: the SDK's own recovery deletes what it cannot read, and then completely.
 expect_status 1 app --sdk-recovery logout
-contains "$ERR" "recovery deleted the account(s) it could not decrypt"
+contains "$ERR" "recovery deleted the account(s) it could not read or decrypt"
 [ -z "$(cd "$DEV" && find . -name UserAccount.plist -o -name store.sqlite)" ] || fail "--sdk-recovery left files behind"
 python3 -c 'import plistlib,sys; sys.exit(0 if plistlib.load(open(sys.argv[1], "rb")).get("LastUserIdentity") is None else 1)' "$SUITE" \
   || fail "--sdk-recovery left LastUserIdentity pointing at a deleted account"
