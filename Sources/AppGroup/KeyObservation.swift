@@ -127,23 +127,7 @@ final class ObservationCore: @unchecked Sendable {
 
     /// Reads every pending inotify event; true if one of them names our file.
     private func drainEvents(_ buffer: inout [UInt8], matching name: String) -> Bool {
-        var matched = false
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(inotifyFD, $0.baseAddress, $0.count) }
-            if count <= 0 { return matched }
-            var offset = 0
-            let header = MemoryLayout<inotify_event>.size
-            while offset + header <= count {
-                let len = buffer.withUnsafeBytes { raw in
-                    raw.loadUnaligned(fromByteOffset: offset + header - MemoryLayout<UInt32>.size, as: UInt32.self)
-                }
-                let nameStart = offset + header
-                let nameEnd = min(nameStart + Int(len), count)
-                let nameBytes = buffer[nameStart..<nameEnd].prefix { $0 != 0 }
-                if String(decoding: nameBytes, as: UTF8.self) == name { matched = true }
-                offset = nameStart + Int(len)
-            }
-        }
+        InotifyEvents.drain(inotifyFD, &buffer, matching: name)
     }
 
     private func deliverIfChanged() {
@@ -169,5 +153,29 @@ final class ObservationCore: @unchecked Sendable {
         return Signature(
             inode: UInt64(st.st_ino), size: Int64(st.st_size),
             mtimeNanos: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
+    }
+}
+
+/// Reading a non-blocking inotify descriptor's pending events (`KeyObservation`, `LockStateObservation`).
+enum InotifyEvents {
+    /// Reads every pending event; true if one of them names the file `name` in the watched folder.
+    static func drain(_ fd: Int32, _ buffer: inout [UInt8], matching name: String) -> Bool {
+        var matched = false
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count <= 0 { return matched }
+            var offset = 0
+            let header = MemoryLayout<inotify_event>.size
+            while offset + header <= count {
+                let len = buffer.withUnsafeBytes { raw in
+                    raw.loadUnaligned(fromByteOffset: offset + header - MemoryLayout<UInt32>.size, as: UInt32.self)
+                }
+                let nameStart = offset + header
+                let nameEnd = min(nameStart + Int(len), count)
+                let nameBytes = buffer[nameStart..<nameEnd].prefix { $0 != 0 }
+                if String(decoding: nameBytes, as: UTF8.self) == name { matched = true }
+                offset = nameStart + Int(len)
+            }
+        }
     }
 }

@@ -19,6 +19,8 @@ public final class SDKProcess: @unchecked Sendable {
     private var instanceLock: AppInstanceLock?
     /// The engine's keychain, limited to this bundle's keychain groups (of its own team).
     package let keychain: Keychain.KeychainHelper
+    /// Posts the protected-data notifications while this process identity lives.
+    private var protectedData: LockStateObservation?
 
     init(bundle: URL, device: URL, secretStore: (any SecretStore)? = nil) throws {
         sandbox = AppSandbox(device: try Device.open(at: device.standardizedFileURL), bundle: try AppBundle(at: bundle))
@@ -34,7 +36,18 @@ public final class SDKProcess: @unchecked Sendable {
                 let state = device.lockStateOrStrictest
                 return KeychainProtectionState(unlocked: state.isUnlocked, unlockedSinceBoot: state.unlockedSinceBoot)
             })
+        // iOS tells a running app when its protected data comes and goes; a device that cannot be watched
+        // (no inotify left) only loses the notifications, which one line says.
+        do {
+            protectedData = try LockStateObservation(device: device) { available in
+                NotificationCenter.default.post(name: available ? .protectedDataDidBecomeAvailable : .protectedDataWillBecomeUnavailable, object: nil)
+            }
+        } catch {
+            Self.warn("the protected-data notifications will not be posted: \(error)")
+        }
     }
+
+    deinit { protectedData?.cancel() }
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var override: SDKProcess?
