@@ -110,6 +110,8 @@ package enum AppWidget {
         }
         events.step("userLoggedIn")
         let sdk = SDKManager.initializeSDK(.smartStore, launch: launch, events: events)
+        // The SDK's manager runs its upgrade in the widget too, when the widget is the first to run a new SDK.
+        await SDKUpgrade.run(launch, events: events, appSetsAccessibility: launch.config?.keychainAccessibility != nil)
         // Two trips to the Secret Service on the way that lists: the account key (UserAccount.plist is
         // sealed with it, and it is in the app's keychain group), then the current user's refresh token.
         // Only a flag with no account file asks whether the keychain could be used at all, since the SDK

@@ -33,7 +33,8 @@ final class Run: @unchecked Sendable {
     let bin: URL
     let fixtureApp: URL
     let work: URL
-    let device: URL
+    /// The scenario's device; `newDevice()` starts another (a new id: nothing of the first one's keychain).
+    private(set) var device: URL
     let say: @Sendable (String) -> Void
     private var org: Process?
     private(set) var orgURL = ""
@@ -85,6 +86,12 @@ final class Run: @unchecked Sendable {
         try FileManager.default.copyItem(at: fixtureApp, to: url)
         try change(url)
         return url
+    }
+
+    /// A fresh device for the next half of a scenario: new containers and a new id, so no keychain item of the
+    /// first one is seen.
+    func newDevice(_ name: String) {
+        device = work.appendingPathComponent(name)
     }
 
     /// `msdk-sim device lock|unlock|reboot` on the scenario's device.

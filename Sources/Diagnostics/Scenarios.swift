@@ -24,6 +24,7 @@ package enum Scenarios {
         Info(name: "extension-without-keychain-group", title: "(e) the extension lacks the keychain group and cannot read the tokens"),
         Info(name: "killed-sync-up-duplicates", title: "(f) the app is killed during a sync up, after the org created the records"),
         Info(name: "notification-extension-without-keychain-group", title: "(g) the notification service extension ships without the app's keychain group"),
+        Info(name: "sdk-upgrade-widget-first", title: "(h) after an SDK upgrade the widget runs first, while the phone is locked"),
     ]
 
     package enum Failure: Error, CustomStringConvertible {
@@ -57,6 +58,7 @@ package enum Scenarios {
         case "widget-forces-flag": try widgetForcesFlag(run)
         case "killed-sync-up-duplicates": try await killedSyncUp(run)
         case "notification-extension-without-keychain-group": try await notificationExtensionWithoutKeychainGroup(run)
+        case "sdk-upgrade-widget-first": try sdkUpgradeWidgetFirst(run, sdkRecovery: sdkRecovery)
         default: try await extensionWithoutKeychainGroup(run)
         }
     }
@@ -116,6 +118,79 @@ package enum Scenarios {
         run.say("  fix: keep the SDK's default class afterFirstUnlockThisDeviceOnly (or KeychainHelper.setAccessibleAttribute(.afterFirstUnlockThisDeviceOnly));")
         run.say("       never delete what cannot be read while the phone is locked (errSecInteractionNotAllowed is not corruption): retry after")
         run.say("       UIApplication.protectedDataDidBecomeAvailable; msdk-sim doctor warns of keychain-class-when-unlocked")
+    }
+
+    // MARK: (h)
+
+    /// Version 1 of the app ran an SDK before 9.2.1: its keychain items whenUnlockedThisDeviceOnly, its files
+    /// complete. Version 2 ships the current SDK; the phone is locked when iOS refreshes the widget after the update.
+    static func sdkUpgradeWidgetFirst(_ run: Run, sdkRecovery: Bool) throws {
+        let recovery = sdkRecovery ? ["--sdk-recovery"] : []
+        func versionOne() throws -> URL {
+            let app = try run.variant("MobileSyncExplorer-\(UUID().uuidString.prefix(4))") { url in
+                try Run.editPlist(url.appendingPathComponent(AppGroupConfig.fileName)) {
+                    $0["keychainAccessibility"] = "whenUnlockedThisDeviceOnly"
+                    $0["fileProtection"] = "complete"
+                }
+            }
+            try run.loginAliceAndSync(app, "version 1 (an SDK before 9.2.1: items whenUnlockedThisDeviceOnly, files complete): alice logs in and syncs")
+            try run.groupSuite().set(.string("9.1.0"), forKey: SDKUpgrade.versionKey)
+            // Version 2: the update ships the current SDK, whose defaults are afterFirstUnlockThisDeviceOnly and
+            // completeUntilFirstUserAuthentication; the data stays as version 1 left it.
+            try Run.editPlist(app.appendingPathComponent(AppGroupConfig.fileName)) {
+                $0["keychainAccessibility"] = nil
+                $0["fileProtection"] = nil
+            }
+            try run.setLockState(.locked)
+            let widget = run.widget(run.widgetOf(app))
+            let kept = try run.groupSuite().string(forKey: SDKUpgrade.versionKey)
+            run.say("  version 2 is installed while the phone is locked; iOS refreshes the widget first: it says \(widget.state),")
+            run.say("      and its SDK's upgrade could not give the items afterFirstUnlockThisDeviceOnly (errSecInteractionNotAllowed): the last version kept is still \(kept ?? "none")")
+            guard widget.state == "dataProtected", kept == "9.1.0" else { throw Failure.notReproduced("widget \(widget.state) (\(widget.message)), version \(kept ?? "none")") }
+            return app
+        }
+
+        // Broken: an SDK that records the upgrade although a step could not run (before PR #3454).
+        let app = try versionOne()
+        try run.groupSuite().set(.string(SDKUpgrade.currentVersion), forKey: SDKUpgrade.versionKey)
+        run.say("  broken (an SDK before PR #3454): the upgrade is recorded as done (\(SDKUpgrade.currentVersion)) although its steps did not run")
+        try run.setLockState(.unlocked)
+        try run.step("the user unlocks the phone and opens the app: the upgrade is up to date, nothing is saved again", run.app(app, ["status", "--json"]), expect: 0)
+        try run.setLockState(.locked)
+        let files = try run.accountFiles()
+        let background = run.app(app, recovery + ["--background", "contacts", "list"])
+        try run.step("the phone locks; a background fetch", background, expect: 1)
+        let left = try run.accountFiles()
+        if sdkRecovery {
+            guard left.isEmpty else { throw Failure.notReproduced("the account files are still there: \(left)") }
+            run.say("  what happened: the account file is still complete, the launch cannot open it, and the SDK's persister deletes what it cannot read:")
+            run.say("      alice is logged out (PR #3407's field failure)")
+        } else {
+            guard left == files, background.stderr.contains("complete") else { throw Failure.notReproduced("files \(files) -> \(left): \(background.stderr)") }
+            run.say("  what happened: the account file is still complete and the launch cannot open it; AppGroupSim keeps it (the SDK would delete it and log alice out: --sdk-recovery)")
+        }
+        try run.setLockState(.unlocked)
+
+        // Fixed: the current SDK stops its upgrade when a step cannot run, and runs it again at the next launch.
+        run.newDevice("device-fixed")
+        run.say("  fixed (the SDK since PR #3454, as AppGroupSim runs it), on a new device:")
+        let fixed = try versionOne()
+        try run.setLockState(.unlocked)
+        try run.step("the user unlocks the phone and opens the app: the upgrade runs again, and now can", run.app(fixed, ["--trace", run.work.appendingPathComponent("fixed.trace").path, "status", "--json"]), expect: 0)
+        let trace = (try? String(contentsOf: run.work.appendingPathComponent("fixed.trace"), encoding: .utf8)) ?? ""
+        guard trace.contains("\"step\":\"sdkUpgraded\""), try run.groupSuite().string(forKey: SDKUpgrade.versionKey) == SDKUpgrade.currentVersion else {
+            throw Failure.notReproduced("the upgrade did not run at the app's launch: \(trace)")
+        }
+        try run.setLockState(.locked)
+        let listed = run.app(fixed, recovery + ["--background", "contacts", "list"])
+        try run.step("the phone locks; a background fetch lists the contacts", listed, expect: 0)
+        let widget = run.widget(run.widgetOf(fixed))
+        guard widget.state == "listed" else { throw Failure.notReproduced("fixed: the widget says \(widget.state): \(widget.message)") }
+        run.say("      and the widget refreshing while locked says \(widget.state)")
+        try run.setLockState(.unlocked)
+        run.say("  why: iOS launches an extension or a background fetch after an update, often while the phone is locked; an upgrade step that")
+        run.say("       needs the keychain or protected data must wait for the unlock, never be recorded as done; msdk-sim doctor warns of")
+        run.say("       keychain-class-when-unlocked and file-protection-complete for the classes that cause it")
     }
 
     // MARK: (b)

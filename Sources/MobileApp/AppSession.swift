@@ -101,6 +101,13 @@ package final class AppSession: @unchecked Sendable {
                         + "or give main-app --background for a background launch (a background fetch, a prewarm), which sees only what iOS lets it see while \(state.rawValue)")
             }
         }
+        // The SDK manager's init runs the SDK's upgrade steps; a step the device's state does not allow stops it,
+        // to run again at the next launch.
+        if case .aborted(_, let reason) = await SDKUpgrade.run(
+            session.launch, events: session.events, appSetsAccessibility: session.launch.config?.keychainAccessibility != nil)
+        {
+            note("the SDK's upgrade to \(SDKUpgrade.currentVersion) did not run: \(reason); it runs again at the next launch")
+        }
         // The class the bundle sets (AppGroupConfig.plist's keychainAccessibility), as an AppDelegate calls
         // KeychainHelper.setAccessibleAttribute at launch: the SDK's items are saved again with it. Only in the
         // foreground (unlocked); none made yet is fine.
