@@ -102,7 +102,7 @@ let package = Package(
         // SmartStoreSDKManager), on the engine's store; re-exports SalesforceSDKCore.
         .target(name: "SmartStore", dependencies: ["SalesforceSDKCore", "SalesforceSDKCommon", "SmartStoreEngine", "CoreEngine", "AppGroup", "FastJSON", "AppGroupSimCombine"]),
         .target(name: "WidgetKit", dependencies: ["AppGroup", "SalesforceSDKCommon"]),
-        .target(name: "AppGroupSimTesting", dependencies: ["AppGroup", "Keychain", "MobileApp", "OrgSimulator", "SalesforceSDKCommon"]),
+        .target(name: "AppGroupSimTesting", dependencies: ["AppGroup", "Keychain", "CoreEngine", "MobileApp", "OrgSimulator", "SalesforceSDKCommon"]),
         // The SDK's MobileSync, as Swift sees it (SyncManager.sharedInstance(forUserAccount:), SyncState, the targets,
         // MobileSyncSDKManager), on the engine's sync manager; re-exports SmartStore.
         .target(name: "MobileSync", dependencies: [
@@ -220,7 +220,7 @@ let package = Package(
             "OrgSimulator", "OrgSimulatorPostgres", "CoreEngine", "CoreNetworkEngine", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "FastJSONTests", dependencies: ["FastJSON"]),
-        .testTarget(name: "CoreEngineTests", dependencies: ["CoreEngine", "OrgSimulator", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto")]),
+        .testTarget(name: "CoreEngineTests", dependencies: ["CoreEngine", "AppGroup", "Keychain", "AppGroupSimTestSupport", "OrgSimulator", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto")]),
         .testTarget(name: "SmartStoreTests", dependencies: ["FastJSON", .product(name: "GRDB", package: "GRDB.swift"), "SmartStoreEngine", "CoreEngine", "AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "AppExtensionsTests", dependencies: ["CoreEngine", "AppExtensions", "Diagnostics", "CoreNetworkEngine", "OrgSimulator", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "MobileAppTests", dependencies: ["CoreEngine", "MobileApp", "AppExtensions", "CoreNetworkEngine", "AppGroup", "Keychain", "SmartStoreEngine", "OrgSimulator", "AppGroupSimTestSupport"]),

@@ -123,6 +123,10 @@ package enum AppWidget {
         } catch let error as SDKError {
             switch error {
             case .accountKeyMissing:
+                // On a device restored from a backup the key simply did not come along: nothing to configure.
+                if launch.sandbox.device.restoredFrom != nil {
+                    return Report(state: .notLoggedIn, user: nil, contacts: [], message: error.description)
+                }
                 return misconfigured(error.description)
             case .accountKeyUnreadable(_, _, let status):
                 if status == KeychainStatus.missingEntitlement.rawValue { return misconfigured(error.description) }

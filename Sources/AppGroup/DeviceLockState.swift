@@ -29,6 +29,24 @@ package enum DeviceLockState: String, Codable, Sendable, CaseIterable {
 extension Device {
     package var lockStateFile: URL { root.appendingPathComponent("lock-state") }
 
+    /// `DEVICE/restored-from`: the backup this device was made from (`msdk-sim device restore`), nil for a device
+    /// that was set up new.
+    package var restoredFrom: String? { Self.restoredFrom(root: root) }
+
+    package static func restoredFrom(root: URL) -> String? {
+        (try? SecureFiles.readIfPresent(root.appendingPathComponent("restored-from"))).flatMap { $0 }
+            .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
+    /// The backup the device holding `path` (a file in its containers) was restored from.
+    package static func restoredFrom(containing path: String) -> String? {
+        FileProtection.deviceRoot(of: URL(fileURLWithPath: path)).flatMap { restoredFrom(root: $0) }
+    }
+
+    package func markRestored(from backupID: String) throws {
+        try SecureFiles.writeAtomically(Data((backupID + "\n").utf8), to: root.appendingPathComponent("restored-from"))
+    }
+
     /// The state now. A device without the file was never rebooted or locked here: unlocked. A file this version
     /// cannot read is an error that names it (nothing then reads as if unlocked).
     package func lockState() throws(DeviceError) -> DeviceLockState { try DeviceLockStateFile(root: root).read() }
@@ -36,6 +54,11 @@ extension Device {
     /// The state for the keychain and file layers: a state file that cannot be read counts as before the first
     /// unlock (the strictest), so an unreadable file never gives out more than iOS would.
     package var lockStateOrStrictest: DeviceLockState { DeviceLockStateFile(root: root).stateOrStrictest }
+
+    /// The user locks the phone: a device before its first unlock stays so (its data was never unlocked).
+    package func lock() throws {
+        try setLockState(try lockState() == .beforeFirstUnlock ? .beforeFirstUnlock : .locked)
+    }
 
     /// Sets the state (written whole, then renamed into place, so a reader never sees half of it).
     package func setLockState(_ state: DeviceLockState) throws {

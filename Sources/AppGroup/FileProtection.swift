@@ -110,7 +110,7 @@ package enum FileProtection {
     }
 
     /// The device whose `Containers` hold `url`, as its root; nil for a file outside any device's containers.
-    static func deviceRoot(of url: URL) -> URL? {
+    package static func deviceRoot(of url: URL) -> URL? {
         let path = url.path
         guard let range = path.range(of: "/Containers/") else { return nil }
         return URL(fileURLWithPath: String(path[..<range.lowerBound]), isDirectory: true)

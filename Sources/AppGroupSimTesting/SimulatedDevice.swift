@@ -1,4 +1,5 @@
 import AppGroup
+import CoreEngine
 import Foundation
 import Keychain
 import MobileApp
@@ -41,6 +42,14 @@ public final class SimulatedDevice: @unchecked Sendable {
         secretStore = keychain == .inMemory ? InMemorySecretStore() : nil
     }
 
+    /// A device made by a restore: its directory is removed with this object, its keychain is the one the
+    /// backup's device used.
+    private init(restored url: URL, secretStore: (any SecretStore)?) {
+        self.url = url
+        self.secretStore = secretStore
+        removeOnDeinit = true
+    }
+
     deinit {
         if removeOnDeinit { try? FileManager.default.removeItem(at: url) }
     }
@@ -69,10 +78,7 @@ public final class SimulatedDevice: @unchecked Sendable {
 
     /// Locks the device, as the user pressing the side button: `afterFirstUnlock` items stay readable,
     /// `whenUnlocked` ones do not. A device before its first unlock stays so.
-    public func lock() throws {
-        let device = try Device.open(at: url)
-        try device.setLockState(try device.lockState() == .beforeFirstUnlock ? .beforeFirstUnlock : .locked)
-    }
+    public func lock() throws { try Device.open(at: url).lock() }
 
     /// Unlocks the device (the user enters the passcode): every class can be read.
     public func unlock() throws { try Device.open(at: url).setLockState(.unlocked) }
@@ -84,6 +90,24 @@ public final class SimulatedDevice: @unchecked Sendable {
     /// group's container with the group's last app; the keychain keeps the app's items.
     public func uninstall(_ bundleIdentifier: String) throws {
         _ = try DeviceApps(device: Device.open(at: url)).uninstall(bundleID: bundleIdentifier)
+    }
+
+    /// Backs the device up as an encrypted iOS backup does (`msdk-sim device backup`): the containers' files with
+    /// their protection classes, the installed apps, and the keychain items that are not `…ThisDeviceOnly` (kept
+    /// in the keychain under the backup's id, never in the file). The device must be unlocked.
+    public func backup() throws -> SimulatedDeviceBackup {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("appgroupsim-backup-\(UUID().uuidString).backup")
+        let summary = try DeviceBackup.backup(try Device.open(at: url), store: secretStore ?? LibsecretStore(), to: file)
+        return SimulatedDeviceBackup(file: file, keychainItems: summary.keychainItems, keychainItemsLeftOut: summary.keychainItemsLeftOut)
+    }
+
+    /// A new phone set up from `backup` (`msdk-sim device restore`): a new device id, the backup's files and apps,
+    /// and the keychain items it carried; the SDK's own items (afterFirstUnlockThisDeviceOnly) are not among them,
+    /// so its apps find accounts they cannot read. It shares this device's keychain.
+    public func restore(_ backup: SimulatedDeviceBackup) throws -> SimulatedDevice {
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("appgroupsim-device-\(UUID().uuidString)")
+        _ = try DeviceBackup.restore(backup.file, to: target, store: secretStore ?? LibsecretStore())
+        return SimulatedDevice(restored: target, secretStore: secretStore)
     }
 
     /// Runs `body` as the bundle (`.app` or `.appex`) on this device: the SDK's singletons
@@ -125,4 +149,14 @@ public final class SimulatedOrg: @unchecked Sendable {
         await simulator.shutdown()
         _ = try? await task.value
     }
+}
+
+/// A backup of a `SimulatedDevice` (`SimulatedDevice.backup()`): the file, and what the keychain gave it.
+public struct SimulatedDeviceBackup: Sendable {
+    /// The backup file (a binary property list; its `Files` list names each file and its class).
+    public let file: URL
+    /// Keychain items the backup carries.
+    public let keychainItems: Int
+    /// Keychain items left behind: their class is `…ThisDeviceOnly`.
+    public let keychainItemsLeftOut: Int
 }

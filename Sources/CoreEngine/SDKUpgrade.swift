@@ -25,6 +25,8 @@ package enum SDKUpgrade {
         case upgraded(from: String?, steps: [String])
         /// A step could not run in the device's state: nothing kept, it runs again at the next launch.
         case aborted(from: String?, reason: String)
+        /// msdkUserDefaults could not be read (before the first unlock): nothing ran; the launch reports the file.
+        case notRead(reason: String)
     }
 
     /// Whether `version` is older than `other`, compared as the SDK does (`NSNumericSearch`: number by number).
@@ -52,7 +54,8 @@ package enum SDKUpgrade {
         } catch {
             // msdkUserDefaults cannot be read (before the first unlock): the SDK would find no version and try the
             // steps, which need the same protected data; it aborts, and so does this.
-            return abort(nil, "msdkUserDefaults cannot be read (\(error))", events)
+            events.step("sdkUpgradeSkipped", ["reason": "msdkUserDefaults cannot be read"])
+            return .notRead(reason: "\(error)")
         }
         if last == currentVersion { return .upToDate }
         var steps: [String] = []

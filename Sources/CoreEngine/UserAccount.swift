@@ -255,6 +255,9 @@ package enum SDKError: Error, Equatable, CustomStringConvertible, LocalizedError
             let reason = detail.contains("keychain unavailable") ? detail : "keychain unavailable: \(detail)"
             return "\(reason); nothing was changed on this device"
         case .accountKeyMissing(let path):
+            if let backup = Device.restoredFrom(containing: path) {
+                return "\(path) is encrypted with the key \(AccountEncryption.keyService), which did not come along when this device was restored from backup \(backup): its class is afterFirstUnlockThisDeviceOnly, which a backup does not carry (errSecItemNotFound, -25300). The account cannot be read again: log in again (the file was left as it is; --sdk-recovery deletes it, as the SDK does)"
+            }
             return "\(path) is encrypted with the key \(AccountEncryption.keyService), which is in no keychain group this process is entitled to (errSecItemNotFound, -25300): add the app's keychain group to this target's keychain-access-groups entitlement (the file was left as it is)"
         case .accountKeyUnreadable(let path, let detail, let status):
             return "the key of \(path) (\(AccountEncryption.keyService)) cannot be read (\(status)): \(detail); the file was left as it is"

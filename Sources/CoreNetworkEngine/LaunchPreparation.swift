@@ -32,6 +32,10 @@ package enum LaunchPreparation {
             // A keychain that cannot be used is why the recovery ran: nothing more to do with it.
             if await launch.keychain.status().error != nil { return }
         }
+        let aside = try accounts.setAsideAccountsLeftByARestore()
+        if !aside.isEmpty {
+            note("this device was restored from backup \(launch.sandbox.device.restoredFrom ?? ""): the account key stayed behind (afterFirstUnlockThisDeviceOnly, which a backup does not carry), so \(aside.joined(separator: ", ")) can never be read here; the account file(s) were set aside as UserAccount.plist.unreadable-… (kept, not deleted: the SDK deletes them, --sdk-recovery); log in again")
+        }
         let orphans = try await accounts.cleanUpOrphanedTokens()
         if !orphans.discarded.isEmpty {
             note("revoked at the org and removed the tokens of \(orphans.discarded.count) login(s) that were interrupted before their account was saved")

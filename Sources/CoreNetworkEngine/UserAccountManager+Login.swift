@@ -255,6 +255,26 @@ extension UserAccountManager {
         return deleted.map(\.description)
     }
 
+    /// On a device restored from a backup, the account key stayed behind (its class is `…ThisDeviceOnly`), so no
+    /// account file can ever be read here again: each is set aside (renamed `UserAccount.plist.unreadable-<time>`,
+    /// kept, never deleted) and the current user cleared, so that the user can log in again. The SDK deletes them
+    /// instead (`--sdk-recovery`). Only when the key is in no group this process may read and the device says it
+    /// was restored: a key missing for want of an entitlement is a misconfiguration, and is reported as one.
+    /// Returns the users set aside.
+    package func setAsideAccountsLeftByARestore() throws -> [String] {
+        guard case .missing = accountKey, launch.sandbox.device.restoredFrom != nil else { return [] }
+        let stamp = ISO8601DateFormatter().string(from: Date())
+        var aside: [String] = []
+        for file in try launch.dataSharing.sdkRoot().accountFiles() {
+            let to = file.url.appendingPathExtension("unreadable-\(stamp)")
+            try FileManager.default.moveItem(at: file.url, to: to)
+            aside.append(UserIdentity(orgId: file.orgId, userId: file.userId).description)
+            events.step("setAsideUnreadableAccount", ["user": aside.last!, "file": to.lastPathComponent])
+        }
+        if !aside.isEmpty { try setCurrentUser(nil) }
+        return aside
+    }
+
     /// Runs `body`, which talks to the org as `account`. A refresh token the org refuses
     /// (`RestError.sessionRevoked`) logs the user out, as the SDK does (reason `refreshTokenRevoked`),
     /// and is thrown as `SDKError.sessionRevoked`.

@@ -25,6 +25,7 @@ package enum Scenarios {
         Info(name: "killed-sync-up-duplicates", title: "(f) the app is killed during a sync up, after the org created the records"),
         Info(name: "notification-extension-without-keychain-group", title: "(g) the notification service extension ships without the app's keychain group"),
         Info(name: "sdk-upgrade-widget-first", title: "(h) after an SDK upgrade the widget runs first, while the phone is locked"),
+        Info(name: "backup-restored-to-new-device", title: "(i) a backup is restored to a new phone: the SDK's keys stay behind"),
     ]
 
     package enum Failure: Error, CustomStringConvertible {
@@ -59,6 +60,7 @@ package enum Scenarios {
         case "killed-sync-up-duplicates": try await killedSyncUp(run)
         case "notification-extension-without-keychain-group": try await notificationExtensionWithoutKeychainGroup(run)
         case "sdk-upgrade-widget-first": try sdkUpgradeWidgetFirst(run, sdkRecovery: sdkRecovery)
+        case "backup-restored-to-new-device": try backupRestored(run, sdkRecovery: sdkRecovery)
         default: try await extensionWithoutKeychainGroup(run)
         }
     }
@@ -188,9 +190,69 @@ package enum Scenarios {
         guard widget.state == "listed" else { throw Failure.notReproduced("fixed: the widget says \(widget.state): \(widget.message)") }
         run.say("      and the widget refreshing while locked says \(widget.state)")
         try run.setLockState(.unlocked)
-        run.say("  why: iOS launches an extension or a background fetch after an update, often while the phone is locked; an upgrade step that")
-        run.say("       needs the keychain or protected data must wait for the unlock, never be recorded as done; msdk-sim doctor warns of")
-        run.say("       keychain-class-when-unlocked and file-protection-complete for the classes that cause it")
+        run.say("  why: iOS launches an extension or a background fetch after an update, often while the phone is locked, and the SDK's upgrade")
+        run.say("       runs in whichever process makes the SDK manager first")
+        run.say("  fix: an SDK with PR #3454 (9.2.1 and later): a step that needs the keychain or protected data waits for the unlock and is")
+        run.say("       never recorded as done; your own migrations should do the same (check UIApplication.isProtectedDataAvailable, retry after")
+        run.say("       protectedDataDidBecomeAvailable); msdk-sim doctor warns of keychain-class-when-unlocked and file-protection-complete")
+    }
+
+    // MARK: (i)
+
+    /// An encrypted backup carries files and keychain items, except the `…ThisDeviceOnly` classes: the SDK's tokens
+    /// and its account key stay behind, by design. On the new phone the account files no longer open.
+    static func backupRestored(_ run: Run, sdkRecovery: Bool) throws {
+        let app = try run.variant("MobileSyncExplorer") { _ in }
+        try run.loginAliceAndSync(app, "alice logs in and syncs on her old phone")
+        try run.step("she adds a contact while offline (kept in the store, sent at the next sync)", run.app(app, ["contacts", "add", "--first", "Backup", "--last", "Unsynced"]), expect: 0)
+        func restoreToNewPhone(_ name: String) throws -> URL {
+            let backup = run.work.appendingPathComponent("\(name).backup")
+            try run.step("msdk-sim device backup (an encrypted iCloud or Finder backup)", run.exec("msdk-sim", ["device", "backup", "--device", run.device.path, "--out", backup.path]), expect: 0)
+            run.newDevice(name)
+            let restored = run.exec("msdk-sim", ["device", "restore", backup.path, "--device", run.device.path])
+            try run.step("msdk-sim device restore to a new phone", restored, expect: 0)
+            guard restored.stdout.contains("did not come along") else { throw Failure.notReproduced("restore: \(restored.stdout)") }
+            return backup
+        }
+        _ = try restoreToNewPhone("new-phone")
+        let widget = run.widget(run.widgetOf(app))
+        run.say("  on the new phone the widget says \(widget.state): \(widget.message.prefix(150))…")
+        guard widget.state == "notLoggedIn", widget.message.contains("did not come along") else { throw Failure.notReproduced("widget \(widget.state): \(widget.message)") }
+        let opened = run.app(app, (sdkRecovery ? ["--sdk-recovery"] : []) + ["contacts", "list"])
+        try run.step("alice opens the app", opened, expect: 1)
+        if sdkRecovery {
+            guard try run.accountFiles().isEmpty, try run.storeFiles().isEmpty else { throw Failure.notReproduced("the SDK's recovery left files") }
+            run.say("  what happened: the SDK made a new account key, could not decrypt her account, and deleted it with her store:")
+            run.say("      she is logged out, and the contact she added offline is gone with the store")
+        } else {
+            let library = run.layout.groupSDKRoot(groupID: "group.com.salesforce.mobilesdk.MobileSyncExplorer").library
+            let aside = (FileManager.default.enumerator(atPath: library.path)?.allObjects as? [String] ?? []).filter { $0.contains("UserAccount.plist.unreadable-") }
+            guard aside.count == 1, !(try run.storeFiles().isEmpty), opened.stderr.contains("set aside") else {
+                throw Failure.notReproduced("without --sdk-recovery the account file is set aside and the store kept: \(aside), \(opened.stderr)")
+            }
+            run.say("  what happened: the account key did not come along, so her account can never be read here; AppGroupSim sets the file aside")
+            run.say("      (\(aside[0].split(separator: "/").last ?? "")) and keeps her store, so that she can log in again; the SDK deletes both,")
+            run.say("      and with the store the contact she added offline (--sdk-recovery; the SDK's store is encrypted with a key that stays behind too)")
+        }
+        run.say("  why: the SDK's keychain items are afterFirstUnlockThisDeviceOnly, which a backup never carries (as it should: tokens must not")
+        run.say("       leave the phone); a restored phone always starts logged out")
+
+        // Fixed: the app sends its edits before they can be lost (a background sync); after the restore the user logs
+        // in again and the sync brings everything back from the org.
+        run.say("  fixed: the app syncs its edits as soon as it can (for example in a background fetch), before a backup is taken:")
+        run.newDevice("old-phone-2")
+        try run.loginAliceAndSync(app, "alice's old phone again: she logs in and syncs")
+        try run.step("she adds a contact while offline", run.app(app, ["contacts", "add", "--first", "Backup", "--last", "Synced"]), expect: 0)
+        try run.step("a background fetch syncs it up", run.app(app, ["--background", "sync"]), expect: 0)
+        _ = try restoreToNewPhone("new-phone-2")
+        let login = run.app(app, (sdkRecovery ? ["--sdk-recovery"] : []) + ["login", "--username", "alice@acme.test", "--password", "alice-pass"])
+        try run.step("on the new phone she logs in again", login, expect: 0)
+        try run.step("", run.app(app, ["sync"]), expect: 0)
+        let list = run.app(app, ["contacts", "list"])
+        guard list.status == 0, list.stdout.contains("Backup Synced") else { throw Failure.notReproduced("after the login and sync: \(list.stdout)\(list.stderr)") }
+        run.say("      the contact she added on the old phone is there (Backup Synced): it reached the org before the backup, so no lost key or store can lose it")
+        run.say("  fix: expect a restored phone to be logged out (never keep tokens in a class a backup carries); sync edits up promptly;")
+        run.say("       never treat an account key that is missing after a restore as corruption of anything else")
     }
 
     // MARK: (b)

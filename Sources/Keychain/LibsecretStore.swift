@@ -8,7 +8,7 @@ import Foundation
 /// `KeychainHelper` runs them on its own queue, never on the caller's thread.
 package final class LibsecretStore: SecretStore, @unchecked Sendable {
     package static let schemaName = "com.appgroupsim.GenericPassword"
-    package static let attributeNames = ["device", "accessGroup", "service", "account", "creator", "accessible"]
+    package static let attributeNames = ["device", "accessGroup", "service", "account", "creator", "accessible", "backup"]
 
     // Built once and never freed: a schema is a small immutable value used for the life of the process.
     private let schema: UnsafeMutablePointer<SecretSchema>

@@ -1,13 +1,15 @@
 import AppGroup
 import ArgumentParser
+import CoreEngine
 import Foundation
+import Keychain
 
 /// `msdk-sim device`: the apps installed on a device and the URLs between them, as iOS routes them.
 struct DeviceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
-        abstract: "Install apps on a device, list them, open a URL at the app that claims its scheme; reboot, unlock and lock it.",
-        subcommands: [Install.self, Uninstall.self, Apps.self, OpenURL.self, Reboot.self, Unlock.self, Lock.self, State.self])
+        abstract: "Install apps on a device, list them, open a URL at the app that claims its scheme; reboot, unlock and lock it; back it up and restore it to a new device.",
+        subcommands: [Install.self, Uninstall.self, Apps.self, OpenURL.self, Reboot.self, Unlock.self, Lock.self, State.self, Backup.self, Restore.self])
 
     struct DeviceOption: ParsableArguments {
         @Option(help: "The device directory (default: $APPGROUPSIM_DEVICE).") var device: String?
@@ -42,8 +44,10 @@ struct DeviceCommand: ParsableCommand {
             abstract: "Lock the device: afterFirstUnlock items stay readable, whenUnlocked ones do not. A device before its first unlock stays so.")
         @OptionGroup var device: DeviceOption
         func run() throws {
-            let current = try device.resolved().lockState()
-            try device.setLockState(current == .beforeFirstUnlock ? .beforeFirstUnlock : .locked, verb: "locked")
+            let resolved = try device.resolved()
+            try resolved.lock()
+            let state = try resolved.lockState()
+            print("locked: the device is \(state.rawValue) (\(state.meaning))")
         }
     }
 
@@ -55,6 +59,34 @@ struct DeviceCommand: ParsableCommand {
             let state = try device.resolved().lockState()
             if json { return try printJSON(["state": state.rawValue, "meaning": state.meaning]) }
             print("\(state.rawValue): \(state.meaning)")
+        }
+    }
+
+    /// An encrypted iOS backup and its restore to a new phone (issue 36): files and their classes, apps, and the
+    /// keychain items that are not `…ThisDeviceOnly` (kept in the Secret Service under the backup's id).
+    struct Backup: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Back the device up as an encrypted iOS backup does: the containers' files with their protection classes, the installed apps, and the keychain items except the …ThisDeviceOnly classes (those stay in the Secret Service, never in the file).")
+        @OptionGroup var device: DeviceOption
+        @Option(help: "The backup file to write (a binary property list: plistlib reads its Files list).") var out: String
+
+        func run() throws {
+            let summary = try DeviceBackup.backup(try device.resolved(), store: LibsecretStore(), to: URL(fileURLWithPath: out))
+            print("backed up \(summary.files) file(s) (\(summary.bytes) bytes) and \(summary.apps.count) app(s) to \(out)")
+            print("  keychain: \(summary.keychainItems) item(s) carried (in the Secret Service, backup \(summary.backupID)); \(summary.keychainItemsLeftOut) left behind: their class is …ThisDeviceOnly, which a backup does not carry")
+        }
+    }
+
+    struct Restore: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a new device (a new id) from a backup, as setting up a new phone from one: its files, apps and the keychain items the backup carried.")
+        @Argument(help: "The backup file (msdk-sim device backup --out).") var file: String
+        @Option(help: "The new device's directory (must not hold a device).") var device: String
+
+        func run() throws {
+            let (restored, summary) = try DeviceBackup.restore(URL(fileURLWithPath: file), to: URL(fileURLWithPath: device), store: LibsecretStore())
+            print("restored \(summary.files) file(s) and \(summary.apps.count) app(s) to a new device \(restored.id.uuidString) at \(device)")
+            print("  keychain: \(summary.keychainItems) item(s) restored; \(summary.keychainItemsLeftOut) did not come along (…ThisDeviceOnly): the SDK's tokens and keys among them, so its apps find accounts they cannot read")
         }
     }
 

@@ -56,4 +56,35 @@ final class LockedDeviceFaceTests: XCTestCase {
         XCTAssertNil(reinstalled.0, "the account file went with the app's containers")
         XCTAssertTrue(reinstalled.1, "keychain values outlive the app")
     }
+
+    func testABackupRestoredToANewPhoneLeavesTheSDKsItemsBehind() async throws {
+        let device = try SimulatedDevice(at: root.appendingPathComponent("device"), keychain: .inMemory)
+        let org = try await device.startOrg(definition: TestSupport.packageRoot.appendingPathComponent("Fixtures/org"))
+        defer { Task { await org.stop() } }
+        try await device.logIn(app: app, org: org, username: "alice@acme.test", password: "alice-pass")
+        try device.lock()
+        XCTAssertThrowsError(try device.backup(), "iOS asks for the passcode before a backup")
+        try device.unlock()
+        let backup = try device.backup()
+        XCTAssertEqual(backup.keychainItems, 0, "every item the SDK made is afterFirstUnlockThisDeviceOnly")
+        XCTAssertGreaterThanOrEqual(backup.keychainItemsLeftOut, 3)
+        let files = try XCTUnwrap(PropertyListSerialization.propertyList(from: Data(contentsOf: backup.file), format: nil) as? [String: Any])["Files"] as? [[String: Any]]
+        XCTAssertTrue(files?.contains { ($0["Path"] as? String)?.hasSuffix("/UserAccount.plist") == true } ?? false)
+
+        let phone = try device.restore(backup)
+        XCTAssertNotEqual(phone.url, device.url)
+        let widgetSees = try phone.run(as: widget) { () -> (String?, Bool) in
+            DataSharingHelper.shared.appGroupName = "group.com.salesforce.mobilesdk.MobileSyncExplorer"
+            SalesforceManager.initializeSDK()
+            return (UserAccountManager.shared.currentUserAccount?.idData.username, KeychainHelper.read(service: "com.salesforce.mobilesdk.oauth.refresh", account: nil).success)
+        }
+        XCTAssertNil(widgetSees.0, "the account key stayed behind: the account cannot be read on the new phone")
+        XCTAssertFalse(widgetSees.1, "nor is there a refresh token")
+        let old = try device.run(as: widget) { () -> String? in
+            DataSharingHelper.shared.appGroupName = "group.com.salesforce.mobilesdk.MobileSyncExplorer"
+            SalesforceManager.initializeSDK()
+            return UserAccountManager.shared.currentUserAccount?.idData.username
+        }
+        XCTAssertEqual(old, "alice@acme.test", "the old phone is unchanged")
+    }
 }

@@ -184,3 +184,66 @@ expect_status 0 sim device unlock --device "$DEV3"
 expect_status 0 capp status --json
 [ "$(field "$OUT" 'd["accounts"]')" = "[]" ] || fail "after the SDK's reaction, once unlocked: $OUT"
 ok "file classes: os.getxattr shows complete on the account file and completeUntilFirstUserAuthentication on the store; fileProtection complete is the doctor's warning; locked, the widget says dataProtected and a background launch keeps the file in one line; --sdk-recovery deletes it, as the SDK's persister does"
+
+# 10. Backup and restore: plistlib (an outside client) reads the backup's file list with each file's class; the
+#     keychain items of the …ThisDeviceOnly classes stay behind and the others are carried in the Secret Service
+#     (secret-tool finds them under the backup's id), never in the file. An app whose items are afterFirstUnlock
+#     (not ThisDeviceOnly) is still logged in on the new phone; the SDK's default class is not (scenario
+#     backup-restored-to-new-device).
+cp -r "$APP" "$WORK/Carried.app"
+python3 -c 'import plistlib,sys; p=sys.argv[1]; d=plistlib.load(open(p,"rb")); d["keychainAccessibility"]="afterFirstUnlock"; plistlib.dump(d,open(p,"wb"))' "$WORK/Carried.app/AppGroupConfig.plist"
+DEV5="$WORK/device5"
+kapp() { "$BIN/main-app" --bundle "$WORK/Carried.app" --device "$DEV5" --org "$ORG" "$@"; }
+expect_status 0 kapp login --username alice@acme.test --password alice-pass
+expect_status 0 kapp sync
+expect_status 0 sim device install --device "$DEV5" --app "$WORK/Carried.app"
+expect_status 0 sim device lock --device "$DEV5"
+expect_status 1 sim device backup --device "$DEV5" --out "$WORK/locked.backup"
+contains "$ERR" "iOS asks for the passcode before a backup"
+[ ! -e "$WORK/locked.backup" ] || fail "a refused backup wrote a file"
+expect_status 0 sim device unlock --device "$DEV5"
+expect_status 0 sim device backup --device "$DEV5" --out "$WORK/phone.backup"
+BACKUP_ID=$(printf '%s\n' "$OUT" | sed -n 's/.*backup \([0-9A-F-]\{36\}\)).*/\1/p')
+[ -n "$BACKUP_ID" ] || fail "no backup id in: $OUT"
+python3 - "$WORK/phone.backup" <<'PY' || fail "plistlib could not read the backup as described"
+import plistlib, sys, hashlib
+d = plistlib.load(open(sys.argv[1], "rb"))
+files = {f["Path"]: f for f in d["Files"]}
+account = [p for p in files if p.endswith("/UserAccount.plist")]
+store = [p for p in files if p.endswith("/store.sqlite")]
+assert len(account) == 1 and store, sorted(files)
+assert files[account[0]]["Protection"] == "completeUntilFirstUserAuthentication", files[account[0]]
+assert all(hashlib.sha256(d["Contents"][p]).hexdigest() == f["SHA256"] for p, f in files.items())
+assert not any("/Library/Caches/" in p for p in files), "caches are not backed up"
+assert d["Keychain"]["Items"] >= 4 and d["Keychain"]["LeftOutThisDeviceOnly"] == 0, d["Keychain"]
+PY
+# No secret of the keychain is in the file: each item's value, as secret-tool gives it, is looked for in the bytes.
+secret-tool search --all --unlock backup "$BACKUP_ID" 2>&1 | tr -d '\0' > "$WORK/carried.txt"
+CARRIED=$(grep -ac '^attribute.service = ' "$WORK/carried.txt")
+[ "$CARRIED" -ge 4 ] || fail "secret-tool finds $CARRIED items under the backup's id"
+[ "$(sed -n 's/^attribute.accessible = //p' "$WORK/carried.txt" | sort -u)" = afterFirstUnlock ] || fail "carried classes: $(sed -n 's/^attribute.accessible = //p' "$WORK/carried.txt" | sort -u)"
+python3 - "$WORK/phone.backup" "$WORK/carried.txt" <<'PY' || fail "a keychain secret is in the backup file"
+import sys
+data = open(sys.argv[1], "rb").read()
+secrets = [l[len("secret = "):].strip() for l in open(sys.argv[2], encoding="utf-8", errors="replace") if l.startswith("secret = ")]
+printable = [s for s in secrets if len(s) >= 16]
+assert printable, "no secret value to look for: the check would prove nothing"
+assert not any(s.encode() in data for s in printable), "a secret is in the file"
+PY
+expect_status 0 sim device restore "$WORK/phone.backup" --device "$WORK/restored"
+contains "$OUT" "restored"
+NEWID=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$WORK/restored/device.json")
+OLDID=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$DEV5/device.json")
+[ "$NEWID" != "$OLDID" ] || fail "the restored device has the old id"
+[ "$(secret-tool search --all device "$NEWID" 2>&1 | tr -d '\0' | grep -ac '^attribute.service = ')" = "$CARRIED" ] || fail "the new device's items"
+ACC2=$(find "$WORK/restored/Containers" -name UserAccount.plist | head -1)
+[ "$(xattr "$ACC2")" = completeUntilFirstUserAuthentication ] || fail "the restored account file's class: $(xattr "$ACC2")"
+expect_status 0 "$BIN/extension-widget" --bundle "$WORK/Carried.app/PlugIns/RecentContacts.appex" --device "$WORK/restored" --json
+[ "$(field "$OUT" 'd["state"]')" = listed ] || fail "on the restored phone: $OUT"
+expect_status 1 sim device restore "$WORK/phone.backup" --device "$WORK/restored"
+contains "$ERR" "already holds a device"
+printf 'not a backup' > "$WORK/bogus.backup"
+expect_status 1 sim device restore "$WORK/bogus.backup" --device "$WORK/bogus-device"
+contains "$ERR" "is not an AppGroupSim device backup (not a property list); nothing was restored"
+[ ! -e "$WORK/bogus-device" ] || fail "a refused restore made a device"
+ok "backup: refused while locked; plistlib reads the file list with each file's class and checksum, no cache; the $CARRIED afterFirstUnlock items carried in the Secret Service (secret-tool: backup $BACKUP_ID), none of their values in the file; restore: a new device id, the items and classes back, the widget lists; a second restore onto it and a file that is no backup refused"

@@ -59,7 +59,8 @@ contains "$OUT" '"id" : "stale-login-flag"'
 ok "doctor --device: the stale userLoggedIn after the last logout"
 
 SCENARIOS="keychain-locked-at-launch extension-migrates-first stale-login-flag widget-forces-flag extension-without-keychain-group
-  killed-sync-up-duplicates notification-extension-without-keychain-group"
+  killed-sync-up-duplicates notification-extension-without-keychain-group sdk-upgrade-widget-first
+  backup-restored-to-new-device"
 # Every scenario the binary lists is run here.
 LISTED=$(sim scenario list | awk '{print $1}' | sort | tr '\n' ' ')
 [ "$LISTED" = "$(printf '%s\n' $SCENARIOS | sort | tr '\n' ' ')" ] || fail "msdk-sim lists scenarios ($LISTED) this script does not run"
@@ -80,6 +81,19 @@ for s in $SCENARIOS; do
     contains "$OUT" "hold 60 of alice's 30 new contacts"
     contains "$OUT" "hold 30 of alice's 30 new contacts"
   fi
+  if [ "$s" = sdk-upgrade-widget-first ]; then
+    contains "$OUT" "iOS refreshes the widget first: it says dataProtected"
+    contains "$OUT" "the last version kept is still 9.1.0"
+    contains "$OUT" "AppGroupSim keeps it (the SDK would delete it and log alice out"
+    contains "$OUT" "the upgrade runs again, and now can"
+    contains "$OUT" "the widget refreshing while locked says listed"
+  fi
+  if [ "$s" = backup-restored-to-new-device ]; then
+    contains "$OUT" "left behind: their class is …ThisDeviceOnly"
+    contains "$OUT" "on the new phone the widget says notLoggedIn"
+    contains "$OUT" "AppGroupSim sets the file aside"
+    contains "$OUT" "the contact she added on the old phone is there (Backup Synced)"
+  fi
   if [ "$s" = notification-extension-without-keychain-group ]; then
     contains "$OUT" 'misconfigured: the user sees "New notification"'
     contains "$OUT" 'shown: "Case 00001026 escalated"'
@@ -89,4 +103,8 @@ expect_status 0 sim scenario keychain-locked-at-launch --sdk-recovery
 contains "$OUT" "no user is logged in"
 contains "$OUT" "the file did not decrypt"
 contains "$OUT" "deleted it as unreadable, with her store"
+expect_status 0 sim scenario sdk-upgrade-widget-first --sdk-recovery
+contains "$OUT" "alice is logged out (PR #3407's field failure)"
+expect_status 0 sim scenario backup-restored-to-new-device --sdk-recovery
+contains "$OUT" "the contact she added offline is gone with the store"
 ok "every scenario reproduces as described; --sdk-recovery shows the SDK's deletion, the default keeps the files"
