@@ -26,6 +26,7 @@ package enum Scenarios {
         Info(name: "notification-extension-without-keychain-group", title: "(g) the notification service extension ships without the app's keychain group"),
         Info(name: "sdk-upgrade-widget-first", title: "(h) after an SDK upgrade the widget runs first, while the phone is locked"),
         Info(name: "backup-restored-to-new-device", title: "(i) a backup is restored to a new phone: the SDK's keys stay behind"),
+        Info(name: "push-while-locked", title: "(j) pushes arrive while the phone is locked, and after a reboot before its first unlock"),
     ]
 
     package enum Failure: Error, CustomStringConvertible {
@@ -61,6 +62,7 @@ package enum Scenarios {
         case "notification-extension-without-keychain-group": try await notificationExtensionWithoutKeychainGroup(run)
         case "sdk-upgrade-widget-first": try sdkUpgradeWidgetFirst(run, sdkRecovery: sdkRecovery)
         case "backup-restored-to-new-device": try backupRestored(run, sdkRecovery: sdkRecovery)
+        case "push-while-locked": try await pushWhileLocked(run)
         default: try await extensionWithoutKeychainGroup(run)
         }
     }
@@ -195,6 +197,59 @@ package enum Scenarios {
         run.say("  fix: an SDK with PR #3454 (9.2.1 and later): a step that needs the keychain or protected data waits for the unlock and is")
         run.say("       never recorded as done; your own migrations should do the same (check UIApplication.isProtectedDataAvailable, retry after")
         run.say("       protectedDataDidBecomeAvailable); msdk-sim doctor warns of keychain-class-when-unlocked and file-protection-complete")
+    }
+
+    // MARK: (j)
+
+    /// The notification service extension reads the push key from the shared keychain group; its class decides
+    /// when it can. Before the first unlock no class can be read: the fallback is shown and the payload kept.
+    static func pushWhileLocked(_ run: Run) async throws {
+        func push(_ title: String) async throws {
+            let sent = try await run.post("/__admin/push", ["username": "alice@acme.test", "title": title, "body": "Acme needs a call back today"])
+            guard ((sent["delivered"] as? [Any])?.count ?? 0) >= 1 else { throw Failure.setup("the org did not deliver: \(sent)") }
+        }
+        let broken = try run.variant("MobileSyncExplorer") { url in
+            try Run.editPlist(url.appendingPathComponent(AppGroupConfig.fileName)) { $0["keychainAccessibility"] = "whenUnlocked" }
+        }
+        let extensionURL = { (app: URL) in app.appendingPathComponent("PlugIns/NotificationService.appex") }
+        try run.step("the app (keychainAccessibility whenUnlocked) logs alice in and registers for her notifications", run.app(broken, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
+        try run.setLockState(.locked)
+        try await push("Case 00001026 escalated")
+        let locked = run.notification(extensionURL(broken))
+        run.say("  the phone is locked; a notification arrives: extension-notification -> \(locked.state), the user sees \"\(locked.title)\"")
+        guard locked.status == 12, locked.title == "New notification", locked.message.contains("whenUnlocked") else {
+            throw Failure.notReproduced("a whenUnlocked push key while locked: \(locked.state) \(locked.title): \(locked.message)")
+        }
+        run.say("  what happened: the push key is whenUnlocked, which iOS does not give out while the phone is locked, and a push comes")
+        run.say("      exactly then: every notification on a locked phone reads \"New notification\"")
+        try run.setLockState(.unlocked)
+
+        run.newDevice("device-fixed")
+        let fixed = try run.variant("MobileSyncExplorerFixed") { _ in }
+        run.say("  fixed (the SDK's default class, afterFirstUnlockThisDeviceOnly), on a new device:")
+        try run.step("alice logs in and registers for her notifications", run.app(fixed, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
+        try run.setLockState(.locked)
+        try await push("Case 00001027 escalated")
+        let shown = run.notification(extensionURL(fixed))
+        run.say("  the phone is locked; a notification arrives: \(shown.state), \"\(shown.title)\"")
+        guard shown.status == 0, shown.title == "Case 00001027 escalated" else { throw Failure.notReproduced("fixed, locked: \(shown.state): \(shown.message)") }
+        try run.setLockState(.beforeFirstUnlock)
+        try await push("Case 00001028 escalated")
+        let early = run.notification(extensionURL(fixed))
+        run.say("  the phone reboots; a notification arrives before the first unlock: \(early.state), \"\(early.title)\" (no class can be read yet)")
+        guard early.status == 12, early.title == "New notification" else { throw Failure.notReproduced("before the first unlock: \(early.state): \(early.message)") }
+        let delivered = run.layout.deliveredNotifications(bundleID: "com.salesforce.mobilesdk.MobileSyncExplorer")
+        let kept = ((try? FileManager.default.contentsOfDirectory(atPath: delivered.path)) ?? []).sorted().last.map { delivered.appendingPathComponent($0) }
+        guard let kept else { throw Failure.notReproduced("the payload was not kept in \(delivered.path)") }
+        try run.setLockState(.unlocked)
+        let later = run.exec("extension-notification", ["--bundle", extensionURL(fixed).path, "--device", run.device.path, "--json", "--payload", kept.path])
+        let object = (try? Run.json(later.stdout)) ?? [:]
+        run.say("  after the unlock the kept payload decrypts: \(object["state"] as? String ?? later.stderr), \"\(object["title"] as? String ?? "")\"")
+        guard later.status == 0, object["title"] as? String == "Case 00001028 escalated" else { throw Failure.notReproduced("the kept payload: \(later.stdout)\(later.stderr)") }
+        run.say("  why: a notification service extension runs whenever APNs delivers, locked or not, even before the first unlock")
+        run.say("  fix: keep the push key afterFirstUnlockThisDeviceOnly (the SDK's default; msdk-sim doctor warns of keychain-class-when-unlocked);")
+        run.say("       before the first unlock nothing can decrypt: show the fallback alert, keep the payload, and let the app fetch the")
+        run.say("       record once it runs (the payload's ids are not secret)")
     }
 
     // MARK: (i)

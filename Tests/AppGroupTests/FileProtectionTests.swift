@@ -121,4 +121,28 @@ final class FileProtectionTests: XCTestCase {
         XCTAssertEqual(FileProtectionClass(name: "NSFileProtectionCompleteUnlessOpen"), .completeUnlessOpen)
         XCTAssertNil(FileProtectionClass(name: "NSFileProtectionSometimes"))
     }
+
+    /// Attacks on the state and the classes: a lock-state that is a symbolic link (to a file that says unlocked) is
+    /// not followed and counts as the strictest state; a link in the containers to a complete file is refused as
+    /// the file is.
+    func testALinkCannotUnlockTheDeviceOrAFile() throws {
+        let device = try device()
+        let file = device.layout.dataContainer(bundleID: "com.acme.app").appendingPathComponent("Library/secret-free.dat")
+        try SecureFiles.writeAtomically(Data("x".utf8), to: file, protection: .complete)
+        try device.setLockState(.locked)
+        let link = file.deletingLastPathComponent().appendingPathComponent("link.dat")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
+        XCTAssertThrowsError(try SecureFiles.readIfPresent(link)) { XCTAssertEqual(($0 as? FileProtectionError)?.protection, .complete) }
+
+        let says = device.root.appendingPathComponent("says-unlocked")
+        try Data("unlocked\n".utf8).write(to: says)
+        try FileManager.default.removeItem(at: device.lockStateFile)
+        try FileManager.default.createSymbolicLink(at: device.lockStateFile, withDestinationURL: says)
+        XCTAssertThrowsError(try device.lockState(), "a link is not followed")
+        XCTAssertEqual(device.lockStateOrStrictest, .beforeFirstUnlock)
+        let plain = device.layout.dataContainer(bundleID: "com.acme.app").appendingPathComponent("Library/plain.dat")
+        XCTAssertThrowsError(try SecureFiles.readIfPresent(plain.deletingLastPathComponent().appendingPathComponent("secret-free.dat")))
+        XCTAssertThrowsError(try SecureFiles.writeAtomically(Data("y".utf8), to: plain), "nothing is written in the strictest state")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: plain.path))
+    }
 }

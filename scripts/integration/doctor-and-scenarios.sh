@@ -60,7 +60,7 @@ ok "doctor --device: the stale userLoggedIn after the last logout"
 
 SCENARIOS="keychain-locked-at-launch extension-migrates-first stale-login-flag widget-forces-flag extension-without-keychain-group
   killed-sync-up-duplicates notification-extension-without-keychain-group sdk-upgrade-widget-first
-  backup-restored-to-new-device"
+  backup-restored-to-new-device push-while-locked"
 # Every scenario the binary lists is run here.
 LISTED=$(sim scenario list | awk '{print $1}' | sort | tr '\n' ' ')
 [ "$LISTED" = "$(printf '%s\n' $SCENARIOS | sort | tr '\n' ' ')" ] || fail "msdk-sim lists scenarios ($LISTED) this script does not run"
@@ -87,6 +87,12 @@ for s in $SCENARIOS; do
     contains "$OUT" "AppGroupSim keeps it (the SDK would delete it and log alice out"
     contains "$OUT" "the upgrade runs again, and now can"
     contains "$OUT" "the widget refreshing while locked says listed"
+  fi
+  if [ "$s" = push-while-locked ]; then
+    contains "$OUT" 'extension-notification -> keychainUnavailable, the user sees "New notification"'
+    contains "$OUT" 'the phone is locked; a notification arrives: shown, "Case 00001027 escalated"'
+    contains "$OUT" 'before the first unlock: keychainUnavailable, "New notification"'
+    contains "$OUT" 'after the unlock the kept payload decrypts: shown, "Case 00001028 escalated"'
   fi
   if [ "$s" = backup-restored-to-new-device ]; then
     contains "$OUT" "left behind: their class is …ThisDeviceOnly"
