@@ -152,6 +152,9 @@ package struct AppGroupConfig: Sendable, Equatable {
     /// the binaries; nil keeps the SDK's default (`completeUntilFirstUserAuthentication`). A name of
     /// `FileProtectionClass` or Foundation's (`NSFileProtectionComplete`).
     package var fileProtection: String?
+    /// At the app's first launch after an install, revoke at the org and remove the SDK's live tokens that no
+    /// account file points to: a previous install left them (keychain values outlive an app; the SDK keeps them).
+    package var revokeTokensOfPreviousInstall = false
 
     package init(
         appGroupName: String, appGroupsEnabled: Bool?, userLogInStatusKey: String = "userLoggedIn", keychainAccessibility: String? = nil,
@@ -190,10 +193,15 @@ package struct AppGroupConfig: Sendable, Equatable {
         for key in ["keychainAccessibility", "fileProtection"] where plist[key] != nil && plist[key]?.stringValue == nil {
             throw BundleError.invalidValue(path: path, key: key, expected: "a string")
         }
-        return AppGroupConfig(
+        if plist["revokeTokensOfPreviousInstall"] != nil, plist["revokeTokensOfPreviousInstall"]?.boolValue == nil {
+            throw BundleError.invalidValue(path: path, key: "revokeTokensOfPreviousInstall", expected: "a bool")
+        }
+        var config = AppGroupConfig(
             appGroupName: name, appGroupsEnabled: enabled,
             userLogInStatusKey: plist["userLogInStatusKey"]?.stringValue ?? "userLoggedIn",
             keychainAccessibility: plist["keychainAccessibility"]?.stringValue, fileProtection: plist["fileProtection"]?.stringValue)
+        config.revokeTokensOfPreviousInstall = plist["revokeTokensOfPreviousInstall"]?.boolValue ?? false
+        return config
     }
 
     /// What the sample's AppDelegate does first: name, then flag (when this target sets one).

@@ -78,6 +78,12 @@ package struct FileProtectionError: Error, CustomStringConvertible, Equatable, L
 /// through `check`, which reads the device's lock state (one small file) and, unless the device is unlocked,
 /// the file's class (one `getxattr`). The real file system stays readable to any other process.
 package enum FileProtection {
+    /// This process reads the device from the outside (`msdk-sim inspect`, `doctor`, `defaults`: as Xcode's
+    /// container view, or `cat`): iOS's data protection is not its to obey. Set once, for the whole process.
+    package static func readFromOutside() { outside.set() }
+
+    private static let outside = OnceFlag()
+
     /// The class of the file (or folder) at `url`; nil when it carries none (then it has the default of its
     /// folder when it was made, which is `FileProtectionClass.sdkDefault` unless a folder says otherwise).
     package static func storedClass(of url: URL) -> FileProtectionClass? {
@@ -126,7 +132,7 @@ package enum FileProtection {
     /// device's state now. A file that is not there is not checked (its folder's metadata is never protected),
     /// except that creating one in a folder of `complete` class while locked is refused, as on iOS.
     package static func check(_ url: URL, writing: Bool = false) throws(FileProtectionError) {
-        guard let root = deviceRoot(of: url) else { return }
+        guard !outside.isSet, let root = deviceRoot(of: url) else { return }
         let state = DeviceLockStateFile(root: root).stateOrStrictest
         if state == .unlocked { return }
         if let own = storedClass(of: url) ?? (exists(url) ? .sdkDefault : nil) {
@@ -182,4 +188,12 @@ package final class FileProtectionPolicy: @unchecked Sendable {
             paths = [:]
         }
     }
+}
+
+/// A flag that is set once and never cleared, read from any thread.
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }

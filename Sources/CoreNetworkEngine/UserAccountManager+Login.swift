@@ -189,6 +189,27 @@ extension UserAccountManager {
         return Array(Set(live.map(\.account)).subtracting(referenced)).sorted()
     }
 
+    /// The standard-defaults key that says the app has launched since it was installed (it goes with the app).
+    package static let launchedSinceInstallKey = "AppGroupSimLaunchedSinceInstall"
+
+    /// At the first launch after an install (`revokeTokensOfPreviousInstall`): the live tokens that no account file
+    /// points to were left by a previous install of the app (keychain values outlive it, and the SDK keeps them);
+    /// each session is revoked at `loginHost`, then its items removed. A session the org cannot be reached for is
+    /// kept, and tried again at the next launch (the marker is set only when none is left). Returns what was
+    /// revoked and what was kept; nothing on later launches.
+    package func revokeTokensOfPreviousInstall(loginHost: URL?) async throws -> (revoked: [String], kept: [String]) {
+        let defaults = launch.sandbox.standardDefaults
+        guard try defaults.value(forKey: Self.launchedSinceInstallKey) == nil else { return ([], []) }
+        var revoked: [String] = []
+        var kept: [String] = []
+        for account in try await orphanedTokenAccounts() {
+            if await discardSession(keychainAccount: account, loginHost: loginHost) { revoked.append(account) } else { kept.append(account) }
+        }
+        if !revoked.isEmpty { events.step("tokensOfPreviousInstallRevoked", ["count": String(revoked.count)]) }
+        if kept.isEmpty { try defaults.set(.bool(true), forKey: Self.launchedSinceInstallKey) }
+        return (revoked, kept)
+    }
+
     /// At launch: revokes at the org, then removes, the live tokens of this app's logins that were
     /// interrupted before their account was saved: only sessions the login journal names are touched,
     /// never tokens whose story the app does not know (doctor reports those). Returns what was discarded

@@ -22,6 +22,8 @@ package enum Doctor {
     }
 
     package static func examine(app appPath: String, device devicePath: String? = nil, secretStore: (any SecretStore)? = nil) async -> [Finding] {
+        // The doctor looks at a device from the outside, in any lock state.
+        if devicePath != nil { FileProtection.readFromOutside() }
         var findings: [Finding] = []
         let app: AppBundle
         do { app = try AppBundle(at: URL(fileURLWithPath: appPath)) } catch {
@@ -194,8 +196,8 @@ package enum Doctor {
             }
             if await launch.keychain.status().success, let orphans = try? await accounts.orphanedTokenAccounts(), !orphans.isEmpty {
                 out.append(Finding("orphaned-token-items", .error,
-                    "\(orphans.count) session(s) have live tokens in the keychain but no account file (a login interrupted after the token exchange): the org still accepts them and nothing on the device will use them",
-                    fix: "launch the app once (main-app revokes them at the org, then removes them), or revoke them in the org's connected-app sessions"))
+                    "\(orphans.count) session(s) have live tokens in the keychain but no account file (a login interrupted after the token exchange, or a previous install of the app: keychain values outlive it): the org still accepts them and nothing on the device will use them",
+                    fix: "launch the app once (main-app revokes an interrupted login's tokens at the org, then removes them); for tokens a previous install left, set revokeTokensOfPreviousInstall in AppGroupConfig.plist (in code: at the first launch after an install, remove the SDK's keychain items); or revoke them in the org's connected-app sessions"))
             }
             // Accounts left in the app's own container while app groups are on: stranded by a migration
             // another process ran first.

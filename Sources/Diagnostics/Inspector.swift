@@ -31,6 +31,8 @@ package struct InspectReport: Codable, Sendable {
         package var protection: String
         /// The keychain account of the session's token items (`SFOAuthIdentifier`; not a secret), when decrypted.
         package var keychainAccount: String?
+        /// The file's data protection class (issue 36).
+        package var fileProtection: String = FileProtectionClass.sdkDefault.rawValue
         /// The user's other files in the SDK's library directory (SFDirectoryManager's, e.g.
         /// `internal/viewedContacts.json (412 bytes)`), relative to it, sorted.
         package var libraryFiles: [String] = []
@@ -54,6 +56,8 @@ package struct InspectReport: Codable, Sendable {
         package var soups: [Soup]
         /// Always "unencrypted" here: the SDK's SQLCipher cannot be used on this platform (docs/differences.md).
         package var encryption = "unencrypted (the SDK encrypts with SQLCipher, which AppGroupSim cannot use here)"
+        /// The store file's data protection class (issue 36).
+        package var fileProtection: String = FileProtectionClass.sdkDefault.rawValue
     }
 
     package struct Sync: Codable, Sendable {
@@ -91,6 +95,8 @@ package struct InspectReport: Codable, Sendable {
     package var deviceID: String
     /// The device's lock state (`msdk-sim device state`), or why it cannot be read.
     package var lockState: String = DeviceLockState.unlocked.rawValue
+    /// The backup this device was restored from (`msdk-sim device restore`), nil for a device set up new.
+    package var restoredFrom: String?
     package var targets: [Target]
     package var accounts: [Account]
     /// "ready" or what is wrong with the Secret Service.
@@ -109,6 +115,8 @@ package struct InspectReport: Codable, Sendable {
 
 package enum Inspector {
     package static func inspect(devicePath: String, secretStore: (any SecretStore)? = nil) throws -> InspectReport {
+        // Read from the outside, as Xcode's container view: in any lock state, every file.
+        FileProtection.readFromOutside()
         let device = try Device.resolve(path: devicePath)
         let fm = FileManager.default
         let layout = device.layout
@@ -177,7 +185,7 @@ package enum Inspector {
                 accounts.append(InspectReport.Account(
                     username: contents.account?.username ?? "(\(contents.problem ?? "unreadable account file"))", orgId: file.orgId, userId: file.userId,
                     file: file.url.path, protection: contents.protection, keychainAccount: contents.account?.credentials.keychainAccount,
-                    libraryFiles: libraryFiles.sorted()))
+                    fileProtection: FileProtection.effectiveClass(of: file.url).rawValue, libraryFiles: libraryFiles.sorted()))
             }
             for url in root.storeFiles() {
                 do {
@@ -188,7 +196,7 @@ package enum Inspector {
                         let n = try store.query(.smart("SELECT count(*) FROM {\(soup)}", pageSize: 1)).first?.arrayValue?.first?.intValue ?? 0
                         soups.append(InspectReport.Soup(name: soup, entries: Int(n)))
                     }
-                    stores.append(InspectReport.Store(path: url.path, soups: soups))
+                    stores.append(InspectReport.Store(path: url.path, soups: soups, fileProtection: FileProtection.effectiveClass(of: url).rawValue))
                     if soups.contains(where: { $0.name == "syncs_soup" }) {
                         for row in try store.query(.all(soup: "syncs_soup", orderPath: "_soupEntryId", pageSize: 1000)) {
                             guard let e = row.objectValue else { continue }
@@ -207,7 +215,7 @@ package enum Inspector {
         let lockState: String
         do { lockState = try device.lockState().rawValue } catch { lockState = "\(error)" }
         return InspectReport(
-            device: device.root.path, deviceID: device.id.uuidString, lockState: lockState, targets: targets, accounts: accounts,
+            device: device.root.path, deviceID: device.id.uuidString, lockState: lockState, restoredFrom: device.restoredFrom, targets: targets, accounts: accounts,
             keychainStatus: status, keychain: keychain, stores: stores, syncs: syncs,
             push: try push(layout: layout, accounts: accounts), widgetReloads: widgetReloads(layout),
             looseModes: DeviceHygiene.looseModes(under: [device.root]).map { "\($0.path) \(String($0.mode, radix: 8))" }.sorted(),

@@ -27,6 +27,7 @@ package enum Scenarios {
         Info(name: "sdk-upgrade-widget-first", title: "(h) after an SDK upgrade the widget runs first, while the phone is locked"),
         Info(name: "backup-restored-to-new-device", title: "(i) a backup is restored to a new phone: the SDK's keys stay behind"),
         Info(name: "push-while-locked", title: "(j) pushes arrive while the phone is locked, and after a reboot before its first unlock"),
+        Info(name: "reinstall-finds-old-tokens", title: "(k) the app is uninstalled and installed again: the old user's tokens are still in the keychain"),
     ]
 
     package enum Failure: Error, CustomStringConvertible {
@@ -63,6 +64,7 @@ package enum Scenarios {
         case "sdk-upgrade-widget-first": try sdkUpgradeWidgetFirst(run, sdkRecovery: sdkRecovery)
         case "backup-restored-to-new-device": try backupRestored(run, sdkRecovery: sdkRecovery)
         case "push-while-locked": try await pushWhileLocked(run)
+        case "reinstall-finds-old-tokens": try await reinstallFindsOldTokens(run)
         default: try await extensionWithoutKeychainGroup(run)
         }
     }
@@ -197,6 +199,76 @@ package enum Scenarios {
         run.say("  fix: an SDK with PR #3454 (9.2.1 and later): a step that needs the keychain or protected data waits for the unlock and is")
         run.say("       never recorded as done; your own migrations should do the same (check UIApplication.isProtectedDataAvailable, retry after")
         run.say("       protectedDataDidBecomeAvailable); msdk-sim doctor warns of keychain-class-when-unlocked and file-protection-complete")
+    }
+
+    // MARK: (k)
+
+    /// Keychain values outlive an app (PR #3604; SalesforceSDKManager.m says so): after an uninstall and an install
+    /// the app is logged out, but the old session's tokens are still in the keychain, live at the org.
+    static func reinstallFindsOldTokens(_ run: Run) async throws {
+        let bundleID = "com.salesforce.mobilesdk.MobileSyncExplorer"
+        func reinstall(_ app: URL) throws {
+            try run.step("msdk-sim device uninstall (the user deletes the app)", run.exec("msdk-sim", ["device", "uninstall", "--device", run.device.path, bundleID]), expect: 0)
+            try run.step("msdk-sim device install (and installs it again)", run.exec("msdk-sim", ["device", "install", "--device", run.device.path, "--app", app.path]), expect: 0)
+        }
+        func install(_ app: URL) throws {
+            let out = run.exec("msdk-sim", ["device", "install", "--device", run.device.path, "--app", app.path])
+            guard out.status == 0 else { throw Failure.setup("msdk-sim device install: \(out.stderr)") }
+        }
+        let app = try run.variant("MobileSyncExplorer") { _ in }
+        try install(app)
+        try run.step("alice logs in", run.app(app, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
+        try reinstall(app)
+        try run.step("the reinstalled app opens: no account", run.app(app, ["status", "--json"]), expect: 0)
+        let doctor = run.exec("msdk-sim", ["doctor", "--app", app.path, "--device", run.device.path])
+        guard doctor.stdout.contains("orphaned-token-items") else { throw Failure.notReproduced("the doctor did not find the old tokens: \(doctor.stdout)") }
+        let accepted = try await refreshAccepted(run, app)
+        run.say("  msdk-sim doctor: orphaned-token-items; the org \(accepted ? "still accepts" : "refuses") alice's old refresh token")
+        guard accepted else { throw Failure.notReproduced("the org no longer accepts the old refresh token") }
+        run.say("  what happened: the uninstall removed the app's containers (the account file with them) but not its keychain items;")
+        run.say("      the SDK's checkForScreenLockUsers forgets a passcode no account needs, and keeps the tokens: a live session that")
+        run.say("      nothing on the phone will use or end")
+
+        run.newDevice("device-fixed")
+        let fixed = try run.variant("MobileSyncExplorerFixed") { url in
+            try Run.editPlist(url.appendingPathComponent(AppGroupConfig.fileName)) { $0["revokeTokensOfPreviousInstall"] = true }
+        }
+        run.say("  fixed (revokeTokensOfPreviousInstall: at the first launch after an install, the app revokes and removes what a previous install left):")
+        try install(fixed)
+        try run.step("alice logs in", run.app(fixed, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
+        try reinstall(fixed)
+        let opened = run.app(fixed, ["sync"])
+        try run.step("the reinstalled app opens (no user to sync)", opened, expect: 1)
+        guard opened.stderr.contains("revoked at the org and removed the tokens of 1 session(s) a previous install") else {
+            throw Failure.notReproduced("the first launch did not revoke the old session: \(opened.stderr)")
+        }
+        run.say("      \(opened.stderr.split(separator: "\n").first ?? "")")
+        let still = try await refreshAccepted(run, fixed)
+        let after = run.exec("msdk-sim", ["doctor", "--app", fixed.path, "--device", run.device.path])
+        guard !still, !after.stdout.contains("orphaned-token-items") else { throw Failure.notReproduced("fixed: the org accepts the token: \(still); doctor: \(after.stdout)") }
+        run.say("  the org refuses the old refresh token now, and the doctor finds no orphaned-token-items")
+        run.say("  why: iOS keeps an app's keychain items after the app is deleted; the SDK's own items are no exception")
+        run.say("  fix: at the first launch after an install (a flag in UserDefaults.standard, which goes with the app), revoke and remove")
+        run.say("       the SDK's keychain items that no account file points to (AppGroupConfig.plist revokeTokensOfPreviousInstall here)")
+    }
+
+    /// Whether the org still grants an access token for the refresh token left in the scenario's keychain (the
+    /// token is read and sent, never printed).
+    static func refreshAccepted(_ run: Run, _ app: URL) async throws -> Bool {
+        let device = try Device.open(at: run.device)
+        let items = try LibsecretStore().search(["device": device.id.uuidString, "service": TokenStore.refreshService])
+        guard let refresh = items.first(where: { !$0.secret.isEmpty }).map({ String(decoding: $0.secret, as: UTF8.self) }) else { return false }
+        let boot = try BootConfig.load(from: AppBundle(at: app))
+        guard let url = URL(string: run.orgURL + "/services/oauth2/token") else { throw Failure.setup("no org URL") }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        var form = URLComponents()
+        form.queryItems = [URLQueryItem(name: "grant_type", value: "refresh_token"), URLQueryItem(name: "refresh_token", value: refresh),
+                           URLQueryItem(name: "client_id", value: boot.consumerKey), URLQueryItem(name: "format", value: "json")]
+        request.httpBody = Data((form.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B").utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode == 200
     }
 
     // MARK: (j)

@@ -120,6 +120,15 @@ package final class AppSession: @unchecked Sendable {
             session.launch, accounts: session.accounts, recovery: options.sdkRecovery ? .sdkDestructive : .keepFiles,
             requireKeychain: requireKeychain, note: note)
         guard requireKeychain else { return session }
+        if session.launch.config?.revokeTokensOfPreviousInstall == true {
+            let leftover = try await session.accounts.revokeTokensOfPreviousInstall(loginHost: options.org.flatMap(URL.init(string:)))
+            if !leftover.revoked.isEmpty {
+                note("revoked at the org and removed the tokens of \(leftover.revoked.count) session(s) a previous install of the app left in the keychain (revokeTokensOfPreviousInstall)")
+            }
+            if !leftover.kept.isEmpty {
+                note("\(leftover.kept.count) session(s) a previous install left in the keychain could not be revoked yet (no --org, or the org is unreachable); they are kept and tried again at the next launch")
+            }
+        }
         if try await session.screenLock.checkForScreenLockUsers() {
             session.events.step("screenLockPasscodeForgotten", ["why": "no account on the device needs it (keychain values outlive the app)"])
             note("the screen-lock passcode left in the keychain was forgotten: no account on this device needs it (the app was removed and installed again, as SalesforceSDKManager's checkForScreenLockUsers does)")

@@ -13,7 +13,7 @@ struct Inspect: AsyncParsableCommand {
     func run() async throws {
         let report = try Inspector.inspect(devicePath: device ?? ProcessInfo.processInfo.environment["APPGROUPSIM_DEVICE"] ?? "")
         if json { return try printJSON(report) }
-        print("device \(report.device) (id \(report.deviceID)), \(report.lockState)")
+        print("device \(report.device) (id \(report.deviceID)), \(report.lockState)\(report.restoredFrom.map { ", restored from backup \($0)" } ?? "")")
         print("\nprocesses and their msdkUserDefaults")
         for t in report.targets {
             print("  \(t.bundleIdentifier): app group \(t.appGroupName ?? "(none)") \(t.appGroupEnabled ? "on" : "off") -> \(t.msdkUserDefaults)")
@@ -24,7 +24,7 @@ struct Inspect: AsyncParsableCommand {
         let current = Set(report.targets.compactMap(\.currentUser))
         for a in report.accounts {
             print("  \(current.contains("\(a.orgId)/\(a.userId)") ? "*" : " ") \(a.username)  \(a.orgId)/\(a.userId)  \(a.file)")
-            print("      \(a.protection)")
+            print("      \(a.protection); file \(a.fileProtection)")
             for file in a.libraryFiles { print("      library: \(file)") }
         }
         print("\nkeychain (\(report.keychainStatus))")
@@ -38,7 +38,7 @@ struct Inspect: AsyncParsableCommand {
         print("\nstores")
         if report.stores.isEmpty { print("  (none)") }
         for s in report.stores {
-            print("  \(s.path)  [\(s.encryption)]")
+            print("  \(s.path)  [\(s.encryption); file \(s.fileProtection)]")
             for soup in s.soups { print("      \(soup.name): \(soup.entries) entries") }
         }
         print("\nsyncs")

@@ -60,7 +60,7 @@ ok "doctor --device: the stale userLoggedIn after the last logout"
 
 SCENARIOS="keychain-locked-at-launch extension-migrates-first stale-login-flag widget-forces-flag extension-without-keychain-group
   killed-sync-up-duplicates notification-extension-without-keychain-group sdk-upgrade-widget-first
-  backup-restored-to-new-device push-while-locked"
+  backup-restored-to-new-device push-while-locked reinstall-finds-old-tokens"
 # Every scenario the binary lists is run here.
 LISTED=$(sim scenario list | awk '{print $1}' | sort | tr '\n' ' ')
 [ "$LISTED" = "$(printf '%s\n' $SCENARIOS | sort | tr '\n' ' ')" ] || fail "msdk-sim lists scenarios ($LISTED) this script does not run"
@@ -87,6 +87,10 @@ for s in $SCENARIOS; do
     contains "$OUT" "AppGroupSim keeps it (the SDK would delete it and log alice out"
     contains "$OUT" "the upgrade runs again, and now can"
     contains "$OUT" "the widget refreshing while locked says listed"
+  fi
+  if [ "$s" = reinstall-finds-old-tokens ]; then
+    contains "$OUT" "msdk-sim doctor: orphaned-token-items; the org still accepts alice's old refresh token"
+    contains "$OUT" "the org refuses the old refresh token now, and the doctor finds no orphaned-token-items"
   fi
   if [ "$s" = push-while-locked ]; then
     contains "$OUT" 'extension-notification -> keychainUnavailable, the user sees "New notification"'

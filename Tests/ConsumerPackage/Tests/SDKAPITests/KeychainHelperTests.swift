@@ -25,7 +25,7 @@ final class KeychainHelperTests: XCTestCase {
         return try XCTUnwrap((manifest as? [String: Any])?["id"] as? String)
     }
 
-    /// secret-tool's answer (stdout; NULs of binary values dropped).
+    /// secret-tool's answer (stdout and stderr, where it prints the attributes; NULs of binary values dropped).
     @discardableResult
     private func secretTool(_ arguments: [String], input: String? = nil) throws -> String {
         let process = Process()
@@ -33,7 +33,7 @@ final class KeychainHelperTests: XCTestCase {
         process.arguments = arguments
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = Pipe()
+        process.standardError = out
         let stdin = Pipe()
         process.standardInput = stdin
         try process.run()
