@@ -130,6 +130,10 @@ package enum AppWidget {
                 return misconfigured(error.description)
             case .accountKeyUnreadable(_, _, let status):
                 if status == KeychainStatus.missingEntitlement.rawValue { return misconfigured(error.description) }
+                // A key that came with a backup without the EC key pair that wraps it: nothing to configure.
+                if status == KeychainStatus.itemNotFound.rawValue, launch.sandbox.device.restoredFrom != nil {
+                    return Report(state: .notLoggedIn, user: nil, contacts: [], message: error.description)
+                }
                 return Report(state: .keychainUnavailable, user: nil, contacts: [], message: error.description)
             case .keychainUnavailable, .keychainLockedAtLaunch:
                 return Report(state: .keychainUnavailable, user: nil, contacts: [], message: error.description)

@@ -78,11 +78,22 @@ package struct FileProtectionError: Error, CustomStringConvertible, Equatable, L
 /// through `check`, which reads the device's lock state (one small file) and, unless the device is unlocked,
 /// the file's class (one `getxattr`). The real file system stays readable to any other process.
 package enum FileProtection {
-    /// This process reads the device from the outside (`msdk-sim inspect`, `doctor`, `defaults`: as Xcode's
-    /// container view, or `cat`): iOS's data protection is not its to obey. Set once, for the whole process.
-    package static func readFromOutside() { outside.set() }
+    /// Runs `body` as a reader of the device from the outside (`msdk-sim inspect`, `doctor`: as Xcode's container
+    /// view, or `cat`): iOS's data protection is not its to obey while it runs.
+    package static func fromOutside<T>(_ body: () throws -> T) rethrows -> T {
+        outside.enter()
+        defer { outside.leave() }
+        return try body()
+    }
 
-    private static let outside = OnceFlag()
+    /// `fromOutside` for an `async` body.
+    package static func fromOutside<T>(_ body: () async throws -> T) async rethrows -> T {
+        outside.enter()
+        defer { outside.leave() }
+        return try await body()
+    }
+
+    private static let outside = OutsideReaders()
 
     /// The class of the file (or folder) at `url`; nil when it carries none (then it has the default of its
     /// folder when it was made, which is `FileProtectionClass.sdkDefault` unless a folder says otherwise).
@@ -190,10 +201,11 @@ package final class FileProtectionPolicy: @unchecked Sendable {
     }
 }
 
-/// A flag that is set once and never cleared, read from any thread.
-final class OnceFlag: @unchecked Sendable {
+/// How many outside readers are running in this process (`FileProtection.fromOutside`).
+final class OutsideReaders: @unchecked Sendable {
     private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
+    private var depth = 0
+    var isSet: Bool { lock.withLock { depth > 0 } }
+    func enter() { lock.withLock { depth += 1 } }
+    func leave() { lock.withLock { depth -= 1 } }
 }

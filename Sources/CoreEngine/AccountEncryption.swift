@@ -9,9 +9,9 @@ import Keychain
 /// `com.salesforce.keystore.com.salesforce.userAccount.encryptionKey`, in the app's keychain access
 /// group. A process that cannot read that item cannot read any account: an extension needs the group.
 ///
-/// One difference, on purpose: the SDK wraps the key with an EC key pair of its own (Secure Enclave
-/// where there is one) before it writes it; here the 32 bytes are the item's secret, which the Secret
-/// Service already encrypts at rest.
+/// The key item holds the key wrapped, as the SDK writes it: sealed with ECIES to the EC key pair `defaultKey`
+/// (`KeyWrapping.swift`), whose halves never leave the device (the SDK keeps the private one in the Secure
+/// Enclave where there is one; here it is a key item of the Secret Service).
 package enum AccountEncryption {
     package static let keyLabel = "com.salesforce.userAccount.encryptionKey"
     /// `KeyGenerator.keyStoreService` + "." + the label.
@@ -60,7 +60,7 @@ package enum AccountKeyState: Sendable {
 /// The 32 bytes of the account key. Never printed: its description says only that it is a key.
 package struct AccountKey: Sendable, CustomStringConvertible {
     let bytes: [UInt8]
-    var symmetric: SymmetricKey { SymmetricKey(data: bytes) }
+    package var symmetric: SymmetricKey { SymmetricKey(data: bytes) }
     package var description: String { "AccountKey(256 bits)" }
 }
 
@@ -75,27 +75,12 @@ final class AccountKeyBox: @unchecked Sendable {
 }
 
 extension KeychainHelper {
-    /// Reads the account key; with `create`, makes one (32 random bytes) when no entitled group has it,
-    /// in the group writes go to (the first entitled group, as the SDK's keychain helper does).
-    /// A key item that is not 32 bytes is `.unreadable` unless `regenerate` (the SDK's recovery: it
-    /// makes a new key and overwrites the item).
+    /// Reads the account key (`KeyGenerator`'s key for `com.salesforce.userAccount.encryptionKey`); with `create`,
+    /// makes one when no entitled group has it, in the group writes go to (the first entitled group, as the SDK's
+    /// keychain helper does). A key that cannot be unwrapped is `.unreadable` unless `regenerate` (the SDK's
+    /// recovery: it makes a new key and overwrites the item).
     func accountKey(create: Bool, regenerate: Bool = false) async -> AccountKeyState {
-        let read = await read(service: AccountEncryption.keyService)
-        if read.success, let bytes = read.data {
-            if bytes.count == 32 { return .loaded(AccountKey(bytes: bytes), group: read.accessGroup ?? accessGroups.first ?? "") }
-            if !regenerate {
-                return .unreadable(.failure(.param, "the item holds \(bytes.count) bytes, not a 256-bit key"))
-            }
-        } else if read.status != .itemNotFound {
-            return .unreadable(read)
-        } else if !create {
-            return .missing
-        }
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let written = await write(bytes, service: AccountEncryption.keyService)
-        guard written.success else { return .unreadable(written) }
-        return .loaded(AccountKey(bytes: bytes), group: written.accessGroup ?? accessGroups.first ?? "")
+        await symmetricKey(service: AccountEncryption.keyService, create: create, regenerate: regenerate)
     }
 }
 

@@ -276,14 +276,20 @@ extension UserAccountManager {
         return deleted.map(\.description)
     }
 
-    /// On a device restored from a backup, the account key stayed behind (its class is `…ThisDeviceOnly`), so no
-    /// account file can ever be read here again: each is set aside (renamed `UserAccount.plist.unreadable-<time>`,
+    /// On a device restored from a backup, the account key stayed behind (its class is `…ThisDeviceOnly`), or came
+    /// without the EC key pair that unwraps it (always `…ThisDeviceOnly`), so no account file can ever be read here again: each is set aside (renamed `UserAccount.plist.unreadable-<time>`,
     /// kept, never deleted) and the current user cleared, so that the user can log in again. The SDK deletes them
     /// instead (`--sdk-recovery`). Only when the key is in no group this process may read and the device says it
     /// was restored: a key missing for want of an entitlement is a misconfiguration, and is reported as one.
     /// Returns the users set aside.
     package func setAsideAccountsLeftByARestore() throws -> [String] {
-        guard case .missing = accountKey, launch.sandbox.device.restoredFrom != nil else { return [] }
+        guard launch.sandbox.device.restoredFrom != nil else { return [] }
+        switch accountKey {
+        case .missing: break
+        // The wrapped key came with the backup, the EC key pair that unwraps it did not (it never does).
+        case .unreadable(let result) where result.status == .itemNotFound: break
+        default: return []
+        }
         let stamp = ISO8601DateFormatter().string(from: Date())
         var aside: [String] = []
         for file in try launch.dataSharing.sdkRoot().accountFiles() {

@@ -23,7 +23,10 @@ package enum Doctor {
 
     package static func examine(app appPath: String, device devicePath: String? = nil, secretStore: (any SecretStore)? = nil) async -> [Finding] {
         // The doctor looks at a device from the outside, in any lock state.
-        if devicePath != nil { FileProtection.readFromOutside() }
+        await FileProtection.fromOutside { await examineFromOutside(app: appPath, device: devicePath, secretStore: secretStore) }
+    }
+
+    static func examineFromOutside(app appPath: String, device devicePath: String?, secretStore: (any SecretStore)?) async -> [Finding] {
         var findings: [Finding] = []
         let app: AppBundle
         do { app = try AppBundle(at: URL(fileURLWithPath: appPath)) } catch {

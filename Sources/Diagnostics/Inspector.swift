@@ -116,7 +116,10 @@ package struct InspectReport: Codable, Sendable {
 package enum Inspector {
     package static func inspect(devicePath: String, secretStore: (any SecretStore)? = nil) throws -> InspectReport {
         // Read from the outside, as Xcode's container view: in any lock state, every file.
-        FileProtection.readFromOutside()
+        try FileProtection.fromOutside { try inspectFromOutside(devicePath: devicePath, secretStore: secretStore) }
+    }
+
+    static func inspectFromOutside(devicePath: String, secretStore: (any SecretStore)?) throws -> InspectReport {
         let device = try Device.resolve(path: devicePath)
         let fm = FileManager.default
         let layout = device.layout
@@ -149,13 +152,21 @@ package enum Inspector {
         switch secrets.availability() {
         case .ready:
             do {
-                for item in try secrets.search(["device": device.id.uuidString, "creator": KeychainHelper.creator]) {
+                // The SDK's items and its key items (the EC key pair its keys are wrapped with).
+                let items = try secrets.search(["device": device.id.uuidString]).filter {
+                    [KeychainHelper.creator, KeychainHelper.keyCreator].contains($0.attributes["creator"] ?? "")
+                }
+                let privateKey = items.first { $0.attributes["service"] == KeychainHelper.ecPrivateKeyTag }?.secret
+                for item in items {
                     let a = item.attributes
                     keychain[a["accessGroup"] ?? "?", default: []].append(InspectReport.KeychainItem(
                         service: a["service"] ?? "", account: a["account"] ?? "",
                         value: item.secret.isEmpty ? "(empty)" : "(\(item.secret.count) bytes, redacted)",
                         accessible: KeychainAccessibility.of(a).rawValue))
-                    if a["service"] == AccountEncryption.keyService { accountKey = (item.secret, a["accessGroup"] ?? "?") }
+                    if a["service"] == AccountEncryption.keyService {
+                        // Wrapped with the EC key pair, as the SDK writes it; nil when the pair is not on this device.
+                        accountKey = unwrappedKey(item.secret, privateKey: privateKey).map { ($0, a["accessGroup"] ?? "?") }
+                    }
                 }
                 for key in keychain.keys { keychain[key]!.sort { ($0.service, $0.account) < ($1.service, $1.account) } }
             } catch {

@@ -147,6 +147,54 @@ package final class KeychainHelper: Sendable {
         }
     }
 
+    /// The creator of the SDK's key items (its `kSecClassKey` items: the EC key pair `KeyGenerator` wraps its keys
+    /// with), which are not the SDK's generic passwords: `setAccessibleAttribute` and `removeAll` never touch them.
+    package static let keyCreator = "com.salesforce.mobilesdk.key"
+
+    /// A key item (`kSecClassKey`, tag `tag`) in the first entitled group that has it: always
+    /// afterFirstUnlockThisDeviceOnly, so never in a backup, and not given out before the first unlock.
+    package func readKey(tag: String) async -> KeychainResult {
+        await run { () throws(KeychainError) in
+            let state = self.protection()
+            for group in self.accessGroups {
+                guard let item = try self.store.search(["device": self.deviceID, "service": tag, "creator": Self.keyCreator, "accessGroup": group]).first
+                else { continue }
+                let accessibility = KeychainAccessibility.of(item.attributes)
+                guard accessibility.isAvailable(state) else { throw accessibility.unavailable(service: tag, state: state) }
+                return .ok(item.secret, group: group)
+            }
+            try self.requireReady()
+            return .failure(.itemNotFound, "no key item \(tag) in any entitled group")
+        }
+    }
+
+    /// Stores a key item (`SecKeyCreateRandomKey` with `kSecAttrIsPermanent`) in the group writes go to.
+    package func writeKey(tag: String, secret: [UInt8]) async -> KeychainResult {
+        await run { () throws(KeychainError) in
+            try self.requireReady()
+            let accessibility = KeychainAccessibility.afterFirstUnlockThisDeviceOnly
+            let state = self.protection()
+            guard accessibility.isAvailable(state) else { throw accessibility.unavailable(service: tag, state: state) }
+            let group = try self.writeGroup(nil)
+            let attributes = [
+                "device": self.deviceID, "accessGroup": group, "service": tag, "account": "", "creator": Self.keyCreator,
+                KeychainAccessibility.attribute: accessibility.rawValue,
+            ]
+            try self.store.store(attributes, label: Self.label(service: tag, group: group), secret: secret)
+            return .ok(group: group)
+        }
+    }
+
+    /// Removes the key item `tag` from every entitled group.
+    package func removeKey(tag: String) async -> KeychainResult {
+        await run { () throws(KeychainError) in
+            for group in self.accessGroups {
+                _ = try self.store.delete(["device": self.deviceID, "service": tag, "creator": Self.keyCreator, "accessGroup": group])
+            }
+            return .ok()
+        }
+    }
+
     /// Starts opening the store (the Secret Service's connection and session) on the helper's queue and
     /// returns at once; the calls that follow queue behind it. A launch calls this as soon as it knows it
     /// will read the keychain, so the key exchange overlaps its file reads. Costs nothing if never used.

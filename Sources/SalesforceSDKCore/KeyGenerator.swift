@@ -1,4 +1,6 @@
+import CoreEngine
 import Foundation
+import Keychain
 import SalesforceSDKCommon
 
 /// The SDK's `KeyGenerator` (`SFSDKKeyGenerator`): a 256-bit key per label, made once and kept in the keychain
@@ -7,10 +9,9 @@ import SalesforceSDKCommon
 /// failure: it makes a NEW key and overwrites the item, so whatever another process encrypted with the old
 /// key can no longer be read. A widget in another keychain group gets a key of its own this way.
 ///
-/// One difference, as for the account key (docs/differences.md): the SDK wraps the key with an EC key pair of its
-/// own (`defaultKey`, in the Secure Enclave where there is one) before writing it; here the item holds the 32
-/// bytes, which the Secret Service encrypts at rest. The engine's account key is the same item
-/// (`com.salesforce.userAccount.encryptionKey`).
+/// The key is written wrapped with the EC key pair `defaultKey` (ECIES, as the SDK's `Encryptor` does), whose
+/// halves never leave the device; the rule is the engine's (`KeychainHelper.symmetricKey`), which the account key
+/// (`com.salesforce.userAccount.encryptionKey`) follows too.
 public class KeyGenerator: NSObject {
     static let keyStoreService = "com.salesforce.keystore"
 
@@ -38,14 +39,14 @@ public class KeyGenerator: NSObject {
     static func storedLabel(_ label: String) -> String { "\(keyStoreService).\(label)" }
 
     static func symmetricKey(for label: String) throws -> SymmetricKey {
+        let keychain = SDKProcess.current.keychain
         let service = storedLabel(label)
-        if let data = KeychainHelper.read(service: service, account: nil).data, data.count == 32 {
-            return SymmetricKey(data: data)
+        // Not in the keychain, or not a key this device can unwrap: a new one, written over whatever was there.
+        let state = try SDKProcess.blocking { await keychain.symmetricKey(service: service, create: true, regenerate: true) }
+        guard case .loaded(let key, _) = state else {
+            let error: KeychainError? = if case .unreadable(let result) = state { result.error } else { nil }
+            throw KeyGeneratorError.keychainWriteError(underlyingError: error)
         }
-        // Not in the keychain, or not a key: a new one, written over whatever was there (the SDK's way).
-        let key = SymmetricKey(size: .bits256)
-        let result = KeychainHelper.write(service: service, data: key.withUnsafeBytes { Data($0) }, account: nil)
-        guard result.success else { throw KeyGeneratorError.keychainWriteError(underlyingError: result.error) }
-        return key
+        return key.symmetric
     }
 }

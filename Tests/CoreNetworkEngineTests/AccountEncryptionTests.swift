@@ -46,8 +46,14 @@ final class AccountEncryptionTests: FixtureAppTestCase {
         XCTAssertFalse(String(decoding: sealed, as: UTF8.self).contains("alice"), "nothing in clear")
         let key = try keyItem()
         XCTAssertEqual(key.attributes["accessGroup"], "SIMTEAM001.com.salesforce.mobilesdk.MobileSyncExplorer", "the app's first keychain group")
-        XCTAssertEqual(key.secret.count, 32)
-        let plain = try AccountEncryption.open(sealed, with: AccountKey(bytes: key.secret).symmetric)
+        // Wrapped as the SDK writes it: ECIES (X9.63 SHA-256, AES-GCM) to the EC key pair, whose private half opens it.
+        XCTAssertEqual(key.secret.count, 113)
+        let privateHalf = try XCTUnwrap(try keychain.search(["service": KeychainHelper.ecPrivateKeyTag]).first)
+        XCTAssertEqual(privateHalf.attributes["accessible"], "afterFirstUnlockThisDeviceOnly")
+        XCTAssertNotEqual(privateHalf.attributes["creator"], KeychainHelper.creator, "a key item: setAccessibleAttribute and removeAll leave it alone")
+        let raw = try XCTUnwrap(unwrappedKey(key.secret, privateKey: privateHalf.secret))
+        XCTAssertNil(unwrappedKey(key.secret, privateKey: Array(repeating: 7, count: 32)), "another pair does not open it")
+        let plain = try AccountEncryption.open(sealed, with: AccountKey(bytes: raw).symmetric)
         let dict = try XCTUnwrap(PlistValue.dictionary(propertyList: plain))
         XCTAssertEqual(Set(dict.keys), ["accessScopes", "credentials", "idData", "customData", "accessRestrictions", "notificationTypes"])
         let credentials = try XCTUnwrap(dict["credentials"]?.dictionaryValue)
@@ -159,7 +165,7 @@ final class AccountEncryptionTests: FixtureAppTestCase {
         XCTAssertEqual(try keyItem().secret, [1, 2, 3], "nothing replaced without the recovery")
         let recovering = try manager()
         try await recovering.verifyAtLaunch(recovery: .sdkDestructive)
-        XCTAssertEqual(try keyItem().secret.count, 32, "the SDK makes a new key")
+        XCTAssertEqual(try keyItem().secret.count, 113, "the SDK makes a new key (wrapped)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: file.path), "and then cannot read the account sealed with the old one")
     }
 

@@ -46,7 +46,13 @@ final class KeyGeneratorTests: XCTestCase {
         let item = try XCTUnwrap(try store.search(["service": "com.salesforce.keystore." + label]).first)
         XCTAssertEqual(item.attributes["account"], "")
         XCTAssertEqual(item.attributes["accessGroup"], "SIMTEAM001.com.salesforce.mobilesdk.MobileSyncExplorer")
-        XCTAssertEqual(item.secret.count, 32)
+        // Wrapped as the SDK writes it (ECIES to the EC key pair defaultKey): ephemeral key 65 + key 32 + tag 16 bytes.
+        XCTAssertEqual(item.secret.count, 113)
+        for half in ["com.salesforce.eckey.private.defaultKey", "com.salesforce.eckey.public.defaultKey"] {
+            let pair = try store.search(["service": half])
+            XCTAssertEqual(pair.count, 1, half)
+            XCTAssertEqual(pair.first?.attributes["accessible"], "afterFirstUnlockThisDeviceOnly", "a backup never carries the pair")
+        }
     }
 
     /// The field failure: a widget in another keychain group gets a NEW key from KeyGenerator, and cannot
@@ -72,7 +78,9 @@ final class KeyGeneratorTests: XCTestCase {
             XCTAssertTrue(KeychainHelper.write(service: "com.salesforce.keystore." + label, data: Data("not a key".utf8), account: nil).success)
             let key = bytes(try KeyGenerator.encryptionKey(for: label))
             XCTAssertEqual(key.count, 32)
-            XCTAssertEqual(KeychainHelper.read(service: "com.salesforce.keystore." + label, account: nil).data, key)
+            let stored = KeychainHelper.read(service: "com.salesforce.keystore." + label, account: nil).data
+            XCTAssertEqual(stored?.count, 113, "the new key, wrapped")
+            XCTAssertNotEqual(stored, Data("not a key".utf8))
             // Cached per process, and the same after a removal makes a new one.
             XCTAssertEqual(bytes(try KeyGenerator.encryptionKey(for: label)), key)
             XCTAssertTrue(KeyGenerator.removeEncryptionKey(for: label))
