@@ -49,13 +49,18 @@ extension KeychainHelper {
     package static let ecPublicKeyTag = "com.salesforce.eckey.public.defaultKey"
 
     /// The SDK's `ecKeyPair(name:)`: both halves when both are there; otherwise (with `create`) both removed and a
-    /// new pair made. nil without `create` when a half is missing; the keychain's error when it cannot be asked.
+    /// new pair made. `.missing` without `create` when a half is missing; the keychain's error when it cannot be
+    /// asked. To unwrap (no `create`) only the private half is read: one round trip fewer on every launch of the
+    /// widget; the SDK would also notice a public half missing alone and replace the pair, which nothing here removes.
     func ecKeyPair(create: Bool) async -> ECKeyPairLookup {
         let privateHalf = await readKey(tag: Self.ecPrivateKeyTag)
-        let publicHalf = await readKey(tag: Self.ecPublicKeyTag)
-        for half in [privateHalf, publicHalf] where !half.success && half.status != .itemNotFound { return .failure(half) }
-        if let bytes = privateHalf.data, publicHalf.success, let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: bytes) {
-            return .found(key)
+        if !privateHalf.success && privateHalf.status != .itemNotFound { return .failure(privateHalf) }
+        let privateKey = privateHalf.data.flatMap { try? P256.KeyAgreement.PrivateKey(rawRepresentation: $0) }
+        if let privateKey, !create { return .found(privateKey) }
+        if let privateKey {
+            let publicHalf = await readKey(tag: Self.ecPublicKeyTag)
+            if !publicHalf.success && publicHalf.status != .itemNotFound { return .failure(publicHalf) }
+            if publicHalf.success { return .found(privateKey) }
         }
         guard create else { return .missing }
         _ = await removeKey(tag: Self.ecPrivateKeyTag)

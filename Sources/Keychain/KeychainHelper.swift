@@ -157,11 +157,19 @@ package final class KeychainHelper: Sendable {
         await run { () throws(KeychainError) in
             let state = self.protection()
             for group in self.accessGroups {
-                guard let item = try self.store.search(["device": self.deviceID, "service": tag, "creator": Self.keyCreator, "accessGroup": group]).first
-                else { continue }
-                let accessibility = KeychainAccessibility.of(item.attributes)
-                guard accessibility.isAvailable(state) else { throw accessibility.unavailable(service: tag, state: state) }
-                return .ok(item.secret, group: group)
+                let query = ["device": self.deviceID, "service": tag, "creator": Self.keyCreator, "accessGroup": group]
+                if state != .unlocked {
+                    // Not unlocked: the item's class decides, so read its attributes too.
+                    guard let item = try self.store.search(query).first else { continue }
+                    let accessibility = KeychainAccessibility.of(item.attributes)
+                    guard accessibility.isAvailable(state) else { throw accessibility.unavailable(service: tag, state: state) }
+                    return .ok(item.secret, group: group)
+                }
+                switch try self.store.lookup(query) {
+                case .found(let secret): return .ok(secret, group: group)
+                case .locked: throw Self.error(for: .locked)
+                case .notFound: continue
+                }
             }
             try self.requireReady()
             return .failure(.itemNotFound, "no key item \(tag) in any entitled group")
