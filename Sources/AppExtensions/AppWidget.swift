@@ -182,20 +182,15 @@ package enum AppWidget {
     /// A file the device's data protection does not open is `dataProtected`, naming the file, its class and
     /// the lock state.
     package static func unreadable(_ error: any Error) -> Report {
-        if let refusal = protectionRefusal(error) {
-            return Report(state: .dataProtected, user: nil, contacts: [], message: "\(error)".contains(refusal.path) ? "\(error)" : refusal.description)
-        }
-        return Report(state: .unreadable, user: nil, contacts: [], message: "\(error)")
+        Report(state: isProtectionRefusal(error) ? .dataProtected : .unreadable, user: nil, contacts: [], message: "\(error)")
     }
 
-    /// The data protection refusal behind an error of any layer, if that is what it is.
-    package static func protectionRefusal(_ error: any Error) -> FileProtectionError? {
+    /// Whether an error of any layer is the device's data protection refusing a file (each one names the file,
+    /// its class and the lock state).
+    package static func isProtectionRefusal(_ error: any Error) -> Bool {
         switch error {
-        case let refusal as FileProtectionError: return refusal
-        case SharedDefaultsError.protected(let refusal): return refusal
-        case SDKError.accountFileProtected(let refusal): return refusal
-        case SmartStoreError.protected(let refusal): return refusal
-        default: return nil
+        case is FileProtectionError, SharedDefaultsError.protected, SDKError.accountFileProtected, SmartStoreError.protected: return true
+        default: return false
         }
     }
 

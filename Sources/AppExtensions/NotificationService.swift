@@ -240,7 +240,7 @@ package enum NotificationService {
         let users: [String]?
         do {
             users = try launch.dataSharing.sdkRoot().accountFiles().map(\.userId)
-        } catch let error where AppWidget.protectionRefusal(error) != nil {
+        } catch let error where AppWidget.isProtectionRefusal(error) {
             users = nil
             events.step("notificationUserUnknown", ["reason": "dataProtected"])
         } catch {

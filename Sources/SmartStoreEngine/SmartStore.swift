@@ -349,13 +349,13 @@ package final class SmartStore: Sendable {
             try FileProtection.set(storeProtection, on: url.deletingLastPathComponent())
             try FileProtection.check(url, writing: true)
         } catch let error as FileProtectionError {
-            throw SmartStoreError.protected(error)
+            throw SmartStoreError.protected(path: error.path, detail: error.description)
         }
     }
 
     /// Refuses the store when the device's lock state does not open its class.
     static func checkProtection(_ url: URL, writing: Bool = false) throws {
-        do { try FileProtection.check(url, writing: writing) } catch { throw SmartStoreError.protected(error) }
+        do { try FileProtection.check(url, writing: writing) } catch { throw SmartStoreError.protected(path: error.path, detail: error.description) }
     }
 
     /// Each transaction checks the device's data protection first, so a lock in the middle of a sync matters.

@@ -1,5 +1,3 @@
-import AppGroup
-
 /// Errors of SmartStore, with the Mobile SDK's codes where it has them.
 package enum SmartStoreError: Error, Equatable, Sendable {
     /// Upsert by external id: more than one entry has the value (SDK code 1).
@@ -28,7 +26,8 @@ package enum SmartStoreError: Error, Equatable, Sendable {
     case storeNotCreatedYet(path: String)
     /// The store's file has a protection class the device's lock state does not open: SQLite gets EPERM
     /// from `open(2)`, SQLITE_AUTH (23) here as on iOS. The SDK deletes a store it cannot open; this is kept.
-    case protected(FileProtectionError)
+    /// `detail` is the file layer's refusal (naming the file, its class and the state).
+    case protected(path: String, detail: String)
 
     /// The store could not be opened at all (its file is not a database, or its class is not available now):
     /// what makes the SDK delete the store and set up a new one.
@@ -76,7 +75,7 @@ extension SmartStoreError: CustomStringConvertible {
         case .invalidStoreName(let name): return "invalid store name \"\(name)\""
         case .database(let path, let message): return "\(path): \(message)"
         case .storeNotCreatedYet(let path): return "\(path) has no SmartStore tables yet; the app has not finished creating it"
-        case .protected(let error): return "the store cannot be opened (SQLITE_AUTH, authorization denied): \(error.description)"
+        case .protected(_, let detail): return "the store cannot be opened (SQLITE_AUTH, authorization denied): \(detail)"
         }
     }
 }

@@ -34,8 +34,9 @@ final class StoreProtectionTests: XCTestCase {
         XCTAssertEqual(try store.query(.all(soup: "contacts")).count, 1)
         try device.setLockState(.beforeFirstUnlock)
         XCTAssertThrowsError(try store.query(.all(soup: "contacts"))) { error in
-            guard case .protected(let refusal)? = error as? SmartStoreError else { return XCTFail("\(error)") }
-            XCTAssertEqual(refusal.state, .beforeFirstUnlock)
+            guard case .protected(let path, let detail)? = error as? SmartStoreError else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, store.url.path)
+            XCTAssertTrue(detail.contains("before its first unlock"), detail)
             XCTAssertTrue("\(error)".contains("SQLITE_AUTH"), "\(error)")
         }
         try device.setLockState(.unlocked)
@@ -53,8 +54,8 @@ final class StoreProtectionTests: XCTestCase {
         let root = device.layout.groupSDKRoot(groupID: "group.com.acme")
         let later = StoreManager(sdkRoot: root, isLoggedIn: { $0 == alice })
         XCTAssertThrowsError(try later.store(for: alice)) { error in
-            guard case .protected(let refusal)? = error as? SmartStoreError else { return XCTFail("\(error)") }
-            XCTAssertEqual(refusal.protection, .complete)
+            guard case .protected(_, let detail)? = error as? SmartStoreError else { return XCTFail("\(error)") }
+            XCTAssertTrue(detail.contains("is protected complete (NSFileProtectionComplete)"), detail)
         }
         XCTAssertThrowsError(try later.existingStore(for: alice), "an extension's read-only open is refused too")
         XCTAssertTrue(FileManager.default.fileExists(atPath: url.path), "kept: nothing is deleted without --sdk-recovery")
