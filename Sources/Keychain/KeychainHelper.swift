@@ -126,25 +126,32 @@ package final class KeychainHelper: Sendable {
             } else {
                 groups = self.accessGroups
             }
-            let state = self.protection()
-            for group in groups {
-                query["accessGroup"] = group
-                if state != .unlocked {
-                    // Not unlocked: the item's class decides, so read its attributes too.
-                    guard let item = try self.store.search(query).first else { continue }
-                    let accessibility = KeychainAccessibility.of(item.attributes)
-                    guard accessibility.isAvailable(state) else { throw accessibility.unavailable(service: service, state: state) }
-                    return .ok(item.secret, group: group)
-                }
-                switch try self.store.lookup(query) {
-                case .found(let secret): return .ok(secret, group: group)
-                case .locked: throw Self.error(for: .locked)
-                case .notFound: continue
-                }
-            }
+            if let found = try self.firstInGroups(query, groups: groups, service: service) { return found }
             try self.requireReady()
             return self.notFound(service: service, account: account, accessGroup: accessGroup)
         }
+    }
+
+    /// The value of the first item matching `query` in `groups`, in order (nil when none has one). Unlocked, one
+    /// `lookup` per group; otherwise a `search`, since the item's class decides whether the state gives it out.
+    private func firstInGroups(_ query: [String: String], groups: [String], service: String) throws(KeychainError) -> KeychainResult? {
+        var query = query
+        let state = protection()
+        for group in groups {
+            query["accessGroup"] = group
+            if state != .unlocked {
+                guard let item = try store.search(query).first else { continue }
+                let accessibility = KeychainAccessibility.of(item.attributes)
+                guard accessibility.isAvailable(state) else { throw accessibility.unavailable(service: service, state: state) }
+                return .ok(item.secret, group: group)
+            }
+            switch try store.lookup(query) {
+            case .found(let secret): return .ok(secret, group: group)
+            case .locked: throw Self.error(for: .locked)
+            case .notFound: continue
+            }
+        }
+        return nil
     }
 
     /// The creator of the SDK's key items (its `kSecClassKey` items: the EC key pair `KeyGenerator` wraps its keys
@@ -155,22 +162,8 @@ package final class KeychainHelper: Sendable {
     /// afterFirstUnlockThisDeviceOnly, so never in a backup, and not given out before the first unlock.
     package func readKey(tag: String) async -> KeychainResult {
         await run { () throws(KeychainError) in
-            let state = self.protection()
-            for group in self.accessGroups {
-                let query = ["device": self.deviceID, "service": tag, "creator": Self.keyCreator, "accessGroup": group]
-                if state != .unlocked {
-                    // Not unlocked: the item's class decides, so read its attributes too.
-                    guard let item = try self.store.search(query).first else { continue }
-                    let accessibility = KeychainAccessibility.of(item.attributes)
-                    guard accessibility.isAvailable(state) else { throw accessibility.unavailable(service: tag, state: state) }
-                    return .ok(item.secret, group: group)
-                }
-                switch try self.store.lookup(query) {
-                case .found(let secret): return .ok(secret, group: group)
-                case .locked: throw Self.error(for: .locked)
-                case .notFound: continue
-                }
-            }
+            let query = ["device": self.deviceID, "service": tag, "creator": Self.keyCreator]
+            if let found = try self.firstInGroups(query, groups: self.accessGroups, service: tag) { return found }
             try self.requireReady()
             return .failure(.itemNotFound, "no key item \(tag) in any entitled group")
         }
