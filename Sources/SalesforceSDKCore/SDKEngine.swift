@@ -83,6 +83,10 @@ package final class SDKEngine: @unchecked Sendable {
     /// rule, with its trace step. The account key read so far is kept: the same process, the same accounts.
     package func initializeSDK(_ flavour: SDKManager.Flavour, className: String) {
         manager.value = SDKManager.initializeSDK(flavour, className: className, launch: launch, events: events, accounts: accounts)
+        // The SDK manager's init runs the SDK's upgrade (the engine's SDKUpgrade), as main-app and the widget do.
+        let launch = self.launch, events = self.events
+        let appSetsAccessibility = SalesforceSDKCommon.KeychainHelper.accessibilityAttribute != nil
+        _ = try? SDKProcess.blocking { await SDKUpgrade.run(launch, events: events, appSetsAccessibility: appSetsAccessibility) }
     }
 
     /// The engine's `AuthHelper` for this process (its `handleLogout` and `loginIfRequired`), with the account key

@@ -87,4 +87,28 @@ final class LockedDeviceFaceTests: XCTestCase {
         }
         XCTAssertEqual(old, "alice@acme.test", "the old phone is unchanged")
     }
+
+    /// The SDK's upgrade runs when code run as a bundle initialises the SDK, as in main-app and the widget: an older
+    /// version kept in msdkUserDefaults is upgraded and the current one kept.
+    func testInitializeSDKRunsTheSDKsUpgrade() async throws {
+        let device = try SimulatedDevice(at: root.appendingPathComponent("device"), keychain: .inMemory)
+        let org = try await device.startOrg(definition: TestSupport.packageRoot.appendingPathComponent("Fixtures/org"))
+        defer { Task { await org.stop() } }
+        try await device.logIn(app: app, org: org, username: "alice@acme.test", password: "alice-pass")
+        let group = "group.com.salesforce.mobilesdk.MobileSyncExplorer"
+        let suite = device.url.appendingPathComponent("Containers/Shared/AppGroup/\(group)/Library/Preferences/\(group).plist")
+        let key = "com.salesforce.mobilesdk.salesforcesdkmanager.version"
+        func version() throws -> String? {
+            (try PropertyListSerialization.propertyList(from: Data(contentsOf: suite), format: nil) as? [String: Any])?[key] as? String
+        }
+        XCTAssertEqual(try version(), "13.1.0", "main-app's launch kept the current version")
+        var plist = try XCTUnwrap(PropertyListSerialization.propertyList(from: Data(contentsOf: suite), format: nil) as? [String: Any])
+        plist[key] = "9.1.0"
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: suite)
+        try device.run(as: widget) {
+            DataSharingHelper.shared.appGroupName = group
+            SalesforceManager.initializeSDK()
+        }
+        XCTAssertEqual(try version(), "13.1.0", "the widget's initializeSDK ran the upgrade")
+    }
 }
