@@ -80,11 +80,12 @@ package enum AppWidget {
     package static func evaluate(_ launch: ProcessLaunch, count: Int? = nil, events: SDKEvents = SDKEvents()) async throws -> Report {
         let sandbox = launch.sandbox
         // The flag first, quietly: when it is set, the listing path will read the keychain, so the Secret
-        // Service's connection and key exchange start now, on the keychain's queue, while the checks below
-        // read their files. The checks still come first in what the widget reports; a flag that cannot be
-        // read is read again, and reported, in its turn.
+        // Service's connection and key exchange, and the reads of the account key and the EC key pair's private
+        // half, start now on the keychain's queue, while the checks below read their files. The checks still
+        // come first in what the widget reports; a flag that cannot be read is read again, and reported, in its
+        // turn.
         let early = try? launch.dataSharing.msdkUserDefaults()
-        if (try? early?.bool(forKey: launch.userLogInStatusKey)) == true { launch.keychain.prepare() }
+        if (try? early?.bool(forKey: launch.userLogInStatusKey)) == true { launch.keychain.readAheadAccountKey() }
         let widget = try WidgetConfig.load(from: sandbox.bundle)
         let count = count ?? widget.count
         if let host = try hostApp(of: sandbox.bundle) {

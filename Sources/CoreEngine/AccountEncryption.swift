@@ -82,6 +82,13 @@ extension KeychainHelper {
     func accountKey(create: Bool, regenerate: Bool = false) async -> AccountKeyState {
         await symmetricKey(service: AccountEncryption.keyService, create: create, regenerate: regenerate)
     }
+
+    /// Starts the reads of `accountKey` now (the key, and the private half of the EC key pair it is wrapped with),
+    /// in one trip for both values, while the launch reads its files: a launch that will read its accounts calls it
+    /// as early as it knows.
+    package func readAheadAccountKey() {
+        readAhead(services: [AccountEncryption.keyService], keyTags: [Self.ecPrivateKeyTag])
+    }
 }
 
 /// An account file read from the outside (`msdk-sim inspect`): how it is protected and, when the key

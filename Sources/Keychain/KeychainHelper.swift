@@ -34,6 +34,11 @@ package final class KeychainHelper: Sendable {
     private let protection: @Sendable () -> KeychainProtectionState
     private let classLock = NSLock()
     nonisolated(unsafe) private var newItemClass: KeychainAccessibility
+    /// Reads done ahead (`readAhead`), each kept for the read that asks for it next, with the lock state it was
+    /// read in. Touched only on `queue`.
+    nonisolated(unsafe) private var aheadResults: [[String: String]: (state: KeychainProtectionState, result: KeychainResult)] = [:]
+    /// Whether the call running on `queue` took a read done ahead; any other call drops them all.
+    nonisolated(unsafe) private var tookAhead = false
 
     /// - Parameter budget: the time this helper's calls may wait on the store in all; the process's
     ///   shared budget unless a test gives its own.
@@ -124,11 +129,36 @@ package final class KeychainHelper: Sendable {
                 try self.checkEntitled(accessGroup)
                 groups = [accessGroup]
             } else {
+                if let ahead = self.takeAhead(query) { return ahead }
                 groups = self.accessGroups
             }
             if let found = try self.firstInGroups(query, groups: groups, service: service) { return found }
             try self.requireReady()
             return self.notFound(service: service, account: account, accessGroup: accessGroup)
+        }
+    }
+
+    /// Starts the reads a launch is about to make, on the helper's queue, and returns at once: `services` as
+    /// `read(service:)` reads them, `keyTags` as `readKey(tag:)` does, all in one trip to the store for their values
+    /// (`SecretStore.lookupFirst`), while the caller reads its files. Each result is kept for the read that asks
+    /// for it next, in the same lock state; any other call first drops them, so a read never sees a value older
+    /// than a change made through this helper. Opens the store as `prepare()` does.
+    package func readAhead(services: [String], keyTags: [String]) {
+        let queries = services.map { ["device": deviceID, "service": $0] } + keyTags.map { Self.keyQuery(tag: $0, device: deviceID) }
+        queue.async {
+            self.aheadResults = [:]
+            let state = self.protection()
+            // Locked or before the first unlock, the item's class decides: the reads stay the ordinary ones.
+            guard state == .unlocked else { return }
+            let reads = queries.map { query in self.accessGroups.map { query.merging(["accessGroup": $0]) { $1 } } }
+            guard let found = try? self.store.lookupFirst(reads) else { return }
+            // Only values are kept: a read that finds nothing, or a locked item, is made again in its turn, which
+            // also asks whether the keychain could be used at all.
+            for (i, match) in found.enumerated() {
+                if case .found(let secret) = match.lookup, let alternative = match.alternative {
+                    self.aheadResults[queries[i]] = (state, .ok(secret, group: self.accessGroups[alternative]))
+                }
+            }
         }
     }
 
@@ -162,7 +192,8 @@ package final class KeychainHelper: Sendable {
     /// afterFirstUnlockThisDeviceOnly, so never in a backup, and not given out before the first unlock.
     package func readKey(tag: String) async -> KeychainResult {
         await run { () throws(KeychainError) in
-            let query = ["device": self.deviceID, "service": tag, "creator": Self.keyCreator]
+            let query = Self.keyQuery(tag: tag, device: self.deviceID)
+            if let ahead = self.takeAhead(query) { return ahead }
             if let found = try self.firstInGroups(query, groups: self.accessGroups, service: tag) { return found }
             try self.requireReady()
             return .failure(.itemNotFound, "no key item \(tag) in any entitled group")
@@ -446,6 +477,24 @@ package final class KeychainHelper: Sendable {
         guard accessibility.isAvailable(state) else { throw accessibility.unavailable(service: service, state: state) }
     }
 
+    /// The read done ahead for `query`, taken (it answers one read), when the lock state is still the one it was
+    /// read in.
+    private func takeAhead(_ query: [String: String]) -> KeychainResult? {
+        guard let ahead = aheadResults.removeValue(forKey: query) else { return nil }
+        tookAhead = true
+        return ahead.state == protection() ? ahead.result : nil
+    }
+
+    /// Runs on `queue` around every call: reads done ahead live only until a call that does not take one.
+    private func dropAheadUnlessTaken() {
+        if !tookAhead { aheadResults = [:] }
+        tookAhead = false
+    }
+
+    private static func keyQuery(tag: String, device: String) -> [String: String] {
+        ["device": device, "service": tag, "creator": keyCreator]
+    }
+
     private func notFound(service: String, account: String?, accessGroup: String?) -> KeychainResult {
         var what = "service \(service)"
         if let account { what += ", account \(account)" }
@@ -464,6 +513,7 @@ package final class KeychainHelper: Sendable {
         let done = DispatchSemaphore(value: 0)
         queue.async {
             box.set({ () -> KeychainResult in do throws(KeychainError) { return try body() } catch { return .failure(error) } }())
+            self.dropAheadUnlessTaken()
             done.signal()
         }
         guard done.wait(timeout: .now() + remaining) == .success, let result = box.get() else {
@@ -491,7 +541,11 @@ package final class KeychainHelper: Sendable {
         guard let remaining = budget.remaining() else { return timedOut(budget.timeoutError) }
         return await withCheckedContinuation { continuation in
             let once = ResumeOnce(continuation)
-            queue.async { once.resume(body()) }
+            queue.async {
+                let result = body()
+                self.dropAheadUnlessTaken()
+                once.resume(result)
+            }
             DispatchQueue.global().asyncAfter(deadline: .now() + remaining) {
                 if once.resume(timedOut(budget.timeoutError)) { budget.exhaust() }
             }

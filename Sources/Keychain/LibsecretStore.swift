@@ -103,6 +103,67 @@ package final class LibsecretStore: SecretStore, @unchecked Sendable {
         return .found(p.withMemoryRebound(to: UInt8.self, capacity: Int(length)) { Array(UnsafeBufferPointer(start: $0, count: Int(length))) })
     }
 
+    /// One SearchItems per alternative tried (in order, until one is found or locked), then one GetSecrets for
+    /// every value found: reads that would each cost two trips cost one each, plus one.
+    package func lookupFirst(_ reads: [[[String: String]]]) throws(KeychainError) -> [SecretStoreFirstMatch] {
+        let service = try requireService()
+        defer { g_object_unref(gpointer(service)) }
+        var err: UnsafeMutablePointer<GError>?
+        var paths: [String?] = []
+        var results: [SecretStoreFirstMatch] = []
+        for alternatives in reads {
+            var found: String?
+            var result = SecretStoreFirstMatch(lookup: .notFound, alternative: nil)
+            for (i, attributes) in alternatives.enumerated() {
+                let table = Self.hashTable(attributes)
+                var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+                var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+                _ = secret_service_search_for_dbus_paths_sync(service, schema, table, nil, &unlocked, &locked, &err)
+                g_hash_table_unref(table)
+                found = unlocked?.pointee.map { String(cString: $0) }
+                let isLocked = found == nil && locked?.pointee != nil
+                g_strfreev(unlocked)
+                g_strfreev(locked)
+                if let message = Self.take(&err) { throw Self.error(message) }
+                if isLocked { result = SecretStoreFirstMatch(lookup: .locked, alternative: i) }
+                if found != nil {
+                    result.alternative = i
+                    break
+                }
+                if isLocked { break }
+            }
+            paths.append(found)
+            results.append(result)
+        }
+        let wanted = paths.compactMap { $0 }
+        guard !wanted.isEmpty else { return results }
+        // A NULL-terminated array of the paths; libsecret copies what it needs.
+        var cPaths: [UnsafeMutablePointer<gchar>?] = wanted.map { strdup($0) } + [nil]
+        defer { for p in cPaths { free(p) } }
+        let values = cPaths.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<gchar>?.self, capacity: buffer.count) {
+                secret_service_get_secrets_for_dbus_paths_sync(service, $0, nil, &err)
+            }
+        }
+        if let message = Self.take(&err) { throw Self.error(message) }
+        defer { if let values { g_hash_table_unref(values) } }
+        for (i, path) in paths.enumerated() {
+            guard let path else { continue }
+            // Deleted between the two calls: as if it had not been found.
+            guard let values, let raw = path.withCString({ g_hash_table_lookup(values, $0) }) else {
+                results[i] = SecretStoreFirstMatch(lookup: .notFound, alternative: nil)
+                continue
+            }
+            var length: gsize = 0
+            guard let p = secret_value_get(OpaquePointer(raw), &length), length > 0 else {
+                results[i].lookup = .found([])
+                continue
+            }
+            results[i].lookup = .found(p.withMemoryRebound(to: UInt8.self, capacity: Int(length)) { Array(UnsafeBufferPointer(start: $0, count: Int(length))) })
+        }
+        return results
+    }
+
     /// Connects and opens the Secret Service session (libsecret keeps both for the process).
     package func prepare() {
         if case .connected(let service) = connect() { g_object_unref(gpointer(service)) }

@@ -28,6 +28,11 @@ package protocol SecretStore: Sendable {
     /// store may answer this with fewer trips than `availability()` then `search` (the Secret Service:
     /// two calls instead of a dozen), and must tell a locked match apart from no match.
     func lookup(_ attributes: [String: String]) throws(KeychainError) -> SecretStoreLookup
+    /// Several reads at once: for each list of alternatives (one item in several groups, in order), what
+    /// `lookup` gives for the first alternative that is found or locked, `.notFound` when none is. A store may
+    /// fetch every found value in one trip (the Secret Service: one SearchItems per alternative tried, then one
+    /// GetSecrets for all the values).
+    func lookupFirst(_ reads: [[[String: String]]]) throws(KeychainError) -> [SecretStoreFirstMatch]
     /// Opens what later calls need (the Secret Service: the D-Bus connection and its session), so that a
     /// launch can do it while it reads its files. Errors are left for the calls that follow.
     func prepare()
@@ -46,6 +51,12 @@ package enum SecretStoreLookup: Sendable, Equatable {
     case locked
 }
 
+/// What `SecretStore.lookupFirst` found for one read: the lookup, and which alternative gave it (nil when none).
+package struct SecretStoreFirstMatch: Sendable, Equatable {
+    package var lookup: SecretStoreLookup
+    package var alternative: Int?
+}
+
 extension SecretStore {
     /// `availability()` then `search`: right for any store, and what a double needs.
     package func lookup(_ attributes: [String: String]) throws(KeychainError) -> SecretStoreLookup {
@@ -55,6 +66,23 @@ extension SecretStore {
         case let other: throw KeychainHelper.error(for: other)
         }
         return try search(attributes).first.map { .found($0.secret) } ?? .notFound
+    }
+
+    /// One `lookup` per alternative, in order: right for any store.
+    package func lookupFirst(_ reads: [[[String: String]]]) throws(KeychainError) -> [SecretStoreFirstMatch] {
+        var out: [SecretStoreFirstMatch] = []
+        for alternatives in reads {
+            var match = SecretStoreFirstMatch(lookup: .notFound, alternative: nil)
+            for (i, attributes) in alternatives.enumerated() {
+                let result = try lookup(attributes)
+                if result != .notFound {
+                    match = SecretStoreFirstMatch(lookup: result, alternative: i)
+                    break
+                }
+            }
+            out.append(match)
+        }
+        return out
     }
 
     package func prepare() {}
