@@ -9,8 +9,10 @@ import PostgresNIO
 /// How long an instance waits on PostgreSQL before it answers 503, so that a database that died, paused or
 /// is held by a frozen instance never stalls a request, nor the instance (issue 34).
 package struct PostgresTimeouts: Sendable {
-    /// PostgreSQL's `lock_timeout`: a lock another transaction holds is waited for this long.
-    package var lock: TimeInterval = 5
+    /// PostgreSQL's `lock_timeout`: a lock another transaction holds is waited for this long. A record's lock
+    /// not given in time is Salesforce's `UNABLE_TO_LOCK_ROW`, so this is the org's record lock timeout:
+    /// Salesforce's is 10 seconds.
+    package var lock: TimeInterval = 10
     /// PostgreSQL's `statement_timeout`: no statement runs longer.
     package var statement: TimeInterval = 30
     /// PostgreSQL's `idle_in_transaction_session_timeout`: a transaction whose instance stopped answering
@@ -30,11 +32,13 @@ package struct PostgresTimeouts: Sendable {
 /// The PostgreSQL backend (PostgresNIO): any number of sf-simulator instances serve one org from one database.
 ///
 /// A transaction's body is the same synchronous code the SQLite backend runs; it runs on a worker thread of
-/// its own that waits for each statement, never on Swift concurrency's pool or on an event loop. Every write
-/// transaction first takes one transaction-scoped advisory lock, so writes are serialised across all the
-/// instances as they are in one SQLite connection: a counter, a cursor's positions or an external id is
-/// never taken twice. Reads take no lock. A connection that fails is dropped and a new one is made for the
-/// next transaction, so an instance recovers by itself when the database comes back.
+/// its own that waits for each statement, never on Swift concurrency's pool or on an event loop. Writes lock
+/// what they touch, as Salesforce locks records: the rows they change (`FOR UPDATE`, in one order within a
+/// request), an external id or a unique value while it is looked up and written (a transaction-scoped advisory
+/// lock on the value), a user's cursors, and the org's write clock for the last statements of a write. Reads
+/// take no lock. Only setting up (the schema, the seeding) takes one lock for the whole database. A
+/// connection that fails is dropped and a new one is made for the next transaction, so an instance recovers by
+/// itself when the database comes back.
 package final class PostgresStore: SQLStore, @unchecked Sendable {
     let url: PostgresURL
     package let location: String
@@ -47,8 +51,10 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
     private var idle: [PostgresConnection] = []
     private var nextID = 0
     private let workers = DispatchQueue(label: "sf-simulator.postgres", attributes: .concurrent)
-    /// The key of the advisory lock every write takes (any constant; "sfsim" in ASCII).
+    /// The key of the advisory lock setting up takes (any constant; "sfsim" in ASCII), and the seed of the keys
+    /// of the value locks.
     static let writeLockKey: Int64 = 0x73_66_73_69_6D
+    package var recordLockTimeout: TimeInterval { timeouts.lock }
 
     /// Connects once at start (one line and exit 64 when it cannot: `OrgSimulatorError.unreachable`).
     package let timeouts: PostgresTimeouts
@@ -180,7 +186,7 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
         slots.signal()
     }
 
-    private func transaction<T>(write: Bool, locked: Bool = true, lockKey: String? = nil, setUp: Bool = false, _ body: (SQLTransaction) throws -> T) throws -> T {
+    private func transaction<T>(write: Bool, lockKey: String? = nil, setUp: Bool = false, _ body: (SQLTransaction) throws -> T) throws -> T {
         let connection = try checkOut()
         let tx = PostgresTransaction(connection: connection, logger: logger, store: self, patient: setUp)
         do {
@@ -189,11 +195,10 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
                 // Another instance may be making the schema or seeding: waited for as long as that takes.
                 try tx.simple("SET LOCAL lock_timeout = 0")
                 try tx.simple("SET LOCAL statement_timeout = 0")
+                _ = try tx.run("SELECT pg_advisory_xact_lock(\(Self.writeLockKey))", [], cached: false)
             }
             if let lockKey {
                 _ = try tx.run("SELECT pg_advisory_xact_lock(hashtextextended(?, \(Self.writeLockKey)))", [.text(lockKey)], cached: false)
-            } else if write && locked {
-                _ = try tx.run("SELECT pg_advisory_xact_lock(\(Self.writeLockKey))", [], cached: false)
             }
             let result = try body(tx)
             try tx.simple("COMMIT")
@@ -222,7 +227,7 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
 
     package func update<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            workers.async { continuation.resume(with: Result { try self.transaction(write: true, locked: false, body) }) }
+            workers.async { continuation.resume(with: Result { try self.transaction(write: true, body) }) }
         }
     }
 
@@ -239,6 +244,43 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
     }
 
     package var isShared: Bool { true }
+
+    /// A transaction on a connection of the pool that locks the row and keeps it for `seconds` (`pg_sleep`, with
+    /// no statement timeout), then rolls back: every instance's writes to the record wait for it.
+    package func holdRecordLock(table: String, id: String, seconds: TimeInterval) async throws {
+        let held = DispatchSemaphore(value: 0)
+        let outcome = LockedBox<(any Error)?>(nil)
+        workers.async {
+            do {
+                let connection = try self.checkOut()
+                let tx = PostgresTransaction(connection: connection, logger: self.logger, store: self, patient: true)
+                var broken = false
+                do {
+                    try tx.simple("BEGIN")
+                    try tx.simple("SET LOCAL statement_timeout = 0")
+                    _ = try tx.query("SELECT 1 FROM \"\(table.replacingOccurrences(of: "\"", with: "\"\""))\" WHERE \"Id\" = ? FOR UPDATE", [.text(id)])
+                    held.signal()
+                    _ = try tx.query("SELECT pg_sleep(?)", [.double(seconds)])
+                    try tx.simple("ROLLBACK")
+                } catch {
+                    broken = true
+                    outcome.value = error
+                    held.signal()
+                }
+                self.checkIn(connection, broken: broken)
+            } catch {
+                outcome.value = error
+                held.signal()
+            }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                held.wait()
+                continuation.resume()
+            }
+        }
+        if let error = outcome.value { throw Self.storeError(error) ?? error }
+    }
 
     /// PostgreSQL's SQLSTATE classes that mean a statement was too large or deep for it (54: program limit
     /// exceeded, e.g. 54001 statement too complex), and the errors that mean the server is gone.
@@ -257,8 +299,10 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
             if state.hasPrefix("57P") || state.hasPrefix("08") || state == "57014" || state == "25P03" {
                 return SQLStoreError(kind: .unavailable, reason: message, code: "PostgreSQL \(state)")
             }
-            // 55P03 (lock_not_available): another transaction held a lock past lock_timeout.
-            if state == "55P03" { return SQLStoreError(kind: .lockTimeout, reason: message, code: "PostgreSQL \(state)") }
+            // 55P03 (lock_not_available): another transaction held a lock past lock_timeout; 40P01: two
+            // transactions waited for each other's locks, and this one was chosen to end (Salesforce's answer to
+            // both is UNABLE_TO_LOCK_ROW).
+            if state == "55P03" || state == "40P01" { return SQLStoreError(kind: .lockTimeout, reason: message, code: "PostgreSQL \(state)") }
             return SQLStoreError(kind: .other, reason: message, code: "PostgreSQL \(state)")
         case .tooManyParameters:
             return SQLStoreError(kind: .tooLarge, reason: "too many SQL variables", code: "PostgreSQL bind limit")
@@ -288,6 +332,17 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
             return said
         }
         return String(description.prefix(160))
+    }
+}
+
+/// A value shared between threads, behind a lock.
+final class LockedBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }
 
@@ -335,6 +390,20 @@ final class PostgresTransaction: SQLTransaction {
             try simple(statement.hasSuffix(";") ? String(statement.dropLast()) : statement)
         }
     }
+
+    /// Transaction-scoped advisory locks on the keys' hashes, taken in the keys' order (a subquery sorts them
+    /// first, so the locks are taken in that order), in one statement.
+    func lockValues(_ keys: [String]) throws {
+        let sorted = Array(Set(keys)).sorted()
+        guard !sorted.isEmpty else { return }
+        let rows = sorted.map { _ in "(?)" }.joined(separator: ", ")
+        _ = try query(
+            "SELECT pg_advisory_xact_lock(hashtextextended(k, \(PostgresStore.writeLockKey) + 1)) FROM (SELECT k FROM (VALUES \(rows)) AS v(k) ORDER BY k OFFSET 0) AS s",
+            sorted.map { .text($0) })
+    }
+
+    /// The rows stay locked until the transaction ends; each is waited for at most `lock_timeout`.
+    func lockForUpdate(table: String, ids: [String]) throws -> String { " FOR UPDATE" }
 
     func columnNames(ofTable table: String) throws -> [String] {
         try values(
@@ -431,11 +500,13 @@ extension PostgresStore {
 
     /// For tests: when `APPGROUPSIM_TEST_POSTGRES` names a server (postgres://USER@HOST:PORT/DB), a store on a new
     /// database of it; nil otherwise (the tests then use SQLite). scripts/integration/org-postgres.sh sets it.
-    package static func testStore(poolSize: Int = 4) throws -> PostgresStore? {
+    package static func testStore(poolSize: Int = 4, recordLockTimeout: TimeInterval = 10) throws -> PostgresStore? {
         guard let text = ProcessInfo.processInfo.environment["APPGROUPSIM_TEST_POSTGRES"], !text.isEmpty else { return nil }
         let server = try PostgresURL.parse(text)
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        return try PostgresStore(url: createDatabase(name, on: server), poolSize: poolSize)
+        var timeouts = PostgresTimeouts()
+        timeouts.lock = recordLockTimeout
+        return try PostgresStore(url: createDatabase(name, on: server), poolSize: poolSize, timeouts: timeouts)
     }
 }
 #endif

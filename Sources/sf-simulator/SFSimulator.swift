@@ -26,6 +26,8 @@ struct SFSimulator: AsyncParsableCommand {
         valueName: "URL"))
     var publicURL: String?
     @Option(help: "Seconds an access token lives.") var tokenLifetime: Double = 3600
+    @Option(help: "Seconds a write waits for a record another transaction locked before it fails with UNABLE_TO_LOCK_ROW (Salesforce's: 10).")
+    var recordLockTimeout: Double = 10
     @Option(help: "Fault: milliseconds added to every API request.") var latencyMs: Int = 0
     @Option(help: "Fault: share (0-1) of API requests answered 503.") var errorRate: Double = 0
     @Flag(help: "Fault: truncate JSON bodies.") var malformedBodies = false
@@ -52,6 +54,9 @@ struct SFSimulator: AsyncParsableCommand {
         }
         guard tokenLifetime > 0, tokenLifetime <= 31_536_000 else {
             throw ValidationError("--token-lifetime must be more than 0 and at most 31536000 seconds")
+        }
+        guard recordLockTimeout >= 0.05, recordLockTimeout <= 600 else {
+            throw ValidationError("--record-lock-timeout must be from 0.05 to 600 seconds (Salesforce's is 10)")
         }
         guard (0...60_000).contains(latencyMs) else { throw ValidationError("--latency-ms must be from 0 to 60000") }
         guard errorRate >= 0, errorRate <= 1 else { throw ValidationError("--error-rate must be from 0 to 1 (a share of requests)") }
@@ -84,7 +89,7 @@ struct SFSimulator: AsyncParsableCommand {
         let simulator: OrgSimulator
         do {
             // A URL is PostgreSQL; anything else is a SQLite file.
-            let store: (any SQLStore)? = try state.flatMap { $0.contains("://") ? try PostgresSupport.store(url: $0, poolSize: poolSize) : nil }
+            let store: (any SQLStore)? = try state.flatMap { $0.contains("://") ? try PostgresSupport.store(url: $0, poolSize: poolSize, recordLockTimeout: recordLockTimeout) : nil }
             simulator = try OrgSimulator(configuration: makeConfiguration(fileToken: fileToken, store: store))
         } catch OrgSimulatorError.unreachable(let message), OrgSimulatorError.badURL(let message), OrgSimulatorError.definitionDiffers(let message) {
             // EX_USAGE-like 64, one line: a CI runner's script can tell "no database" from a crash.
@@ -113,6 +118,6 @@ struct SFSimulator: AsyncParsableCommand {
                 return OrgDefinition.ConnectedApp(consumerKey: parts[0], redirectURIs: [parts[1]], scopes: ["api", "web", "refresh_token", "id", "openid"])
             },
             csv: csv.compactMap(CSVSource.init(argument:)), adminToken: fileToken, store: store,
-            publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
+            publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }, recordLockTimeout: recordLockTimeout)
     }
 }

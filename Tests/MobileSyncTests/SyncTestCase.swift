@@ -18,9 +18,11 @@ class SyncTestCase: XCTestCase {
 
     var username: String { "alice@acme.test" }
     var password: String { "alice-pass" }
+    /// The org's record lock timeout (Salesforce's 10 s unless a test waits for it).
+    var recordLockTimeout: TimeInterval { 10 }
 
     override func setUp() async throws {
-        org = try await OrgHarness.start()
+        org = try await OrgHarness.start(recordLockTimeout: recordLockTimeout)
         client = try await org.login(username, password)
         store = try SmartStore(url: try TestSupport.temporaryDirectory(self).appendingPathComponent("store.sqlite"), name: "test")
         try StoreConfig.load(TestSupport.fixtureApp.appendingPathComponent("userstore.json"))?.register(in: store)

@@ -26,6 +26,10 @@ final class SharedStateTests: XCTestCase {
         func write<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T { try await inner.write(body) }
         func read<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T { try await inner.read(body) }
         func update<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T { try await inner.update(body) }
+        var recordLockTimeout: TimeInterval { inner.recordLockTimeout }
+        func holdRecordLock(table: String, id: String, seconds: TimeInterval) async throws {
+            try await inner.holdRecordLock(table: table, id: id, seconds: seconds)
+        }
     }
 
     func definition(extraUser: Bool = false, extraField: Bool = false, password: String = "p") throws -> OrgDefinition {

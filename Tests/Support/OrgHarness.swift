@@ -24,16 +24,16 @@ package final class OrgHarness: @unchecked Sendable {
     }
 
     package static func start(stateFile: URL? = nil, faults: FaultSettings = FaultSettings(), tokenLifetime: TimeInterval = 3600, dataDirectory: URL? = nil,
-                             connectedApps: [OrgDefinition.ConnectedApp] = [], csv: [CSVSource] = []
+                             connectedApps: [OrgDefinition.ConnectedApp] = [], csv: [CSVSource] = [], recordLockTimeout: TimeInterval = 10
     ) async throws
         -> OrgHarness
     {
         // Without a state file, a new PostgreSQL database when APPGROUPSIM_TEST_POSTGRES names a server
         // (scripts/integration/org-postgres.sh runs the org's tests so), else SQLite in memory.
-        let store = stateFile == nil ? try PostgresSupport.testStore() : nil
+        let store = stateFile == nil ? try PostgresSupport.testStore(recordLockTimeout: recordLockTimeout) : nil
         let simulator = try OrgSimulator(configuration: .init(
             port: 0, dataDirectory: dataDirectory ?? fixtureDirectory, stateFile: stateFile, tokenLifetime: tokenLifetime, faults: faults,
-            connectedApps: connectedApps, csv: csv, adminToken: testAdminToken, store: store))
+            connectedApps: connectedApps, csv: csv, adminToken: testAdminToken, store: store, recordLockTimeout: recordLockTimeout))
         // Every harness has the same token, in the variable the SDK's push registration reads (as a device would).
         setenv("APPGROUPSIM_ADMIN_TOKEN", testAdminToken, 1)
         let (ports, continuation) = AsyncStream<Int>.makeStream()

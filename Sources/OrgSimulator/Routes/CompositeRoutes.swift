@@ -35,10 +35,21 @@ struct CompositeRoutes {
         case (.post, 2): return try collection(db, call) { record, object in
                 .ok(try state.records.create(db, session: call.session, object: object, body: record))
             }
-        case (.patch, 2): return try collection(db, call) { record, object in
+        case (.patch, 2):
+            // The records are locked first, in one order; one that is not given in time fails alone.
+            let (records, _) = try records(call, limit: 200)
+            let targets = records.compactMap { record -> (object: ObjectDefinition, id: String)? in
+                guard let type = (record["attributes"] as? [String: Any])?["type"] as? String, let object = try? state.records.object(type),
+                    let id = record["Id"] as? String ?? record["id"] as? String
+                else { return nil }
+                return (object, id)
+            }
+            let unavailable = try state.records.lockRecords(db, orgId: call.session.orgId, targets)
+            return try collection(db, call) { record, object in
                 var fields = record
                 let id = fields.removeValue(forKey: "Id") as? String ?? fields.removeValue(forKey: "id") as? String ?? ""
                 guard !id.isEmpty else { throw SalesforceError(.badRequest, "MISSING_ARGUMENT", "Id not specified in an update call") }
+                if unavailable.contains(OrgState.key(id)) { throw SalesforceError.unableToLockRow([id]) }
                 do {
                     try state.records.update(db, session: call.session, object: object, id: id, body: fields)
                 } catch let error as SalesforceError where error.errorCode == "NOT_FOUND" {
@@ -99,6 +110,14 @@ struct CompositeRoutes {
         guard field.type != .id else {
             throw SalesforceError(.badRequest, "INVALID_FIELD", "Id is not an External ID field; use PATCH composite/sobjects to update by Id")
         }
+        // Every external id of the request locked first, in one order; when one is not given in time, each
+        // record's upsert locks its own.
+        let (records, _) = try records(call, limit: 200)
+        let values = records.compactMap { record in (record.first(where: { $0.key.lowercased() == field.name.lowercased() })?.value as? String).map { (field, FieldValue.string($0)) } }
+        try? db.inSavepoint {
+            try state.records.lockValues(db, orgId: call.session.orgId, object: object, values)
+            return .commit
+        }
         return try collection(db, call, type: object.name) { record, object in
             guard let value = record.first(where: { $0.key.lowercased() == field.name.lowercased() })?.value as? String, !value.isEmpty else {
                 throw SalesforceError(.badRequest, "MISSING_ARGUMENT", "\(field.name) not specified", fields: [field.name])
@@ -119,6 +138,7 @@ struct CompositeRoutes {
             throw SalesforceError(.badRequest, "EXCEEDED_ID_LIMIT", "record limit reached. cannot submit more than 200 records into this call")
         }
         let allOrNone = call.query["allOrNone"] == "true"
+        let unavailable = try state.records.lockRecords(db, orgId: call.session.orgId, list.compactMap { id in state.records.object(ofId: id).map { ($0, id) } })
         var results: [SaveResult] = []
         try db.inSavepoint {
             for id in list {
@@ -126,6 +146,7 @@ struct CompositeRoutes {
                     guard let object = state.records.object(ofId: id) else {
                         throw SalesforceError(.badRequest, "MALFORMED_ID", "malformed id \(id)")
                     }
+                    if unavailable.contains(OrgState.key(id)) { throw SalesforceError.unableToLockRow([id]) }
                     try state.records.delete(db, session: call.session, object: object, id: id)
                     results.append(.ok(OrgState.key(id)))
                 } catch let error as SalesforceError {

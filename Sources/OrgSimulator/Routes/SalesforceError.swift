@@ -23,6 +23,11 @@ struct SalesforceError: Error, Sendable, Equatable {
         self.fields = fields
     }
 
+    /// A write that waited for a record another transaction holds longer than the org's record lock timeout.
+    static func unableToLockRow(_ ids: [String]) -> SalesforceError {
+        SalesforceError(.badRequest, "UNABLE_TO_LOCK_ROW", "unable to obtain exclusive access to this record or \(ids.count) records: \(ids.joined(separator: ","))")
+    }
+
     static func notFound() -> SalesforceError { SalesforceError(.notFound, "NOT_FOUND", "The requested resource does not exist") }
 
     static func invalidSession() -> SalesforceError { SalesforceError(.unauthorized, "INVALID_SESSION_ID", "Session expired or invalid") }

@@ -117,6 +117,19 @@ struct AdminRoutes {
         } catch let error as FaultChange.Invalid {
             return HTTP.error(.badRequest, "INVALID_FIELD", error.message, fields: [error.key])
         }
+        // The record to hold is checked before anything changes: one that is not there is refused.
+        var holdTable: String?
+        if let hold = change.holdRecordLock {
+            let key = OrgState.key(hold.id)
+            guard let object = state.records.object(ofId: hold.id),
+                try await state.database.store.read({ db in
+                    try db.value(as: Int.self, "SELECT 1 FROM \(OrgDatabase.quote(object.table)) WHERE \"Id\" = ?", [key])
+                }) != nil
+            else {
+                return HTTP.error(.badRequest, "INVALID_FIELD", "holdRecordLock: no record \(hold.id) in this org", fields: ["holdRecordLock"])
+            }
+            holdTable = object.table
+        }
         if change.reset { await faults.update { $0 = FaultSettings() } }
         await faults.update { settings in
             if let v = change.latencyMs { settings.latencyMs = v }
@@ -129,8 +142,14 @@ struct AdminRoutes {
         if change.expireTokens { try state.grants.expireAllAccessTokens() }
         var revoked = 0
         if let user = change.revokeUser { revoked = try state.grants.revokeUser(username: user) }
+        var held: [String: Any]?
+        if let hold = change.holdRecordLock, let table = holdTable {
+            try await state.database.store.holdRecordLock(table: table, id: OrgState.key(hold.id), seconds: hold.seconds)
+            held = ["id": hold.id, "seconds": hold.seconds]
+        }
         var answer = try await current() as? [String: Any] ?? [:]
         answer["revokedGrants"] = revoked
+        if let held { answer["heldRecordLock"] = held }
         if let seconds = change.offlineForSeconds {
             goOffline(seconds)
             answer["offlineForSeconds"] = seconds
@@ -160,9 +179,15 @@ struct FaultChange {
     var expireTokens = false
     var revokeUser: String?
     var offlineForSeconds: Double?
+    /// A record to lock for a while, as a long transaction elsewhere would (`{"id": …, "seconds": …}`).
+    var holdRecordLock: (id: String, seconds: Double)?
+    static let maxHoldSeconds: Double = 600
 
     init(_ body: [String: Any]) throws {
-        let known: Set<String> = ["reset", "latencyMs", "errorRate", "malformedBodies", "seed", "writeResponseDelayMs", "tokenLifetime", "expireTokens", "revokeUser", "offlineForSeconds"]
+        let known: Set<String> = [
+            "reset", "latencyMs", "errorRate", "malformedBodies", "seed", "writeResponseDelayMs", "tokenLifetime", "expireTokens", "revokeUser", "offlineForSeconds",
+            "holdRecordLock",
+        ]
         if let unknown = body.keys.sorted().first(where: { !known.contains($0) }) {
             throw Invalid(key: unknown, message: "unknown fault '\(unknown)'; known: \(known.sorted().joined(separator: ", "))")
         }
@@ -206,6 +231,13 @@ struct FaultChange {
         if let v = body["revokeUser"] {
             guard let user = v as? String, !user.isEmpty else { throw Invalid(key: "revokeUser", message: "revokeUser must be a username") }
             revokeUser = user
+        }
+        if let v = body["holdRecordLock"] {
+            let usage = "holdRecordLock must be {\"id\": RECORD_ID, \"seconds\": N} with N more than 0 and at most \(Int(Self.maxHoldSeconds))"
+            guard let hold = v as? [String: Any], let id = hold["id"] as? String, SalesforceID.isValid(id), Set(hold.keys).isSubset(of: ["id", "seconds"]),
+                let seconds = try? Self.number(hold, "seconds"), seconds > 0, seconds <= Self.maxHoldSeconds
+            else { throw Invalid(key: "holdRecordLock", message: usage) }
+            holdRecordLock = (id, seconds)
         }
     }
 

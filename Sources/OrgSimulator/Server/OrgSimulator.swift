@@ -24,12 +24,16 @@ package struct OrgSimulator: Sendable {
         package var csv: [CSVSource]
         /// The token `/__admin/*` and `/__apns/*` require (`AdminAuthMiddleware`); nil makes a new random one.
         package var adminToken: String?
+        /// How long a write waits for a locked record before `UNABLE_TO_LOCK_ROW` (Salesforce: 10 s). A `store`
+        /// given here was made with its own.
+        package var recordLockTimeout: TimeInterval
 
         package init(
             port: Int = 0, dataDirectory: URL, stateFile: URL? = nil, tokenLifetime: TimeInterval = 3600, faults: FaultSettings = FaultSettings(),
             connectedApps: [OrgDefinition.ConnectedApp] = [], csv: [CSVSource] = [], adminToken: String? = nil,
-            store: (any SQLStore)? = nil, publicURL: String? = nil
+            store: (any SQLStore)? = nil, publicURL: String? = nil, recordLockTimeout: TimeInterval = 10
         ) {
+            self.recordLockTimeout = recordLockTimeout
             self.store = store
             self.publicURL = publicURL
             self.adminToken = adminToken
@@ -57,7 +61,9 @@ package struct OrgSimulator: Sendable {
         adminToken = configuration.adminToken ?? OrgState.randomToken(32)
         let definition = try OrgDefinition.load(directory: configuration.dataDirectory, extraApps: configuration.connectedApps)
         let location: StateLocation = configuration.store.map { .store($0) } ?? configuration.stateFile.map { .file($0) } ?? .memory
-        state = try OrgState(definition: definition, location: location, tokenLifetime: configuration.tokenLifetime, csv: configuration.csv)
+        state = try OrgState(
+            definition: definition, location: location, tokenLifetime: configuration.tokenLifetime, csv: configuration.csv,
+            recordLockTimeout: configuration.recordLockTimeout)
         faults = FaultState(configuration.faults)
     }
 

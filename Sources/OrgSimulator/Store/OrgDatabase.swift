@@ -76,6 +76,16 @@ final class OrgDatabase: Sendable {
             CREATE TABLE IF NOT EXISTS recent (user_id TEXT NOT NULL, record_id TEXT NOT NULL, object TEXT NOT NULL,
                 touched INTEGER NOT NULL, PRIMARY KEY (user_id, record_id));
             """))
+        if tx.dialect == .postgres {
+            // Record ids from a sequence per org and object: taking one never waits for another transaction (a
+            // counter row would be locked by every insert until it commits). It starts where a counter left off.
+            for (index, org) in definition.orgs.enumerated() {
+                for object in definition.objects {
+                    let start = Int(try meta(tx, Self.idCounterKey(orgId: org.id, object: object)) ?? "") ?? (index * 1_000_000 + 1)
+                    try tx.execute("CREATE SEQUENCE IF NOT EXISTS \(Self.quote(Self.idSequence(orgIndex: index, object: object))) START WITH \(start)")
+                }
+            }
+        }
         for object in definition.objects {
             let existing = try tx.columnNames(ofTable: object.table).map { $0.lowercased() }
             if existing.isEmpty {
@@ -126,8 +136,19 @@ final class OrgDatabase: Sendable {
     /// A new record id of `object` in `orgId`: the org's index in the definition and a counter, so ids
     /// never repeat across orgs or restarts.
     func nextId(_ db: SQLTransaction, orgId: String, object: ObjectDefinition) throws -> String {
-        let key = "next:\(orgId):\(object.keyPrefix)"
+        let key = Self.idCounterKey(orgId: orgId, object: object)
         let orgIndex = definition.orgs.firstIndex { $0.id == orgId } ?? 0
+        if db.dialect == .postgres {
+            let sequence = Self.quote(Self.idSequence(orgIndex: orgIndex, object: object))
+            while true {
+                guard let number = try db.value(as: Int.self, "SELECT nextval(?::regclass)", [sequence]) else {
+                    throw SQLStoreError(kind: .other, reason: "no record id from the sequence of \(object.name)", code: "sequence")
+                }
+                let id = SalesforceID.make(prefix: object.keyPrefix, number: number)
+                // An id a CSV file or a seed gave: the next one.
+                if try db.value(as: Int.self, "SELECT 1 FROM \(Self.quote(object.table)) WHERE \"Id\" = ?", [id]) == nil { return id }
+            }
+        }
         var number = Int(try meta(db, key) ?? "") ?? (orgIndex * 1_000_000 + 1)
         while true {
             let id = SalesforceID.make(prefix: object.keyPrefix, number: number)
@@ -138,6 +159,10 @@ final class OrgDatabase: Sendable {
             }
         }
     }
+
+    static func idCounterKey(orgId: String, object: ObjectDefinition) -> String { "next:\(orgId):\(object.keyPrefix)" }
+
+    static func idSequence(orgIndex: Int, object: ObjectDefinition) -> String { "ids_\(orgIndex)_\(object.keyPrefix)" }
 
     func isSeeded(_ db: SQLTransaction) throws -> Bool { try meta(db, "seeded") != nil }
 }

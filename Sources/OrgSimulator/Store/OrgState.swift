@@ -27,11 +27,12 @@ final class OrgState: Sendable {
         try self.init(definition: definition, location: stateURL.map { .file($0) } ?? .memory, tokenLifetime: tokenLifetime, csv: csv)
     }
 
-    init(definition: OrgDefinition, location: StateLocation, tokenLifetime: TimeInterval, csv: [CSVSource] = []) throws {
+    /// - Parameter recordLockTimeout: for SQLite; another backend was made with its own.
+    init(definition: OrgDefinition, location: StateLocation, tokenLifetime: TimeInterval, csv: [CSVSource] = [], recordLockTimeout: TimeInterval = 10) throws {
         let store: any SQLStore
         switch location {
-        case .memory: store = try SQLiteStore(path: nil)
-        case .file(let url): store = try SQLiteStore(path: url)
+        case .memory: store = try SQLiteStore(path: nil, recordLockTimeout: recordLockTimeout)
+        case .file(let url): store = try SQLiteStore(path: url, recordLockTimeout: recordLockTimeout)
         case .store(let given): store = given
         }
         database = try OrgDatabase(definition: definition, store: store)

@@ -162,6 +162,9 @@ struct RecordStore: Sendable {
                 return SalesforceError(.badRequest, "INVALID_CROSS_REFERENCE_KEY", "\(field.displayLabel): invalid cross reference id", fields: [field.name])
             }
         }
+        // Unique values are locked while they are checked and written, so two writers cannot both take one.
+        let unique = object.fields.filter(\.isUnique).compactMap { field in record[field.name].flatMap { $0 == .null ? nil : (field, $0) } }
+        try lockValues(db, orgId: orgId, object: object, unique)
         for field in object.fields where field.isUnique {
             guard let value = record[field.name], value != .null else { continue }
             if let other = try db.value(as: String.self, "SELECT \"Id\" FROM \(OrgDatabase.quote(object.table)) WHERE org_id = ? AND \(db.dialect.compare(OrgDatabase.quote(field.name), "=", text: field.type.isText)) AND \"IsDeleted\" = 0 AND \"Id\" IS DISTINCT FROM ?", [orgId, FieldCoding.toDatabase(value), id])
@@ -211,10 +214,17 @@ struct RecordStore: Sendable {
         return id
     }
 
-    func read(_ db: SQLTransaction, orgId: String, object: ObjectDefinition, id: String, includeDeleted: Bool = false) throws -> Record? {
+    /// The record, or nil. `forUpdate` locks it until the transaction ends (Salesforce's record lock, taken by the
+    /// same statement that reads it): a record another transaction holds longer than the org's record lock
+    /// timeout is `UNABLE_TO_LOCK_ROW`.
+    func read(_ db: SQLTransaction, orgId: String, object: ObjectDefinition, id: String, includeDeleted: Bool = false, forUpdate: Bool = false) throws -> Record? {
         guard SalesforceID.isValid(id) else { return nil }
-        guard let row = try db.fetchOne("SELECT * FROM \(OrgDatabase.quote(object.table)) WHERE \"Id\" = ? AND org_id = ?", [OrgState.key(id), orgId])
-        else { return nil }
+        let key = OrgState.key(id)
+        let row = try Self.locking([id]) {
+            let lock = forUpdate ? try db.lockForUpdate(table: object.table, ids: [key]) : ""
+            return try db.fetchOne("SELECT * FROM \(OrgDatabase.quote(object.table)) WHERE \"Id\" = ? AND org_id = ?\(lock)", [key, orgId])
+        }
+        guard let row else { return nil }
         var record: Record = [:]
         for field in object.fields { record[field.name] = FieldCoding.fromDatabase(row.value(named: field.name), field.type) }
         if !includeDeleted, record["IsDeleted"] == .bool(true) { return nil }
@@ -235,7 +245,7 @@ struct RecordStore: Sendable {
     }
 
     func apply(_ db: SQLTransaction, session: Session, object: ObjectDefinition, id: String, changes: Record) throws {
-        guard var record = try read(db, orgId: session.orgId, object: object, id: id) else {
+        guard var record = try read(db, orgId: session.orgId, object: object, id: id, forUpdate: true) else {
             throw try gone(db, orgId: session.orgId, object: object, id: id)
         }
         for (k, v) in changes { record[k] = v }
@@ -256,7 +266,7 @@ struct RecordStore: Sendable {
 
     /// Soft delete: `queryAll` and `deleted` still see it.
     func delete(_ db: SQLTransaction, session: Session, object: ObjectDefinition, id: String) throws {
-        guard try read(db, orgId: session.orgId, object: object, id: id) != nil else {
+        guard try read(db, orgId: session.orgId, object: object, id: id, forUpdate: true) != nil else {
             throw try gone(db, orgId: session.orgId, object: object, id: id)
         }
         let now = try database.nextWriteTime(db)
@@ -290,6 +300,8 @@ struct RecordStore: Sendable {
     /// Upsert by `field` = `value`: one match is updated, none is created with the value, several are
     /// refused (300 over REST).
     func upsert(_ db: SQLTransaction, session: Session, object: ObjectDefinition, field: FieldDefinition, value: String, body: [String: Any]) throws -> UpsertResult {
+        // The value is locked while it is looked up and written: two upserts of one new value create one record.
+        if field.type != .id { try lockValues(db, orgId: session.orgId, object: object, [(field, .string(value))]) }
         let matches = try ids(db, orgId: session.orgId, object: object, field: field, value: value)
         if matches.count > 1 { return .ambiguous(matches) }
         var body = body
@@ -301,6 +313,75 @@ struct RecordStore: Sendable {
         guard field.type != .id else { throw SalesforceError.notFound() }
         body[field.name] = value
         return .created(try create(db, session: session, object: object, body: body))
+    }
+
+    // MARK: Locks
+
+    /// `body`, with a record lock not given in time as Salesforce's `UNABLE_TO_LOCK_ROW` naming `ids`.
+    static func locking<T>(_ ids: [String], _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLStoreError where error.kind == .lockTimeout {
+            throw SalesforceError.unableToLockRow(ids)
+        }
+    }
+
+    /// Locks the records a request will change, before it changes any: sorted by table, then id, so that two
+    /// requests locking some of the same records always take them in one order and never wait for each other.
+    /// One statement per object; when one of its records is not given in time, each is tried on its own (in a
+    /// savepoint), and the ids that could not be locked are returned, for the request to report per record.
+    func lockRecords(_ db: SQLTransaction, orgId: String, _ records: [(object: ObjectDefinition, id: String)]) throws -> Set<String> {
+        var byTable: [String: (object: ObjectDefinition, keys: Set<String>)] = [:]
+        for (object, id) in records where SalesforceID.isValid(id) {
+            byTable[object.table, default: (object, [])].keys.insert(OrgState.key(id))
+        }
+        var failed: Set<String> = []
+        for table in byTable.keys.sorted() {
+            let (object, keySet) = byTable[table]!
+            let keys = keySet.sorted()
+            let select = { (keys: [String]) throws in
+                let lock = try db.lockForUpdate(table: object.table, ids: keys)
+                _ = try db.fetchAll(
+                    "SELECT \"Id\" FROM \(OrgDatabase.quote(object.table)) WHERE org_id = ? AND \"Id\" IN (\(keys.map { _ in "?" }.joined(separator: ", "))) ORDER BY \"Id\"\(lock)",
+                    [orgId] + keys)
+            }
+            do {
+                try db.inSavepoint {
+                    try select(keys)
+                    return .commit
+                }
+            } catch let error as SQLStoreError where error.kind == .lockTimeout {
+                for key in keys {
+                    do {
+                        try db.inSavepoint {
+                            try select([key])
+                            return .commit
+                        }
+                    } catch let error as SQLStoreError where error.kind == .lockTimeout {
+                        failed.insert(key)
+                    }
+                }
+            }
+        }
+        return failed
+    }
+
+    /// Locks field values of `object` (an external id being upserted, a unique value being written) until the
+    /// transaction ends, in one order; text values without case, as they are compared.
+    func lockValues(_ db: SQLTransaction, orgId: String, object: ObjectDefinition, _ values: [(FieldDefinition, FieldValue)]) throws {
+        guard !values.isEmpty else { return }
+        let keys = values.map { field, value -> String in
+            let text: String
+            switch FieldCoding.toDatabase(value) {
+            case .text(let s): text = field.type.isText ? s.lowercased() : s
+            case .int(let i): text = String(i)
+            case .double(let d): text = String(d)
+            case .null: text = ""
+            case .blob(let b): text = b.base64EncodedString()
+            }
+            return "\(orgId)/\(object.name)/\(field.name)/\(text)"
+        }
+        try Self.locking(values.map { "\($0.0.name) \($0.1.stringValue ?? "")" }) { try db.lockValues(keys) }
     }
 
     // MARK: Recent items

@@ -114,6 +114,16 @@ package protocol SQLTransaction: AnyObject {
     func executeScript(_ sql: String) throws
     /// The columns of a table, empty when there is no such table.
     func columnNames(ofTable table: String) throws -> [String]
+    /// Salesforce's record locks, taken by the read that precedes a change: what to append to the `SELECT` of the
+    /// records `ids` of `table` so that it locks them until the transaction ends (PostgreSQL: `FOR UPDATE`, each
+    /// row waited for at most the store's record lock timeout). A backend whose one connection already serialises
+    /// every write appends nothing; it waits here for a record a fault holds (`SQLStore.holdRecordLock`). A lock
+    /// not given in time is `SQLStoreError.Kind.lockTimeout`.
+    func lockForUpdate(table: String, ids: [String]) throws -> String
+    /// Locks these keys (a value being looked up and written) until the transaction ends, in one order, each
+    /// waited for at most the record lock timeout. A backend whose one connection serialises every write does
+    /// nothing.
+    func lockValues(_ keys: [String]) throws
 }
 
 extension SQLTransaction {
@@ -186,6 +196,12 @@ package protocol SQLStore: Sendable {
     /// A write transaction that sets up the state (the schema, the seeding): it may wait for as long as another
     /// instance's setting up takes, where every other transaction's waiting is bounded.
     func setUp<T>(_ body: (SQLTransaction) throws -> T) throws -> T
+    /// How long a write waits for a record another transaction has locked before it fails with Salesforce's
+    /// `UNABLE_TO_LOCK_ROW` (the org's setting; Salesforce's is 10 s).
+    var recordLockTimeout: TimeInterval { get }
+    /// A fault: the record `id` of `table` is locked for `seconds`, as a long transaction elsewhere would hold it
+    /// (PostgreSQL: a real row lock, seen by every instance). Returns once the lock is held.
+    func holdRecordLock(table: String, id: String, seconds: TimeInterval) async throws
 }
 
 extension SQLStore {
@@ -195,6 +211,37 @@ extension SQLStore {
 
     package func write<T: Sendable>(locking key: String, _ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
         try await write(body)
+    }
+}
+
+/// The record locks a fault holds, for a backend whose one connection serialises every write (SQLite): a write
+/// to a held record waits for it, at most `timeout`, as it would for another transaction's lock.
+package final class HeldRecords: @unchecked Sendable {
+    private let lock = NSLock()
+    private var until: [String: Date] = [:]
+    package let timeout: TimeInterval
+
+    package init(timeout: TimeInterval) { self.timeout = timeout }
+
+    package func hold(_ key: String, seconds: TimeInterval) {
+        lock.withLock { until[key] = Date().addingTimeInterval(seconds) }
+    }
+
+    /// Returns when none of `keys` is held; throws `lockTimeout` when one still is after `timeout`.
+    package func wait(for keys: [String]) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let now = Date()
+            let latest = lock.withLock { () -> Date? in
+                until = until.filter { $0.value > now }
+                return keys.compactMap { until[$0] }.max()
+            }
+            guard let latest else { return }
+            guard now < deadline else {
+                throw SQLStoreError(kind: .lockTimeout, reason: "a record was locked past the record lock timeout (\(timeout) s)", code: "record lock")
+            }
+            Thread.sleep(forTimeInterval: max(0.001, min(0.01, latest.timeIntervalSince(now), deadline.timeIntervalSince(now))))
+        }
     }
 }
 

@@ -10,8 +10,11 @@ final class SQLiteStore: SQLStore {
     let queue: DatabaseQueue
     let location: String
     var dialect: SQLDialect { .sqlite }
+    let held: HeldRecords
+    var recordLockTimeout: TimeInterval { held.timeout }
 
-    init(path: URL?) throws {
+    init(path: URL?, recordLockTimeout: TimeInterval = 10) throws {
+        held = HeldRecords(timeout: recordLockTimeout)
         var config = Configuration()
         config.label = "sf-simulator"
         // The simulator's own SQL quotes identifiers with "…" and strings with '…'.
@@ -47,16 +50,16 @@ final class SQLiteStore: SQLStore {
     }
 
     func write<T>(_ body: (SQLTransaction) throws -> T) throws -> T {
-        try Self.mapped { try queue.write { db in try body(SQLiteTransaction(db)) } }
+        try Self.mapped { try queue.write { db in try body(SQLiteTransaction(db, held: held)) } }
     }
 
     func read<T>(_ body: (SQLTransaction) throws -> T) throws -> T {
-        try Self.mapped { try queue.read { db in try body(SQLiteTransaction(db)) } }
+        try Self.mapped { try queue.read { db in try body(SQLiteTransaction(db, held: held)) } }
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
         do {
-            return try await queue.write { db in try body(SQLiteTransaction(db)) }
+            return try await queue.write { db in try body(SQLiteTransaction(db, held: held)) }
         } catch let error as DatabaseError {
             throw Self.storeError(error)
         }
@@ -66,9 +69,13 @@ final class SQLiteStore: SQLStore {
         try await write(body)
     }
 
+    func holdRecordLock(table: String, id: String, seconds: TimeInterval) async throws {
+        held.hold(table + "/" + id, seconds: seconds)
+    }
+
     func read<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
         do {
-            return try await queue.read { db in try body(SQLiteTransaction(db)) }
+            return try await queue.read { db in try body(SQLiteTransaction(db, held: held)) }
         } catch let error as DatabaseError {
             throw Self.storeError(error)
         }
@@ -101,9 +108,21 @@ final class SQLiteStore: SQLStore {
 /// A transaction of `SQLiteStore`: GRDB's `Database` inside `write` or `read`.
 final class SQLiteTransaction: SQLTransaction {
     let db: Database
+    let held: HeldRecords
     var dialect: SQLDialect { .sqlite }
 
-    init(_ db: Database) { self.db = db }
+    init(_ db: Database, held: HeldRecords) {
+        self.db = db
+        self.held = held
+    }
+
+    func lockValues(_ keys: [String]) throws {}
+
+    /// One connection serialises every write, so no lock is needed; a record a fault holds is waited for.
+    func lockForUpdate(table: String, ids: [String]) throws -> String {
+        try held.wait(for: ids.map { table + "/" + $0 })
+        return ""
+    }
 
     func run(_ sql: String, _ arguments: [SQLValue], cached: Bool) throws -> Int {
         try checkText(arguments)
