@@ -1,7 +1,7 @@
 """Timed requests against sf-simulator instances while their PostgreSQL, or another instance, is made to fail
 (org-postgres.sh, issue 34): every request must be answered within its bound, whatever happens to the database.
 
-  pg_faults.py burst BASE [--kind read|write] [-n N] [--timeout S]
+  pg_faults.py burst BASE [--kind read|write] [--other] [-n N] [--timeout S]
       logs alice in at BASE, then sends N requests at once and prints one JSON list: [{"status", "seconds"}]
       (status 0: no answer within --timeout, the client's own bound)
   pg_faults.py until BASE --status CODE [--kind K] [--within S]
@@ -41,6 +41,7 @@ def main():
     parser.add_argument("mode", choices=["burst", "until"])
     parser.add_argument("base")
     parser.add_argument("--kind", choices=["read", "write"], default="write")
+    parser.add_argument("--other", action="store_true", help="write another contact than the session's")
     parser.add_argument("-n", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=60)
     parser.add_argument("--status", type=int, default=200)
@@ -56,6 +57,11 @@ def main():
         contact = contact_id(session)
         if args.session:
             json.dump({"access": session.access, "contact": contact}, open(args.session, "w"))
+    if args.other:
+        status, _, answer = session.query(f"SELECT Id FROM Contact WHERE Id != '{contact}' ORDER BY Id LIMIT 1")
+        if status != 200:
+            raise SystemExit(f"cannot find another contact: {status} {answer}")
+        contact = answer["records"][0]["Id"]
     if args.mode == "burst":
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.n) as pool:
             answers = list(pool.map(lambda _: one(session, args.kind, contact, args.timeout), range(args.n)))
