@@ -33,3 +33,30 @@ ok "sf-simulator behind TLS at https://127.0.0.1:$TLS_PORT (certificate checked 
 
 REQUESTS_CA_BUNDLE="$WORK/ca.pem" "$PY" "$ROOT/scripts/integration/simple_salesforce_client.py" "https://127.0.0.1:$TLS_PORT" "$WORK/ca.pem" \
   || fail "the PyPI clients failed against sf-simulator"
+
+# The same clients against a fleet: three sf-simulator instances on one PostgreSQL database behind HAProxy
+# (scripts/fleet), behind the same kind of TLS front, so that a real outside client sees no difference between
+# one instance on SQLite and three on PostgreSQL (issue 39). Skipped with one line only when PostgreSQL cannot be
+# installed here.
+source "$ROOT/scripts/lib/postgres.sh"
+if ! ensure_postgres >"$WORK/pg-install.log" 2>&1; then
+  echo "SKIP: PostgreSQL 15 cannot be installed on this machine ($(tail -1 "$WORK/pg-install.log")); the clients did not run against a fleet"
+  exit 0
+fi
+"$ROOT/scripts/fleet" --instances 3 --info "$WORK/fleet.env" >"$WORK/fleet.out" 2>&1 &
+FLEET_PID=$!
+trap 'kill $SOCAT_PID $ORG_PID 2>/dev/null || true; kill -TERM $FLEET_PID 2>/dev/null || true; wait $FLEET_PID 2>/dev/null || true; end_children; rm -rf "$WORK"' EXIT
+for _ in $(seq 1 600); do [ -f "$WORK/fleet.env" ] && break; kill -0 "$FLEET_PID" 2>/dev/null || fail "scripts/fleet did not start: $(tail -5 "$WORK/fleet.out")"; sleep 0.2; done
+[ -f "$WORK/fleet.env" ] || fail "scripts/fleet did not start within 120 s: $(tail -5 "$WORK/fleet.out")"
+source "$WORK/fleet.env"
+FLEET_TLS_PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+socat "OPENSSL-LISTEN:$FLEET_TLS_PORT,bind=127.0.0.1,reuseaddr,fork,cert=$WORK/server.pem,verify=0" "TCP:${FRONT#http://}" 2>"$WORK/socat-fleet.err" &
+FLEET_SOCAT_PID=$!
+trap 'kill $SOCAT_PID $FLEET_SOCAT_PID $ORG_PID 2>/dev/null || true; kill -TERM $FLEET_PID 2>/dev/null || true; wait $FLEET_PID 2>/dev/null || true; end_children; rm -rf "$WORK"' EXIT
+for _ in $(seq 1 100); do
+  curl -s --cacert "$WORK/ca.pem" "https://127.0.0.1:$FLEET_TLS_PORT/services/data" >/dev/null 2>&1 && break
+  sleep 0.05
+done
+REQUESTS_CA_BUNDLE="$WORK/ca.pem" "$PY" "$ROOT/scripts/integration/simple_salesforce_client.py" "https://127.0.0.1:$FLEET_TLS_PORT" "$WORK/ca.pem" \
+  || fail "the PyPI clients failed against the fleet (three instances on PostgreSQL behind HAProxy)"
+ok "the same clients against three instances on PostgreSQL behind HAProxy and TLS: every call answered as on one instance on SQLite"
