@@ -54,12 +54,12 @@ struct QueryEngine: Sendable {
         if rows.count <= batchSize {
             return try page(db, rows: rows, plan: plan, session: session, version: version, total: rows.count, next: nil)
         }
-        // The cursor's number first: one atomic increment, whose row lock then orders every instance's cursor
-        // openings (no global write lock), so that the highest position read next is the latest committed.
-        let number = try Grants.increment(db, database, "nextCursor")
-        let firstPos = (try db.value(as: Int64.self, "SELECT COALESCE(MAX(pos), 0) FROM cursor_rows") ?? 0) + 1
-        // Each row's position is numbered in the query's order (the order ends with the row number, so it is
-        // total), from one past the highest position any cursor holds.
+        // The cursor's number, then its rows' positions from `number << 32`: a range of its own, taken without
+        // waiting for any other cursor's opening (a million-row cursor opening on one instance never holds up
+        // another user's query on another). Each row's position is numbered in the query's order (the order ends
+        // with the row number, so it is total).
+        let number = try database.nextCursorNumber(db)
+        let firstPos = Int64(number) << 32
         let total = try db.execute(
             "INSERT INTO cursor_rows(pos, rid) SELECT ? + n - 1, r FROM (SELECT \(rowNumber) AS r, ROW_NUMBER() OVER (ORDER BY \(plan.order)) - \(plan.offset ?? 0) AS n \(base) ORDER BY \(plan.order) \(window)) AS numbered",
             [firstPos.sqlValue] + args)
