@@ -27,6 +27,8 @@ let package = Package(
         .library(name: "AppGroupSimTesting", targets: ["AppGroupSimTesting"]),
         // `import WidgetKit` on Linux: WidgetCenter's reloads, recorded on the simulated device (no SwiftUI).
         .library(name: "WidgetKit", targets: ["WidgetKit"]),
+        // `import UserNotifications` on Linux: a notification service extension's types (issue 37), re-exporting Foundation.
+        .library(name: "UserNotifications", targets: ["UserNotifications"]),
     ],
     // The org on PostgreSQL (sf-simulator --state postgres://…, a CI fleet) is a trait, off by default: a first build
     // then compiles neither PostgresNIO nor swift-nio-ssl. `swift build --traits PostgreSQL`; scripts/fleet and
@@ -73,7 +75,10 @@ let package = Package(
         .target(name: "Keychain", dependencies: ["CSecret"]),
         // glibc's <sys/xattr.h>, for the file protection class each file carries (AppGroup/FileProtection.swift).
         .systemLibrary(name: "CXattr"),
-        .target(name: "AppGroup", dependencies: ["CXattr", .product(name: "Logging", package: "swift-log")]),
+        // The system OpenSSL's libcrypto, for RSA PKCS#1 v1.5 encryption, which swift-crypto does not offer: the org
+        // sends push secrets that way when a device registers no CipherName (as Salesforce did before SDK 12).
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "AppGroup", dependencies: ["CXattr", .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto")]),
         // Reads a developer's Xcode project (project.pbxproj) for `msdk-sim import` and `doctor --xcodeproj`.
         .target(name: "XcodeProject"),
         // What a developer's code configures (group, flag, login-state key, key labels, SDK initialisation):
@@ -96,13 +101,16 @@ let package = Package(
         .target(name: "SalesforceSDKCommon", dependencies: ["AppGroup", "Keychain"]),
         // The SDK's SalesforceSDKCore, as Swift sees it: KeyGenerator and Encryptor so far; re-exports
         // SalesforceSDKCommon as the SDK's umbrella header does.
-        .target(name: "SalesforceSDKCore", dependencies: ["SalesforceSDKCommon", "CryptoKit", "CoreEngine", "CoreNetworkEngine", "AppGroup", "Keychain", "AppGroupSimCombine"]),
+        .target(name: "SalesforceSDKCore", dependencies: [
+            "SalesforceSDKCommon", "CryptoKit", "CoreEngine", "CoreNetworkEngine", "AppGroup", "Keychain", "AppGroupSimCombine", "UserNotifications", "FastJSON",
+        ]),
         .target(name: "CryptoKit", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // The SDK's SmartStore, as Swift sees it (SmartStore.shared(withName:forUserAccount:), QuerySpec, SoupIndex,
         // SmartStoreSDKManager), on the engine's store; re-exports SalesforceSDKCore.
         .target(name: "SmartStore", dependencies: ["SalesforceSDKCore", "SalesforceSDKCommon", "SmartStoreEngine", "CoreEngine", "AppGroup", "FastJSON", "AppGroupSimCombine"]),
         .target(name: "WidgetKit", dependencies: ["AppGroup", "SalesforceSDKCommon"]),
-        .target(name: "AppGroupSimTesting", dependencies: ["AppGroup", "Keychain", "CoreEngine", "MobileApp", "OrgSimulator", "SalesforceSDKCommon"]),
+        .target(name: "UserNotifications", dependencies: ["AppGroup", "SalesforceSDKCommon"]),
+        .target(name: "AppGroupSimTesting", dependencies: ["AppGroup", "Keychain", "CoreEngine", "MobileApp", "OrgSimulator", "SalesforceSDKCommon", "UserNotifications"]),
         // The SDK's MobileSync, as Swift sees it (SyncManager.sharedInstance(forUserAccount:), SyncState, the targets,
         // MobileSyncSDKManager), on the engine's sync manager; re-exports SmartStore.
         .target(name: "MobileSync", dependencies: [
@@ -140,7 +148,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             // The push gateway encrypts notifications as Salesforce does (issue "Push"), with its own code: the org
             // shares none with the client's decryption.
-            "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"),
+            "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "COpenSSL",
         ]),
         // The org's PostgreSQL backend, apart so that only sf-simulator (and tests) link PostgresNIO: packages
         // built on AppGroupSimTesting's in-process org do not. Without the trait PostgreSQL it holds only the
@@ -225,7 +233,7 @@ let package = Package(
         .testTarget(name: "AppExtensionsTests", dependencies: ["CoreEngine", "AppExtensions", "Diagnostics", "CoreNetworkEngine", "OrgSimulator", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "MobileAppTests", dependencies: ["CoreEngine", "MobileApp", "AppExtensions", "CoreNetworkEngine", "AppGroup", "Keychain", "SmartStoreEngine", "OrgSimulator", "AppGroupSimTestSupport"]),
         .testTarget(name: "DiagnosticsTests", dependencies: ["CoreEngine", "CoreNetworkEngine", "Diagnostics", "AppExtensions", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
-        .testTarget(name: "SalesforceSDKCoreTests", dependencies: ["SalesforceSDKCore", "Keychain", "AppGroupSimTestSupport", "AppGroupSimTesting"]),
+        .testTarget(name: "SalesforceSDKCoreTests", dependencies: ["SalesforceSDKCore", "Keychain", "AppGroupSimTestSupport", "AppGroupSimTesting", "UserNotifications"]),
         .testTarget(name: "SalesforceSDKCommonTests", dependencies: ["Keychain", "SalesforceSDKCommon", "AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "CoreNetworkEngineTests", dependencies: [.product(name: "_CryptoExtras", package: "swift-crypto"), "FastJSON", "OrgSimulator", "CoreNetworkEngine", "CoreEngine", "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ]

@@ -45,7 +45,7 @@ package enum NotificationService {
 
     /// The SDK's decryption error, as `NSError` would carry it.
     package struct DecryptionError: Codable, Sendable, Equatable {
-        package var domain = "SFSDKPushNotificationError"
+        package var domain = PushNotificationError.domain
         package var code: Int
         package var description: String
 
@@ -111,69 +111,12 @@ package enum NotificationService {
     /// The `.app` this extension belongs to (the notifications are that app's).
     package static func hostApp(of bundle: AppBundle) throws -> AppBundle? { try AppWidget.hostApp(of: bundle) }
 
-    /// What a look into the inbox found: the payload to show (moved to `delivered/`), and what it passed over.
-    package struct Taken: Sendable, Equatable {
-        package var file: URL?
-        /// Inbox entries that are not regular files (a link, a FIFO, a directory): never opened, left in place.
-        package var refused: [String] = []
-        /// Payloads byte-identical to one shown before: moved to `delivered/` and not shown again.
-        package var duplicates: [String] = []
-    }
+    package typealias Taken = NotificationInbox.Taken
 
-    /// Takes the oldest payload from the host app's inbox: it is moved, whole, to `delivered/` before it is
-    /// read, so two extensions running at once never show one notification twice, and nothing is lost. An
-    /// entry that is not a regular file is refused by name and left; a payload whose bytes were shown before
-    /// (APNs delivered it twice) is moved to `delivered/` but not shown: the first process to claim its
-    /// SHA-256 (`shown/<hash>`, created exclusively) shows it.
+    /// The next payload of the host app's inbox (`NotificationInbox.takeNext`).
     package static func takeNext(_ launch: ProcessLaunch) throws -> Taken {
         let app = try hostApp(of: launch.sandbox.bundle)?.bundleIdentifier ?? launch.sandbox.bundleIdentifier
-        let layout = launch.sandbox.device.layout
-        let inbox = layout.notificationInbox(bundleID: app)
-        var taken = Taken()
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: inbox.path)) ?? []).filter { !$0.hasPrefix(".") && $0.hasSuffix(".json") }.sorted()
-        guard !names.isEmpty else { return taken }
-        let delivered = layout.deliveredNotifications(bundleID: app)
-        let shown = layout.shownNotifications(bundleID: app)
-        try SecureFiles.makeDirectory(delivered)
-        try SecureFiles.makeDirectory(shown)
-        for name in names {
-            let from = inbox.appendingPathComponent(name)
-            var info = stat()
-            guard lstat(from.path, &info) == 0 else { continue }
-            guard info.st_mode & S_IFMT == S_IFREG else {
-                taken.refused.append("\(name) (\(SecureFiles.kind(info.st_mode)))")
-                continue
-            }
-            let to = delivered.appendingPathComponent(name)
-            if rename(from.path, to.path) != 0 {
-                // Another extension process took it first.
-                if errno == ENOENT { continue }
-                throw FileError(path: from.path, reason: "cannot be moved to \(delivered.path) (\(String(cString: strerror(errno))))")
-            }
-            // Read through no link: what was renamed is what is read (a link swapped in meanwhile is refused).
-            let bytes: Data
-            do {
-                guard let data = try SecureFiles.readRegularFileNoFollow(to) else { continue }
-                bytes = data
-            } catch {
-                taken.refused.append("\(name) (\(error))")
-                continue
-            }
-            let digest = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-            let marker = open(shown.appendingPathComponent(digest).path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            if marker < 0 {
-                if errno == EEXIST {
-                    taken.duplicates.append(name)
-                    continue
-                }
-                throw FileError(path: shown.path, reason: "cannot record a shown notification (\(String(cString: strerror(errno))))")
-            }
-            _ = name.withCString { write(marker, $0, strlen($0)) }
-            close(marker)
-            taken.file = to
-            return taken
-        }
-        return taken
+        return try NotificationInbox.takeNext(launch.sandbox.device.layout, app: app)
     }
 
     /// Shows the payload in `file` as the system would after this extension ran.
@@ -237,15 +180,20 @@ package enum NotificationService {
         // device record outlives an unreachable logout); those are shown as the fallback, never decrypted.
         // Before the first unlock the defaults that say where the accounts are cannot be read: the extension cannot
         // tell, and goes on as the SDK's decryption does (it never checks the user), to the push key.
+        // An extension that shares no app group (the SDK's encrypted-notification template shares only a keychain
+        // group, which is all decryption needs) cannot see the accounts either: it goes on to the key as well.
         let users: [String]?
-        do {
+        if launch.sandbox.bundle.entitlements.applicationGroups.isEmpty {
+            users = nil
+            events.step("notificationUserUnknown", ["reason": "noAppGroup"])
+        } else { do {
             users = try launch.dataSharing.sdkRoot().accountFiles().map(\.userId)
         } catch let error where AppWidget.isProtectionRefusal(error) {
             users = nil
             events.step("notificationUserUnknown", ["reason": "dataProtected"])
         } catch {
             users = []
-        }
+        } }
         let uid = userInfo[PushNotificationKey.userId]?.stringValue
         if let users, !(uid.map(users.contains) ?? false) {
             report.state = .notLoggedIn

@@ -98,12 +98,25 @@ package enum ExtensionSetup {
                 subject: self.name(bundle)))
         }
         guard !extensions.isEmpty else { return out }
+        // Targets that share only a keychain group (the SDK's encrypted-notification template): no app group is
+        // entitled or named anywhere, and every extension is a notification service extension, whose decryption
+        // needs only the push key in the shared keychain group. Valid: no app-group finding, the keychain checked.
+        let sharesOnlyKeychain = all.allSatisfy { $0.entitlements.applicationGroups.isEmpty } && extensions.allSatisfy(\.isNotificationServiceExtension)
+            && all.allSatisfy { bundle in
+                guard case .success(let c) = config(bundle) else { return false }
+                return (c?.appGroupName ?? "").isEmpty
+            }
+        if sharesOnlyKeychain { return out + keychainFindings(app: app, extensions: extensions, team: appTeam ?? Device.defaultTeamID) }
         guard let appConfig else {
             return out + [Finding("config-missing", .error, "\(name(app)) has no \(AppGroupConfig.fileName), so it never sets an app group name and its extensions can never see its login",
                 fix: "add \(AppGroupConfig.fileName) to \(name(app)) with appGroupName (one of its com.apple.security.application-groups) and appGroupsEnabled true")]
         }
         let teamForExpansion = appTeam ?? Device.defaultTeamID
         let appWriteGroup = app.entitlements.effectiveKeychainAccessGroups(teamID: teamForExpansion, bundleID: app.bundleIdentifier).first!
+        // The group a fix names: the configured one, else the app's first entitled one, else the conventional name
+        // (never an empty name).
+        let fixGroup = !appConfig.appGroupName.isEmpty ? appConfig.appGroupName
+            : app.entitlements.applicationGroups.first ?? "an app group of your team (e.g. group.\(app.bundleIdentifier))"
 
         if appConfig.appGroupsEnabled == false {
             out.append(Finding("app-groups-disabled", .warning,
@@ -113,7 +126,7 @@ package enum ExtensionSetup {
         if app.entitlements.applicationGroups.isEmpty {
             out.append(Finding("app-group-entitlement-missing", .error,
                 "\(name(app)) has no com.apple.security.application-groups entitlement, so it has no group container",
-                fix: "add \(appConfig.appGroupName) to com.apple.security.application-groups in \(app.entitlementsURL.lastPathComponent)"))
+                fix: "add \(fixGroup) to com.apple.security.application-groups in \(app.entitlementsURL.lastPathComponent)"))
         } else if !app.entitlements.applicationGroups.contains(appConfig.appGroupName) {
             out.append(Finding("app-group-name-not-entitled", .error,
                 "\(name(app)) sets app group \(visible(appConfig.appGroupName)) in \(AppGroupConfig.fileName), but its entitlements list \(app.entitlements.applicationGroups.map(visible).joined(separator: ", "))",
@@ -135,7 +148,7 @@ package enum ExtensionSetup {
             if groups.isEmpty {
                 out.append(Finding("app-group-entitlement-missing", .error,
                     "\(name(ext)) has no com.apple.security.application-groups entitlement, so it cannot open the app's group container or suite",
-                    fix: "add \(appConfig.appGroupName) to com.apple.security.application-groups in \(ext.entitlementsURL.lastPathComponent)"))
+                    fix: "add \(fixGroup) to com.apple.security.application-groups in \(ext.entitlementsURL.lastPathComponent)"))
             } else if Set(groups) != Set(app.entitlements.applicationGroups), !app.entitlements.applicationGroups.isEmpty {
                 out.append(Finding("app-group-entitlements-differ", .error,
                     "the app is entitled to \(app.entitlements.applicationGroups.map(visible).joined(separator: ", ")) and \(name(ext)) to \(groups.map(visible).joined(separator: ", "))",
@@ -161,9 +174,23 @@ package enum ExtensionSetup {
             } else {
                 out.append(Finding("config-missing", .error,
                     "\(name(ext)) has no \(AppGroupConfig.fileName), so it never sets the app group name and cannot read msdkUserDefaults",
-                    fix: "add \(AppGroupConfig.fileName) to \(name(ext)) with appGroupName \(appConfig.appGroupName)"))
+                    fix: "add \(AppGroupConfig.fileName) to \(name(ext)) with appGroupName \(fixGroup)"))
             }
 
+            out += keychainFindings(app: app, extensions: [ext], team: teamForExpansion)
+        }
+        return out
+    }
+
+
+    /// The keychain group an extension must share with the app: the push key's for a notification service extension,
+    /// the tokens' for any other; and the app-only files an extension should not carry.
+    static func keychainFindings(app: AppBundle, extensions: [AppBundle], team teamForExpansion: String) -> [Finding] {
+        var out: [Finding] = []
+        let appWriteGroup = app.entitlements.effectiveKeychainAccessGroups(teamID: teamForExpansion, bundleID: app.bundleIdentifier).first!
+        for ext in extensions {
+            let before = out.count
+            defer { for i in before..<out.count { out[i].subject = name(ext) } }
             // Expanded with the app's team: a different team is its own finding (team-mismatch), not also this one.
             let extTeam = teamForExpansion
             let extGroups = ext.entitlements.effectiveKeychainAccessGroups(teamID: extTeam, bundleID: ext.bundleIdentifier)
@@ -192,5 +219,4 @@ package enum ExtensionSetup {
         }
         return out
     }
-
 }

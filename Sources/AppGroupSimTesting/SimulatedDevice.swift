@@ -5,6 +5,10 @@ import Keychain
 import MobileApp
 import OrgSimulator
 import SalesforceSDKCommon
+import UserNotifications
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Where a test's keychain items go: the real Secret Service (libsecret, as the binaries; run the tests
 /// under `scripts/with-keyring`), or an in-memory one that lives as long as the device object.
@@ -116,6 +120,17 @@ public final class SimulatedDevice: @unchecked Sendable {
     public func run<T>(as bundle: URL, _ body: () throws -> T) throws -> T {
         try SDKProcess.run(as: bundle, device: url, secretStore: secretStore, body)
     }
+
+    /// Delivers the next notification in the app's inbox (the org's `push`) to the app's notification service
+    /// extension (`extension`, an `.appex` in the app's PlugIns/) as iOS does: a new instance of `principal` (the
+    /// developer's `UNNotificationServiceExtension` subclass), run as that bundle, with `budget` seconds to call
+    /// the content handler before `serviceExtensionTimeWillExpire()`. What `msdk-sim device deliver` does in a
+    /// process of its own.
+    public func deliverNotification(
+        to extension: URL, using principal: UNNotificationServiceExtension.Type, budget: TimeInterval = 30
+    ) throws -> DeliveredNotification {
+        try run(as: `extension`) { try NotificationServiceHost.deliverNext(principal: principal, budget: budget) }
+    }
 }
 
 /// An org in this process, on a free port of 127.0.0.1 (the same server as `sf-simulator`).
@@ -143,6 +158,30 @@ public final class SimulatedOrg: @unchecked Sendable {
             break
         }
         return SimulatedOrg(url: URL(string: "http://127.0.0.1:\(port)")!, task: task, simulator: simulator)
+    }
+
+    /// The org pushes a notification to every device where `username` registered for push (its
+    /// `POST /__admin/push`): encrypted as each device's `CipherName` says, or as `cipher` forces
+    /// (`"RSA_OAEP_SHA256"`, or `"RSA_PKCS1"`, what Salesforce sent before the SDK 12). Returns how many devices got it.
+    @discardableResult
+    public func push(username: String, title: String, body: String, fields: [String: String] = [:], cipher: String? = nil) async throws -> Int {
+        var request = URLRequest(url: url.appendingPathComponent("__admin/push"))
+        request.httpMethod = "POST"
+        request.setValue(ProcessInfo.processInfo.environment["APPGROUPSIM_ADMIN_TOKEN"] ?? "", forHTTPHeaderField: "X-AppGroupSim-Admin-Token")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        var json: [String: Any] = ["username": username, "title": title, "body": body, "fields": fields]
+        if let cipher { json["cipher"] = cipher }
+        request.httpBody = try JSONSerialization.data(withJSONObject: json)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let answer = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        guard (response as? HTTPURLResponse)?.statusCode == 200, let delivered = answer?["delivered"] as? [Any] else {
+            throw PushFailed(description: "the org delivered no notification to \(username): \(String(decoding: data, as: UTF8.self))")
+        }
+        return delivered.count
+    }
+
+    public struct PushFailed: Error, CustomStringConvertible {
+        public let description: String
     }
 
     public func stop() async {

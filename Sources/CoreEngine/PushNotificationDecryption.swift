@@ -1,6 +1,7 @@
 import Crypto
 import FastJSON
 import Foundation
+import Keychain
 import _CryptoExtras
 
 /// The keys of a Salesforce push notification's `userInfo` (the SDK's `kRemoteNotificationKey…`).
@@ -17,8 +18,12 @@ package enum PushNotificationKey {
     package static let userId = "uid"
 }
 
-/// The SDK's push-decryption errors (`SFSDKPushNotificationError`), with its codes and descriptions.
+/// The SDK's push-decryption errors (`SFSDKPushNotificationError`, domain `com.salesforce.mobilesdk.push.error`),
+/// with its codes and the descriptions `SFSDKPushNotificationDecryption.m` gives them, word for word.
 package enum PushNotificationError: Int, Error, CustomStringConvertible, Sendable {
+    /// `SFSDKPushNotificationErrorDomain`.
+    package static let domain = "com.salesforce.mobilesdk.push.error"
+
     case noEncryptedSecret = -1001
     case noEncryptedContent = -1002
     case noApsAlertTitle = -1003
@@ -42,14 +47,19 @@ package enum PushNotificationError: Int, Error, CustomStringConvertible, Sendabl
         case .noApsAlertBody: return "No alert body in the notification content."
         case .noApsDictionary: return "No aps data in the notification content."
         case .noApsAlertDictionary: return "No alert data in the aps content of the notification."
-        case .malformedSecretData: return "Secret is an invalid Base64 string."
-        case .privateRSAKeyNotFound: return "Could not retrieve the RSA private key."
+        case .malformedSecretData: return "Encrypted secret is an invalid Base64 string."
+        case .privateRSAKeyNotFound: return "Could not retrieve private RSA key for encrypted notification."
         case .secretDecryptionFailed: return "Failed to decrypt secret with RSA private key."
         case .malformedContentData: return "Encrypted content is an invalid Base64 string."
         case .contentDecryptionFailed: return "Failed to decrypt content with symmetric secret key."
         case .invalidContentFormat: return "Decrypted content is not a valid JSON dictionary."
         }
     }
+
+    /// Whether `SFSDKPushNotificationDecryption` reports this error to its caller. Its validation of the payload
+    /// (-1001 to -1006) returns NO without setting the error, so a Swift caller of the SDK catches Foundation's
+    /// "nil error" instead; the codes from -1007 on are set.
+    package var reportedBySDK: Bool { rawValue <= PushNotificationError.malformedSecretData.rawValue }
 }
 
 /// A notification as a service extension gets it and shows it: `userInfo`, and the title and body
@@ -70,7 +80,8 @@ package struct NotificationContent: Sendable, Equatable {
 
 /// `SFSDKPushNotificationDecryption`: what the SDK's notification service extension does with a
 /// Salesforce notification. A payload without `encrypted` (or with it false) passes unchanged. Else the
-/// `secret` (base64) is RSA-OAEP-SHA256-decrypted with the app's private key to exactly 32 bytes, an
+/// `secret` (base64) is RSA-OAEP-SHA256-decrypted with the app's private key (and when that fails, as the SDK
+/// 12 does, RSA PKCS#1 v1.5-decrypted: `LegacyRSA`) to exactly 32 bytes, an
 /// AES-128 key then its IV; `content` (base64) is AES-128-CBC (PKCS#7) decrypted to a UTF-8 JSON
 /// dictionary whose keys are merged into `userInfo`; `alertTitle`/`alertBody` become the shown title
 /// and body, and `aps.alert`'s title and body (where present) are updated. On any error the content is
@@ -105,9 +116,11 @@ package enum PushNotificationDecryption {
             throw .malformedSecretData
         }
         let keyAndIV: Data
-        do {
-            keyAndIV = try privateKey.decrypt(secret, padding: .PKCS1_OAEP_SHA256)
-        } catch {
+        if let oaep = try? privateKey.decrypt(secret, padding: .PKCS1_OAEP_SHA256) {
+            keyAndIV = oaep
+        } else if let pkcs1 = try? LegacyRSA.decryptPKCS1(secret, privateKey: privateKey) {
+            keyAndIV = pkcs1
+        } else {
             throw .secretDecryptionFailed
         }
         guard keyAndIV.count == 32 else { throw .secretDecryptionFailed }
@@ -138,5 +151,14 @@ package enum PushNotificationDecryption {
         content = NotificationContent(userInfo: userInfo)
         content.title = title
         content.body = body
+    }
+
+    /// `+decryptNotificationContent:error:` whole: the push key read from `keychain` (any failure to have it is
+    /// the SDK's -1008; the SDK checks no user), then `decrypt`.
+    package static func decrypt(_ content: inout NotificationContent, keychain: KeychainHelper) async throws(PushNotificationError) {
+        guard isEncrypted(content.userInfo) else { return }
+        try validate(content.userInfo)
+        let key = try? await PushKeyStore.privateKey(keychain, create: false)
+        try decrypt(&content, privateKey: key)
     }
 }

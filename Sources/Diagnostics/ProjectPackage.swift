@@ -45,6 +45,8 @@ package enum ProjectPackage {
         package var ui: [SetAside] = []
         package var leftOut: [SetAside] = []
         package var changes: [String] = []
+        /// For a notification service extension: how it runs (an executable target), or why it does not.
+        package var runnable: String?
     }
 
     package struct Result: Sendable {
@@ -71,7 +73,7 @@ package enum ProjectPackage {
         }
     }
 
-    static let products = ["SalesforceSDKCommon", "SalesforceSDKCore", "SmartStore", "MobileSync", "Combine", "CryptoKit", "WidgetKit"]
+    static let products = ["SalesforceSDKCommon", "SalesforceSDKCore", "SmartStore", "MobileSync", "Combine", "CryptoKit", "WidgetKit", "UserNotifications"]
     static let reservedModules = Set(products + ["AppGroupSimCombine", "AppGroupSimTesting", "Foundation", "XCTest", "SetupTests", "UIKit", "SwiftUI"])
 
     package static func run(_ options: Options) throws -> Result {
@@ -105,6 +107,7 @@ package enum ProjectPackage {
         var reports: [TargetReport] = []
         var modules = Set<String>()
         var checks: [(module: String, bundle: URL, isApp: Bool, group: String?, flag: Bool?)] = []
+        var runnable = Set<String>()
         for app in imported.apps {
             guard let appTarget = project.apps.first(where: { $0.name == app.target }) else { continue }
             let targets = [(appTarget, app.bundle)] + project.embeddedExtensions(of: appTarget).compactMap { t in
@@ -173,11 +176,26 @@ package enum ProjectPackage {
                 let generated = generatedName(avoiding: names)
                 try write(bundleSource(bundle: finalBundle(bundle), bundleIdentifier: bundleID, group: group), to: staging.appendingPathComponent("Sources/\(module)/\(generated)"))
                 checks.append((module, finalBundle(bundle), target.kind == .application, group, code.groupEnabled ?? appCode.groupEnabled))
+                // A notification service extension becomes an executable that runs its principal class on the next
+                // notification of its app's inbox, as iOS does (`msdk-sim device deliver`).
+                if let appBundle = try? AppBundle(at: bundle), appBundle.isNotificationServiceExtension {
+                    let principal = appBundle.info["NSExtension"]?.dictionaryValue?["NSExtensionPrincipalClass"]?.stringValue
+                        .map { String($0.split(separator: ".").last ?? "") } ?? ""
+                    if principal.isEmpty || !principal.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
+                        report.runnable = "not runnable: its Info.plist's NSExtension has no NSExtensionPrincipalClass (MODULE.ClassName) naming a Swift class"
+                    } else if names.contains(where: { ($0 as NSString).lastPathComponent == "main.swift" }) {
+                        report.runnable = "not runnable: the target has a main.swift of its own, where the import would write the entry point"
+                    } else {
+                        try write(notificationServiceMain(principal: principal), to: staging.appendingPathComponent("Sources/\(module)/main.swift"))
+                        report.runnable = "runs \(principal) on the next notification of its app's inbox: msdk-sim device deliver --target \(target.name)"
+                        runnable.insert(module)
+                    }
+                }
                 reports.append(report)
             }
         }
         let swiftVersion = project.apps.first.flatMap { try? project.settings(for: $0, configuration: importOptions.configuration) }?["SWIFT_VERSION"] ?? "5.0"
-        try write(manifest(name: packageName(project), modules: reports.map(\.module), appGroupSim: options.appGroupSim, swift6: swiftVersion.hasPrefix("6")),
+        try write(manifest(name: packageName(project), modules: reports.map(\.module), executables: runnable, appGroupSim: options.appGroupSim, swift6: swiftVersion.hasPrefix("6")),
             to: staging.appendingPathComponent("Package.swift"))
         try write(setupTest(checks), to: staging.appendingPathComponent("Tests/SetupTests/SetupTests.swift"))
         let report = { (built: Bool?) throws in
@@ -320,12 +338,27 @@ package enum ProjectPackage {
         """
     }
 
-    static func manifest(name: String, modules: [String], appGroupSim: URL, swift6: Bool) -> String {
+    /// The entry point of a notification service extension's executable.
+    static func notificationServiceMain(principal: String) -> String {
+        """
+        // Written by msdk-sim import --package: iOS's side of this notification service extension. It runs \(principal)
+        // on the next notification of its app's inbox, as the bundle APPGROUPSIM_BUNDLE on the device APPGROUPSIM_DEVICE
+        // (msdk-sim device deliver sets both). Options: [--json] [--budget SECONDS].
+        import UserNotifications
+
+        AppGroupSimNotificationService.main(\(principal).self)
+
+        """
+    }
+
+    static func manifest(name: String, modules: [String], executables: Set<String> = [], appGroupSim: URL, swift6: Bool) -> String {
         let products = Self.products.map { "        .product(name: \(literal($0)), package: \"AppGroupSim\")," }.joined(separator: "\n")
-        let targets = modules.map { ".target(name: \(literal($0)), dependencies: sdk, swiftSettings: settings)," }.map { "        " + $0 }.joined(separator: "\n")
+        let targets = modules.map { "\(executables.contains($0) ? ".executableTarget" : ".target")(name: \(literal($0)), dependencies: sdk, swiftSettings: settings)," }
+            .map { "        " + $0 }.joined(separator: "\n")
         return """
             // swift-tools-version: 6.0
-            // Written by msdk-sim import --package from \(name).xcodeproj: one library target per app or extension target,
+            // Written by msdk-sim import --package from \(name).xcodeproj: one library target per app or extension target (an
+            // executable for a notification service extension: msdk-sim device deliver runs it),
             // on AppGroupSim's SDK-named products. UI files are in UI/, files that did not compile in LeftOut/
             // (import-package.json says why). Run the setup check: scripts/with-keyring swift test (in AppGroupSim).
             import PackageDescription
@@ -340,7 +373,7 @@ package enum ProjectPackage {
                 name: \(literal(name)),
                 platforms: [.macOS(.v14)],
                 products: [
-            \(modules.map { "        .library(name: \(literal($0)), targets: [\(literal($0))])," }.joined(separator: "\n"))
+            \(modules.map { "        .\(executables.contains($0) ? "executable" : "library")(name: \(literal($0)), targets: [\(literal($0))])," }.joined(separator: "\n"))
                 ],
                 dependencies: [.package(name: "AppGroupSim", path: \(literal(appGroupSim.path)))],
                 targets: [
@@ -359,6 +392,7 @@ package enum ProjectPackage {
         let imports = checks.map { "import \($0.module)" }.joined(separator: "\n")
         guard let app = checks.first(where: \.isApp) else { return imports }
         let extensions = checks.filter { !$0.isApp }
+        if app.group == nil { return keychainGroupSetupTest(imports: imports, app: app.module, extensions: extensions.map(\.module)) }
         let extLines = extensions.map { ext in
             """
                     try device.run(as: \(ext.module).AppGroupSimImport.bundle) {
@@ -395,6 +429,42 @@ package enum ProjectPackage {
                         try Data(token.utf8).write(to: container.appendingPathComponent("msdk-sim-setup-check"))
                         let suite = try XCTUnwrap(UserDefaults(suiteName: group))
                         suite.set(token, forKey: "msdk-sim-setup-check")
+                        let written = KeychainHelper.write(service: "msdk-sim-setup-check", data: Data(token.utf8), account: nil)
+                        XCTAssertTrue(written.success, "the app writes a keychain item to its first keychain group: \\(String(describing: written.error))")
+                    }
+            \(extLines)
+                }
+            }
+
+            """
+    }
+
+    /// A project whose targets share no app group, only a keychain group (the SDK's encrypted-notification
+    /// template: its extension needs only the push key): the check is that keychain group.
+    static func keychainGroupSetupTest(imports: String, app: String, extensions: [String]) -> String {
+        let extLines = extensions.map { module in
+            """
+                    try device.run(as: \(module).AppGroupSimImport.bundle) {
+                        let read = KeychainHelper.read(service: "msdk-sim-setup-check", account: nil)
+                        XCTAssertEqual(read.data, Data(token.utf8), "\(module) reads the app's keychain item (status \\(read.status)): is the app's first keychain group among its keychain-access-groups?")
+                    }
+            """
+        }.joined(separator: "\n")
+        return """
+            // Written by msdk-sim import --package: one real check of the setup, as the app bundle and then as each
+            // extension bundle, on a simulated device with the real Secret Service (run under AppGroupSim's
+            // scripts/with-keyring). The targets share no app group, only a keychain group: that is checked.
+            \(imports)
+            import AppGroupSimTesting
+            import Foundation
+            import SalesforceSDKCore
+            import XCTest
+
+            final class SetupTests: XCTestCase {
+                func testEveryTargetReachesTheKeychainGroupOfTheApp() throws {
+                    let device = try SimulatedDevice()
+                    let token = UUID().uuidString
+                    try device.run(as: \(app).AppGroupSimImport.bundle) {
                         let written = KeychainHelper.write(service: "msdk-sim-setup-check", data: Data(token.utf8), account: nil)
                         XCTAssertTrue(written.success, "the app writes a keychain item to its first keychain group: \\(String(describing: written.error))")
                     }
@@ -463,5 +533,79 @@ package enum ProjectPackage {
             }
         }
         return nil
+    }
+
+    package enum DeliverError: Error, CustomStringConvertible {
+        case notImported(String)
+        case noSuchTarget(target: String, package: String, targets: [String])
+        case notRunnable(target: String, why: String)
+        case buildFailed(target: String, detail: String, log: String)
+
+        package var description: String {
+            switch self {
+            case .notImported(let dir): return "\(dir) has no import-package.json: it is not a package msdk-sim import --package wrote; import the project with --package \(dir)"
+            case .noSuchTarget(let target, let package, let targets):
+                return "the package \(package) has no target \(target) (its targets: \(targets.joined(separator: ", "))); name the notification service extension's Xcode target"
+            case .notRunnable(let target, let why): return "target \(target) cannot be delivered to: \(why)"
+            case .buildFailed(let target, let detail, let log): return "target \(target) did not build: \(detail) (the log: \(log)); fix it and run msdk-sim device deliver again"
+            }
+        }
+    }
+
+    /// `msdk-sim device deliver --package DIR --target NAME`: builds the imported notification service extension's
+    /// executable (`swift build --product`), then runs it as the extension's bundle on `device`, on the next
+    /// notification of its app's inbox, with `arguments` (`--json`, `--budget`). Its output goes to this process's;
+    /// its exit status is returned.
+    package static func deliver(package dir: URL, target: String, device: URL, scratch: URL?, arguments: [String]) throws -> Int32 {
+        struct File: Decodable { var targets: [TargetReport] }
+        guard let data = FileManager.default.contents(atPath: dir.appendingPathComponent("import-package.json").path) else {
+            throw DeliverError.notImported(dir.path)
+        }
+        let file = try JSONDecoder().decode(File.self, from: data)
+        guard let report = file.targets.first(where: { $0.target == target || $0.module == target }) else {
+            throw DeliverError.noSuchTarget(target: target, package: dir.path, targets: file.targets.map(\.target))
+        }
+        guard let bundle = try? AppBundle(at: URL(fileURLWithPath: report.bundle)), bundle.isNotificationServiceExtension else {
+            throw DeliverError.notRunnable(target: target, why: "\(report.bundle) is not a notification service extension (NSExtensionPointIdentifier \(AppBundle.notificationServiceExtensionPoint))")
+        }
+        guard let runnable = report.runnable, runnable.hasPrefix("runs ") else {
+            throw DeliverError.notRunnable(target: target, why: report.runnable ?? "the import made no executable of it (an import from before it could); import the project again")
+        }
+        let scratchArguments = scratch.map { ["--scratch-path", $0.path] } ?? []
+        let (status, output) = run(["swift", "build", "--disable-build-manifest-caching", "--package-path", dir.path, "--product", report.module] + scratchArguments)
+        let log = dir.appendingPathComponent("deliver-build.log")
+        try? output.write(to: log, atomically: true, encoding: .utf8)
+        guard status == 0 else {
+            let detail = output.split(separator: "\n").first { $0.contains("error:") }.map(String.init) ?? "exit status \(status)"
+            throw DeliverError.buildFailed(target: target, detail: detail, log: log.path)
+        }
+        let (binStatus, binOutput) = run(["swift", "build", "--package-path", dir.path, "--show-bin-path"] + scratchArguments)
+        guard binStatus == 0, let bin = binOutput.split(separator: "\n").last.map(String.init) else {
+            throw DeliverError.buildFailed(target: target, detail: "swift build --show-bin-path failed", log: log.path)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: bin).appendingPathComponent(report.module)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["APPGROUPSIM_BUNDLE"] = bundle.url.path
+        environment["APPGROUPSIM_DEVICE"] = device.path
+        process.environment = environment
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    static func run(_ arguments: [String]) -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return (127, "\(arguments[0]) could not be started: \(error)") }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

@@ -27,12 +27,15 @@ public final class SalesforceLogger: NSObject, @unchecked Sendable {
     }
 
     public static func logger(forComponent component: String) -> SalesforceLogger {
-        lock.withLock {
+        if let logger = lock.withLock({ loggers[component] }) { return logger }
+        // Made outside the lock: the initialiser takes it too (NSLock is not recursive; the first logger of a
+        // process once deadlocked here, found by the SDK's encrypted-notification template logging an error).
+        let made = SalesforceLogger(component: component)
+        return lock.withLock {
             if let logger = loggers[component] { return logger }
-            let logger = SalesforceLogger(component: component)
-            logger.level = defaultLevel
-            loggers[component] = logger
-            return logger
+            made.level = defaultLevel
+            loggers[component] = made
+            return made
         }
     }
 

@@ -107,6 +107,29 @@ package enum SwiftPort {
         }
         let finder = Finder(viewMode: .sourceAccurate)
         finder.walk(tree)
-        return finder.reason
+        return finder.reason ?? uiKitName(tree).map { "it names UIKit's \($0)" }
+    }
+
+    /// The first UIKit type a file names (`UIViewController`, `UIColor`: UIKit's prefix, `UI` then a capital), in a
+    /// type or an expression, whatever the file's own base classes; names the file declares itself do not count.
+    static func uiKitName(_ tree: SourceFileSyntax) -> String? {
+        final class Names: SyntaxVisitor {
+            var used: [String] = []
+            var declared = Set<String>()
+            func note(_ name: String) {
+                let scalars = Array(name.unicodeScalars)
+                if scalars.count > 2, name.hasPrefix("UI"), CharacterSet.uppercaseLetters.contains(scalars[2]) { used.append(name) }
+            }
+            override func visit(_ node: IdentifierTypeSyntax) -> SyntaxVisitorContinueKind { note(node.name.text); return .visitChildren }
+            override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind { note(node.baseName.text); return .visitChildren }
+            override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind { declared.insert(node.name.text); return .visitChildren }
+            override func visit(_ node: StructDeclSyntax) -> SyntaxVisitorContinueKind { declared.insert(node.name.text); return .visitChildren }
+            override func visit(_ node: EnumDeclSyntax) -> SyntaxVisitorContinueKind { declared.insert(node.name.text); return .visitChildren }
+            override func visit(_ node: ProtocolDeclSyntax) -> SyntaxVisitorContinueKind { declared.insert(node.name.text); return .visitChildren }
+            override func visit(_ node: TypeAliasDeclSyntax) -> SyntaxVisitorContinueKind { declared.insert(node.name.text); return .visitChildren }
+        }
+        let names = Names(viewMode: .sourceAccurate)
+        names.walk(tree)
+        return names.used.first { !names.declared.contains($0) }
     }
 }

@@ -1,6 +1,7 @@
 import AppGroup
 import ArgumentParser
 import CoreEngine
+import Diagnostics
 import Foundation
 import Keychain
 
@@ -8,8 +9,8 @@ import Keychain
 struct DeviceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
-        abstract: "Install apps on a device, list them, open a URL at the app that claims its scheme; reboot, unlock and lock it; back it up and restore it to a new device.",
-        subcommands: [Install.self, Uninstall.self, Apps.self, OpenURL.self, Reboot.self, Unlock.self, Lock.self, State.self, Backup.self, Restore.self])
+        abstract: "Install apps on a device, list them, open a URL at the app that claims its scheme; reboot, unlock and lock it; back it up and restore it to a new device; deliver a notification to your own notification service extension.",
+        subcommands: [Install.self, Uninstall.self, Apps.self, OpenURL.self, Reboot.self, Unlock.self, Lock.self, State.self, Backup.self, Restore.self, Deliver.self])
 
     struct DeviceOption: ParsableArguments {
         @Option(help: "The device directory (default: $APPGROUPSIM_DEVICE).") var device: String?
@@ -87,6 +88,26 @@ struct DeviceCommand: ParsableCommand {
             let (restored, summary) = try DeviceBackup.restore(URL(fileURLWithPath: file), to: URL(fileURLWithPath: device), store: LibsecretStore())
             print("restored \(summary.files) file(s) and \(summary.apps.count) app(s) to a new device \(restored.id.uuidString) at \(device)")
             print("  keychain: \(summary.keychainItems) item(s) restored; \(summary.keychainItemsLeftOut) did not come along (…ThisDeviceOnly): the SDK's tokens and keys among them, so its apps find accounts they cannot read")
+        }
+    }
+
+    /// Issue 37: a developer's own notification service extension, run as iOS runs it.
+    struct Deliver: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run your notification service extension (a target of a package msdk-sim import --package wrote) on the next notification in its app's inbox, as iOS does: a new process, the bundle's identity and entitlements, your class's didReceive(_:withContentHandler:), and iOS's time budget.")
+        @OptionGroup var device: DeviceOption
+        @Option(help: "The package msdk-sim import --package wrote.") var package: String
+        @Option(help: "The notification service extension's Xcode target.") var target: String
+        @Option(help: "Seconds the extension has before serviceExtensionTimeWillExpire() (iOS: about 30).") var budget: Double = 30
+        @Option(help: "The build folder (swift build --scratch-path); default: the package's .build.") var scratchPath: String?
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() throws {
+            let resolved = try device.resolved()
+            let status = try ProjectPackage.deliver(
+                package: URL(fileURLWithPath: package), target: target, device: resolved.root, scratch: scratchPath.map { URL(fileURLWithPath: $0) },
+                arguments: (json ? ["--json"] : []) + ["--budget", String(budget)])
+            if status != 0 { throw ExitCode(status) }
         }
     }
 

@@ -72,6 +72,7 @@ struct Import: AsyncParsableCommand {
                 for c in t.changes { print("    changed \(c)") }
                 for u in t.ui { print("    UI, set aside: \(u.file) (\(u.reason))") }
                 for l in t.leftOut { print("    left out: \(l.reason.hasPrefix(l.file + ":") ? l.reason : "\(l.file): \(l.reason)")") }
+                if let runnable = t.runnable { print("    notification service extension: \(runnable)") }
             }
             switch packaged.built {
             case true?:

@@ -176,7 +176,7 @@ final class NotificationServiceTests: FixtureAppTestCase {
             XCTAssertEqual(report.state, .unreadable, name)
             XCTAssertEqual(report.state.exitCode, 13, name)
             XCTAssertEqual(report.error?.code, code, "\(name): \(report.message)")
-            XCTAssertEqual(report.error?.domain, "SFSDKPushNotificationError")
+            XCTAssertEqual(report.error?.domain, "com.salesforce.mobilesdk.push.error")
             XCTAssertFalse(report.decrypted, name)
             XCTAssertEqual(report.title, payload["aps"] == nil ? "" : "New notification", name)
             XCTAssertEqual(try Data(contentsOf: delivered.appendingPathComponent(file.lastPathComponent)), before, "\(name): kept as it came")

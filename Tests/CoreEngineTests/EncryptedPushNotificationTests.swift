@@ -19,9 +19,9 @@ final class EncryptedPushNotificationTests: XCTestCase {
     ]
 
     /// The SDK's data provider's userInfo: its aps.alert carries Title, Body and key1.
-    func userInfo(contentData: Data? = nil) throws -> [String: JSON] {
+    func userInfo(contentData: Data? = nil, cipher: PushEncryption.Cipher = .oaepSHA256) throws -> [String: JSON] {
         var info = try PushEncryption.payload(
-            contentData: contentData ?? Data(JSON.object(contentDict).text.utf8), publicKey: Self.key.publicKey,
+            contentData: contentData ?? Data(JSON.object(contentDict).text.utf8), publicKey: Self.key.publicKey, cipher: cipher,
             fallbackTitle: "Title", fallbackBody: "Body")
         info["aps"] = ["alert": ["title": "Title", "body": "Body", "key1": "value1"]]
         return info
@@ -153,5 +153,55 @@ final class EncryptedPushNotificationTests: XCTestCase {
             XCTAssertEqual(($0 as? PushNotificationError)?.code, -1008)
         }
         XCTAssertEqual(content.title, "Title", "the fallback alert")
+    }
+
+    /// The SDK's PushNotificationDecryptionTests.testPKCS1Secret and testOAEPSecret, rewritten: the SDK 12 decrypts
+    /// a secret with RSA-OAEP (SHA-256) and, when that fails, with RSA PKCS#1 v1.5 (the org's secret for a device
+    /// registered without a CipherName, encrypted by the system OpenSSL; the client's fallback loads it itself).
+    func testPKCS1AndOAEPSecretsBothDecrypt() throws {
+        for cipher in PushEncryption.Cipher.allCases {
+            var content = NotificationContent(userInfo: try userInfo(cipher: cipher))
+            try PushNotificationDecryption.decrypt(&content, privateKey: Self.key)
+            XCTAssertEqual(content.title, "content_alert_title", cipher.rawValue)
+            XCTAssertEqual(content.body, "content_alert_body", cipher.rawValue)
+        }
+    }
+
+    /// The two are really different: a PKCS#1 v1.5 secret is not OAEP, and the fallback is what reads it.
+    func testPKCS1SecretIsNotOAEP() throws {
+        let info = try userInfo(cipher: .pkcs1)
+        let secret = try XCTUnwrap(info["secret"]?.stringValue.flatMap { Data(base64Encoded: $0) })
+        XCTAssertThrowsError(try Self.key.decrypt(secret, padding: .PKCS1_OAEP_SHA256))
+        XCTAssertEqual(try LegacyRSA.decryptPKCS1(secret, privateKey: Self.key).count, 32)
+        let oaep = try XCTUnwrap(try userInfo(cipher: .oaepSHA256)["secret"]?.stringValue.flatMap { Data(base64Encoded: $0) })
+        XCTAssertThrowsError(try LegacyRSA.decryptPKCS1(oaep, privateKey: Self.key)) { XCTAssertEqual($0 as? LegacyRSA.Failure, .decryptionFailed) }
+    }
+
+    /// A PKCS#1 v1.5 secret for another key, or of the wrong length, fails as an OAEP one does.
+    func testPKCS1SecretForAnotherKeyOrOfTheWrongLength() throws {
+        let other = try _RSA.Encryption.PrivateKey(keySize: .bits2048)
+        var info = try userInfo(cipher: .pkcs1)
+        info["secret"] = .string(try PushEncryption.encryptSecret(Data(repeating: 1, count: 32), publicKey: other.publicKey, cipher: .pkcs1).base64EncodedString())
+        expect(.secretDecryptionFailed, info)
+        info["secret"] = .string(try PushEncryption.encryptSecret(Data(repeating: 1, count: 16), publicKey: Self.key.publicKey, cipher: .pkcs1).base64EncodedString())
+        expect(.secretDecryptionFailed, info)
+    }
+
+    /// The SDK's domain and its descriptions, word for word (SFSDKPushNotificationError.m, SFSDKPushNotificationDecryption.m).
+    func testTheSDKsDomainAndDescriptions() {
+        XCTAssertEqual(PushNotificationError.domain, "com.salesforce.mobilesdk.push.error")
+        XCTAssertEqual(PushNotificationError.malformedSecretData.description, "Encrypted secret is an invalid Base64 string.")
+        XCTAssertEqual(PushNotificationError.privateRSAKeyNotFound.description, "Could not retrieve private RSA key for encrypted notification.")
+        XCTAssertEqual(PushNotificationError.secretDecryptionFailed.description, "Failed to decrypt secret with RSA private key.")
+        XCTAssertFalse(PushNotificationError.noApsAlertBody.reportedBySDK, "the SDK's validation sets no error")
+        XCTAssertTrue(PushNotificationError.malformedSecretData.reportedBySDK)
+    }
+
+    /// The org's cipher for a registered device: the SDK 12's CipherName, or none (PKCS#1 v1.5, the SDKs before 12).
+    func testTheOrgsCipherForACipherName() {
+        XCTAssertEqual(PushEncryption.Cipher(cipherName: "RSA_OAEP_SHA256"), .oaepSHA256)
+        XCTAssertEqual(PushEncryption.Cipher(cipherName: nil), .pkcs1)
+        XCTAssertEqual(PushEncryption.Cipher(cipherName: ""), .pkcs1)
+        XCTAssertNil(PushEncryption.Cipher(cipherName: "AES"))
     }
 }

@@ -29,9 +29,10 @@ final class ProjectPackageTests: XCTestCase {
         let result = try ProjectPackage.run(options(dir))
         XCTAssertEqual(result.targets.map(\.module), ["Recents", "RecentsWidget"])
         let app = result.targets[0], widget = result.targets[1]
-        XCTAssertEqual(app.sources, ["Recents/ContactsData.swift", "Recents/DeepLink.swift", "Recents/AppSetup.swift", "Recents/ContactColors.swift", "Shared/RecentContacts.swift"],
-                       "ContactColors.swift extends UIColor without being a view: it is tried (and left out by the build)")
-        XCTAssertEqual(app.ui.map(\.file), ["Recents/AppDelegate.swift", "Recents/SceneDelegate.swift", "Recents/ContactDetailView.swift"])
+        XCTAssertEqual(app.sources, ["Recents/ContactsData.swift", "Recents/DeepLink.swift", "Recents/AppSetup.swift", "Shared/RecentContacts.swift"])
+        XCTAssertEqual(app.ui.map(\.file), ["Recents/AppDelegate.swift", "Recents/SceneDelegate.swift", "Recents/ContactDetailView.swift", "Recents/ContactColors.swift"],
+                       "ContactColors.swift extends UIColor without being a view: naming a UIKit type makes it UI (issue 37)")
+        XCTAssertEqual(app.ui.last?.reason, "it names UIKit's UIColor")
         XCTAssertEqual(app.ui.first?.reason, "AppDelegate is an entry point (@main)")
         XCTAssertEqual(widget.sources, ["RecentsWidget/Provider.swift", "Shared/RecentContacts.swift"])
         XCTAssertEqual(widget.ui.map(\.file), ["RecentsWidget/RecentsWidget.swift"])

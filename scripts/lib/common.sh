@@ -3,7 +3,7 @@
 
 
 # Debian packages the project needs at build and run time.
-APPGROUPSIM_APT_PACKAGES=(pkg-config libsqlite3-dev libsecret-1-dev gnome-keyring dbus dbus-x11 libsecret-tools python3)
+APPGROUPSIM_APT_PACKAGES=(pkg-config libsqlite3-dev libsecret-1-dev libssl-dev gnome-keyring dbus dbus-x11 libsecret-tools python3)
 
 # Only scripts/test needs these: headless Chromium screenshots the widget's HTML card; socat and
 # openssl put sf-simulator behind TLS for the PyPI clients, which live in a venv (python3-venv).

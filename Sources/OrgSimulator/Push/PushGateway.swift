@@ -9,10 +9,13 @@ import Hummingbird
 ///   the device directory whose `device.json` has the id `device` (a device that exists, made by
 ///   AppGroupSim, reached through no symbolic link): never an arbitrary path. Kept in the org's state, so a
 ///   restarted `--state` org still delivers; checked again at each delivery.
-/// - `POST /__admin/push` `{"username", "title", "body", "fields"?}`: a notification for the user. For
-///   each of the user's `MobilePushServiceDevice` records it encrypts `{alertTitle, alertBody, fields…}`
+/// - `POST /__admin/push` `{"username", "title", "body", "fields"?, "cipher"?}`: a notification for the user.
+///   For each of the user's `MobilePushServiceDevice` records it encrypts `{alertTitle, alertBody, fields…}`
 ///   with the record's `RsaPublicKey` as the SDK expects (`encrypted`, `secret`, `content`, `aps.alert`
-///   with a fallback title) and writes the payload into that token's inbox. A user with no registered
+///   with a fallback title) and writes the payload into that token's inbox. The secret is encrypted as the
+///   record's `CipherName` says (`RSA_OAEP_SHA256`; none: RSA PKCS#1 v1.5, as Salesforce did for the SDKs
+///   before 12); `"cipher": "RSA_PKCS1"` or `"RSA_OAEP_SHA256"` overrides it, so that a developer can check
+///   the SDK 12's PKCS#1 fallback. A user with no registered
 ///   device gets nothing, and the answer says so (404 `NO_REGISTERED_DEVICE`).
 struct PushGateway {
     let state: OrgState
@@ -47,6 +50,13 @@ struct PushGateway {
         guard let (org, user) = state.definition.orgs.lazy.compactMap({ org in
             org.users.first { $0.username.lowercased() == username.lowercased() }.map { (org, $0) }
         }).first else { return HTTP.error(.notFound, "NOT_FOUND", "no user \(username) in this org") }
+        var forcedCipher: PushEncryption.Cipher?
+        if let name = body["cipher"] {
+            guard let text = name as? String, let cipher = PushEncryption.Cipher(rawValue: text) else {
+                return HTTP.error(.badRequest, "INVALID_FIELD", "cipher must be \"RSA_OAEP_SHA256\" or \"RSA_PKCS1\"", fields: ["cipher"])
+            }
+            forcedCipher = cipher
+        }
         var content: [String: JSON] = ["alertTitle": .string(title), "alertBody": .string(text)]
         for (key, value) in body["fields"] as? [String: Any] ?? [:] { content[key] = JSON(foundation: value) }
 
@@ -64,10 +74,15 @@ struct PushGateway {
         for device in devices {
             let id: String = device["Id"]
             let token: String = device["ConnectionToken"] ?? ""
-            guard (device["CipherName"] as String?) == "RSA_OAEP_SHA256", let keyText: String = device["RsaPublicKey"],
-                let der = Data(base64Encoded: keyText), let publicKey = try? _RSA.Encryption.PublicKey(derRepresentation: der)
+            let cipherName: String? = device["CipherName"]
+            guard let cipher = forcedCipher ?? PushEncryption.Cipher(cipherName: cipherName) else {
+                skipped.append(["id": id, "reason": "CipherName \(cipherName ?? "") is not RSA_OAEP_SHA256"])
+                continue
+            }
+            guard let keyText: String = device["RsaPublicKey"], let der = Data(base64Encoded: keyText),
+                let publicKey = try? _RSA.Encryption.PublicKey(derRepresentation: der)
             else {
-                skipped.append(["id": id, "reason": "no RSA_OAEP_SHA256 public key"])
+                skipped.append(["id": id, "reason": "no RSA public key (RsaPublicKey)"])
                 continue
             }
             guard let stored = try await state.database.store.read({ db in try state.database.meta(db, "apns:" + token) }) else {
@@ -86,9 +101,9 @@ struct PushGateway {
                 continue
             }
             let payload = try PushEncryption.payload(
-                content: content, publicKey: publicKey, fallbackTitle: Self.fallbackTitle, fallbackBody: "", extra: ["uid": .string(user.id)])
+                content: content, publicKey: publicKey, cipher: cipher, fallbackTitle: Self.fallbackTitle, fallbackBody: "", extra: ["uid": .string(user.id)])
             let file = try Self.deliver(JSON.object(payload).text, into: URL(fileURLWithPath: inbox))
-            delivered.append(["id": id, "token": token, "file": file.path])
+            delivered.append(["id": id, "token": token, "file": file.path, "cipher": cipher.rawValue])
         }
         return HTTP.json(delivered.isEmpty ? .notFound : .ok, ["delivered": delivered, "skipped": skipped])
     }

@@ -1,6 +1,5 @@
 import FastJSON
 import Foundation
-import SmartStoreEngine
 
 // The SDK's API speaks Foundation values (`[Any]`, `[AnyHashable: Any]`, `NSNumber`); the engine stores one
 // JSON model. These two conversions are the whole bridge: no second JSON model, no second store.
