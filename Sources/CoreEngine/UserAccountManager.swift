@@ -26,6 +26,58 @@ package struct BootConfig: Sendable, Equatable {
 
 }
 
+/// `SFSDKAppConfig`'s rules over its dictionary (`BootConfig` in Swift): what a missing `shouldAuthenticate` means, the
+/// trimming of the key and the redirect URI, where `fromConfigFile` looks, and what `validate` refuses, with its error
+/// domain, codes and messages (the SDK's English Localizable.strings).
+package enum AppConfigRules {
+    package static let errorDomain = "com.salesforce.mobilesdk.AppConfigErrorDomain"
+    /// `SFSDKDefaultNativeAppConfigFilePath`.
+    package static let defaultFilePath = "/bootconfig.plist"
+    static let consumerKey = "remoteAccessConsumerKey", redirectURI = "oauthRedirectURI", scopes = "oauthScopes", shouldAuthenticate = "shouldAuthenticate"
+
+    package enum Failure: Int, Error, Sendable {
+        case noConsumerKey = 966
+        case noRedirectURI = 967
+
+        package var message: String {
+            switch self {
+            case .noConsumerKey: return "Your app config does not specify a Connected App Consumer Key."
+            case .noRedirectURI: return "Your app config does not specify a Connected App Redirect URI."
+            }
+        }
+    }
+
+    /// `initWithDict:`: `shouldAuthenticate` true when absent; the consumer key and redirect URI trimmed of
+    /// whitespace and newlines.
+    package static func normalized(_ dictionary: [String: Any]?) -> [String: Any] {
+        var out = dictionary ?? [:]
+        if out[shouldAuthenticate] == nil { out[shouldAuthenticate] = true }
+        for key in [consumerKey, redirectURI] {
+            out[key] = (out[key] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return out
+    }
+
+    /// `initWithConfigFile:`: the file at `file` under the main bundle's resources (appended, even when it starts
+    /// with `/`); nil when it does not exist or is not a property-list dictionary.
+    package static func contents(ofConfigFile file: String, resources: URL) -> [String: Any]? {
+        let url = resources.appendingPathComponent(file)
+        guard let data = try? SecureFiles.readRegularFileNoFollow(url),
+            let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+        else { return nil }
+        return plist
+    }
+
+    /// `validate:`: a consumer key, then a redirect URI, neither empty.
+    package static func validate(_ dictionary: [String: Any]) throws(Failure) {
+        guard let key = dictionary[consumerKey] as? String, !key.isEmpty else { throw .noConsumerKey }
+        guard let uri = dictionary[redirectURI] as? String, !uri.isEmpty else { throw .noRedirectURI }
+    }
+
+    /// `oauthScopes`: the array as a set (duplicates once).
+    package static func scopes(_ dictionary: [String: Any]) -> Set<String> { Set((dictionary[scopes] as? [Any] ?? []).compactMap { $0 as? String }) }
+}
+
 final class RecoveryBox: @unchecked Sendable {
     private let lock = NSLock()
     private var stored = AccountRecovery.keepFiles

@@ -57,6 +57,14 @@ public final class SDKProcess: @unchecked Sendable {
     /// Changes whenever the identity changes, so the SDK's singletons are made again for the new one.
     package static var generation: Int { lock.withLock { generationCounter } }
 
+    /// The bundle this process runs as (`run(as:)`, else `APPGROUPSIM_BUNDLE`), or nil, never stopping the process:
+    /// `Bundle.main` for the SDK's API that reads the main bundle's resources.
+    package static var bundleURL: URL? {
+        if let process = lock.withLock({ override ?? fromEnvironment }) { return process.sandbox.bundle.url }
+        guard let bundle = ProcessInfo.processInfo.environment[bundleVariable], !bundle.isEmpty else { return nil }
+        return URL(fileURLWithPath: bundle)
+    }
+
     /// The current process identity. Without both variables (and outside `run(as:)`), the process stops
     /// with one line naming both: the SDK's API has no error to give back here, as on iOS a process always
     /// has a bundle.

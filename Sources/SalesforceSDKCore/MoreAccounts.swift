@@ -2,16 +2,94 @@ import Foundation
 import CoreEngine
 import SalesforceSDKCommon
 
-/// The SDK's `SFSDKAppConfig` (`NS_SWIFT_NAME(BootConfig)`): the bundle's `bootconfig.plist`.
+/// The SDK's `SFSDKAppConfig` (`NS_SWIFT_NAME(BootConfig)`): a connected app's settings, the bundle's
+/// `bootconfig.plist` (`CoreEngine.AppConfigRules` holds the rules; this translates).
 public final class BootConfig: NSObject, @unchecked Sendable {
-    let engine: CoreEngine.BootConfig
+    /// `SFSDKAppConfigErrorCode`.
+    public enum ErrorCode: Int, Sendable {
+        case noConsumerKey = 966
+        case noRedirectURI = 967
+    }
 
-    init(_ engine: CoreEngine.BootConfig) { self.engine = engine }
+    /// `SFSDKAppConfigErrorDomain`.
+    public static let errorDomain = AppConfigRules.errorDomain
+    /// `SFSDKDefaultNativeAppConfigFilePath`.
+    public static let defaultFilePath = AppConfigRules.defaultFilePath
 
-    public var remoteAccessConsumerKey: String { engine.consumerKey }
-    public var oauthRedirectURI: String { engine.redirectURI }
-    public var oauthScopes: Set<String> { Set(engine.scopes) }
-    public var shouldAuthenticate: Bool { engine.shouldAuthenticate }
+    /// The settings as the SDK keeps them; the properties read and write it.
+    public var configDict: NSMutableDictionary
+
+    /// `initWithDict:`.
+    public init?(_ configDict: [AnyHashable: Any]?) {
+        var strings: [String: Any] = [:]
+        for (key, value) in configDict ?? [:] { if let key = key.base as? String { strings[key] = value } }
+        self.configDict = NSMutableDictionary(dictionary: AppConfigRules.normalized(strings))
+        super.init()
+    }
+
+    /// `initWithConfigFile:`: a path under the main bundle's resources (the process's bundle); nil when the file
+    /// does not exist or is not a property list.
+    public convenience init?(_ configFile: String) {
+        let resources = SDKProcess.bundleURL ?? URL(fileURLWithPath: Bundle.main.resourcePath ?? Bundle.main.bundlePath)
+        guard let contents = AppConfigRules.contents(ofConfigFile: configFile, resources: resources) else { return nil }
+        self.init(contents)
+    }
+
+    public override convenience init() { self.init(nil as [AnyHashable: Any]?)! }
+
+    convenience init(_ engine: CoreEngine.BootConfig) {
+        self.init([
+            "remoteAccessConsumerKey": engine.consumerKey, "oauthRedirectURI": engine.redirectURI, "oauthScopes": engine.scopes,
+            "shouldAuthenticate": engine.shouldAuthenticate,
+        ] as [AnyHashable: Any])!
+    }
+
+    private var dictionary: [String: Any] {
+        var out: [String: Any] = [:]
+        for (key, value) in configDict { if let key = key as? String { out[key] = value } }
+        return out
+    }
+
+    public var remoteAccessConsumerKey: String {
+        get { configDict["remoteAccessConsumerKey"] as? String ?? "" }
+        set { configDict["remoteAccessConsumerKey"] = newValue }
+    }
+
+    public var oauthRedirectURI: String {
+        get { configDict["oauthRedirectURI"] as? String ?? "" }
+        set { configDict["oauthRedirectURI"] = newValue }
+    }
+
+    public var oauthScopes: Set<String> {
+        get { AppConfigRules.scopes(dictionary) }
+        set { configDict["oauthScopes"] = Array(newValue) }
+    }
+
+    /// `shouldAuthenticate` (`NS_SWIFT_NAME(shouldAuthenticateOnFirstLaunch)`).
+    public var shouldAuthenticateOnFirstLaunch: Bool {
+        get { (configDict["shouldAuthenticate"] as? Bool) ?? ((configDict["shouldAuthenticate"] as? NSNumber)?.boolValue ?? false) }
+        set { configDict["shouldAuthenticate"] = newValue }
+    }
+
+    /// The name this project used before: the same value.
+    public var shouldAuthenticate: Bool { shouldAuthenticateOnFirstLaunch }
+
+    /// `validate:`: errors of `BootConfig.errorDomain`, with the SDK's codes and messages.
+    public func validate() throws {
+        do throws(AppConfigRules.Failure) {
+            try AppConfigRules.validate(dictionary)
+        } catch {
+            throw NSError(domain: Self.errorDomain, code: error.rawValue, userInfo: [NSLocalizedDescriptionKey: error.message])
+        }
+    }
+
+    /// `+fromDefaultConfigFile`: `/bootconfig.plist` of the main bundle.
+    public class func fromDefaultConfigFile() -> BootConfig? { fromConfigFile(defaultFilePath) }
+
+    /// `+fromConfigFile:`.
+    public class func fromConfigFile(_ configFilePath: String) -> BootConfig? { BootConfig(configFilePath) }
+
+    public override var description: String { "<BootConfig: data: \(configDict)>" }
 }
 
 extension SalesforceManager {

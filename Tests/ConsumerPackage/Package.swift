@@ -26,6 +26,7 @@ let package = Package(
             .product(name: "SalesforceSDKCore", package: "AppGroupSim"),
             .product(name: "Combine", package: "AppGroupSim"),
             .product(name: "AppGroupSimTesting", package: "AppGroupSim"),
+            .product(name: "UserNotifications", package: "AppGroupSim"),
         ], swiftSettings: [.unsafeFlags(["-module-alias", "Combine=AppGroupSimCombine"])]),
     ]
 )

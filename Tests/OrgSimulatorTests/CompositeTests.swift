@@ -127,4 +127,50 @@ final class CompositeTests: XCTestCase {
         let caught = await restError { _ = try await self.client.send(try .json("POST", "/services/data/v66.0/composite", ["compositeRequest": requests])) }
         XCTAssertEqual(caught?.errorCode, "INVALID_BATCH_REQUEST")
     }
+
+    // MARK: composite/batch (issue 37): independent sub-requests, haltOnError
+
+    func batch(_ requests: [[String: Any]], haltOnError: Bool? = nil) async throws -> [String: Any] {
+        var body: [String: Any] = ["batchRequests": requests]
+        if let haltOnError { body["haltOnError"] = haltOnError }
+        return try await client.send(try .json("POST", "/services/data/v66.0/composite/batch", body)).object()
+    }
+
+    func testBatchRunsEachSubRequestOnItsOwn() async throws {
+        let answer = try await batch([
+            ["method": "POST", "url": "v66.0/sobjects/Contact", "richInput": ["LastName": "Batched"]],
+            ["method": "POST", "url": "v66.0/sobjects/Contact", "richInput": ["FirstName": "no last name"]],
+            ["method": "GET", "url": "/services/data/v66.0/query?q=SELECT+Id+FROM+Contact+WHERE+LastName='Batched'"],
+            ["method": "GET", "url": "v66.0/sobjects/Contact/003000000000000AAA"],
+        ])
+        XCTAssertEqual(answer["hasErrors"] as? Bool, true)
+        let results = try XCTUnwrap(answer["results"] as? [[String: Any]])
+        XCTAssertEqual(results.map { $0["statusCode"] as? Int }, [201, 400, 200, 404])
+        XCTAssertEqual((results[0]["result"] as? [String: Any])?["success"] as? Bool, true)
+        XCTAssertEqual(((results[1]["result"] as? [[String: Any]])?.first?["errorCode"]) as? String, "REQUIRED_FIELD_MISSING")
+        XCTAssertEqual((results[2]["result"] as? [String: Any])?["totalSize"] as? Int, 1, "the first sub-request stays done though the second failed")
+        let n = try await count("SELECT Id FROM Contact WHERE LastName = 'Batched'")
+        XCTAssertEqual(n, 1)
+    }
+
+    func testBatchHaltOnErrorStopsAfterTheFirstFailureWith412() async throws {
+        let id = try await client.send(try .json("POST", "/services/data/v66.0/sobjects/Contact", ["LastName": "Halted"])).object()["id"] as? String ?? ""
+        let answer = try await batch([
+            ["method": "PATCH", "url": "v66.0/sobjects/Contact/\(id)", "richInput": ["Title": "Changed"]],
+            ["method": "DELETE", "url": "v66.0/sobjects/Contact/003000000000000AAA"],
+            ["method": "PATCH", "url": "v66.0/sobjects/Contact/\(id)", "richInput": ["Title": "Never"]],
+        ], haltOnError: true)
+        let results = try XCTUnwrap(answer["results"] as? [[String: Any]])
+        XCTAssertEqual(results.map { $0["statusCode"] as? Int }, [204, 404, 412])
+        XCTAssertTrue(results[0]["result"] is NSNull, "a 204's result is null")
+        XCTAssertEqual(((results[2]["result"] as? [[String: Any]])?.first?["errorCode"]) as? String, "BATCH_PROCESSING_HALTED")
+        let title = try await client.send(.query("SELECT Title FROM Contact WHERE Id = '\(id)'")).object()
+        XCTAssertEqual(((title["records"] as? [[String: Any]])?.first?["Title"]) as? String, "Changed")
+    }
+
+    func testBatchAllowsAtMost25SubRequests() async throws {
+        let requests = (0..<26).map { _ in ["method": "GET", "url": "v66.0/limits"] }
+        let caught = await restError { _ = try await self.batch(requests) }
+        XCTAssertEqual(caught?.errorCode, "INVALID_BATCH_REQUEST")
+    }
 }

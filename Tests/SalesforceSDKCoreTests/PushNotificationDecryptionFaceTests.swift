@@ -150,4 +150,38 @@ final class PushNotificationDecryptionFaceTests: XCTestCase {
         XCTAssertEqual(frozen.title, "changed")
         XCTAssertEqual(frozen.userInfo["k"] as? String, "v")
     }
+
+    /// UNUserNotificationCenter on the device: authorization and categories recorded for the app, an extension's
+    /// calls counted for its host app, read back by getNotificationCategories.
+    func testTheNotificationCenterRecordsOnTheDevice() throws {
+        let device = try SimulatedDevice(at: root.appendingPathComponent("device"), keychain: .inMemory)
+        try device.run(as: app) {
+            let center = UNUserNotificationCenter.current()
+            let granted = Box<Bool>()
+            center.requestAuthorization(options: [.alert, .badge]) { ok, _ in granted.value = ok }
+            XCTAssertEqual(granted.value, true)
+            let open = UNNotificationAction(identifier: "OPEN_CASE", title: "Open case", options: [.foreground])
+            center.setNotificationCategories([UNNotificationCategory(identifier: "CASE", actions: [open], intentIdentifiers: [], options: [.customDismissAction])])
+        }
+        let file = root.appendingPathComponent("device/Notifications/com.salesforce.mobilesdk.MobileSyncExplorer/settings.json")
+        let recorded = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        XCTAssertEqual(recorded["authorization"] as? [String], ["badge", "alert"])
+        XCTAssertEqual(recorded["authorizationRequests"] as? Int, 1)
+        try device.run(as: service) {
+            UNUserNotificationCenter.current().requestAuthorization(options: [.sound]) { _, _ in }
+            let categories = Box<Set<UNNotificationCategory>>()
+            UNUserNotificationCenter.current().getNotificationCategories { categories.value = $0 }
+            let category = try XCTUnwrap(categories.value?.first)
+            XCTAssertEqual(category.identifier, "CASE")
+            XCTAssertEqual(category.actions.map(\.identifier), ["OPEN_CASE"])
+            XCTAssertEqual(category.actions.first?.options, [.foreground])
+            XCTAssertEqual(category.options, [.customDismissAction])
+        }
+        let after = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        XCTAssertEqual(after["authorization"] as? [String], ["badge", "alert", "sound"], "the extension's request counts for its app")
+    }
+}
+
+final class Box<T>: @unchecked Sendable {
+    var value: T?
 }

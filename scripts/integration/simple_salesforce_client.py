@@ -182,3 +182,58 @@ nexts = [old.query("SELECT Id FROM Contact", headers=headers)["nextRecordsUrl"] 
 expect(SalesforceMalformedRequest, "INVALID_QUERY_LOCATOR", lambda: old.query_more(nexts[0], identifier_is_url=True), "released cursor")
 check(len(old.query_more(nexts[1], identifier_is_url=True)["records"]) == 200, "second cursor still open")
 ok("v55.0: the 11th open cursor released the user's oldest (INVALID_QUERY_LOCATOR), the others still page")
+
+# aiosalesforce (PyPI), the composite/batch client: independent sub-requests and haltOnError, as Salesforce answers
+# them ({hasErrors, results:[{statusCode, result}]}, 412 BATCH_PROCESSING_HALTED after the first failure).
+import asyncio
+
+import httpx
+from aiosalesforce import Salesforce as AsyncSalesforce
+from aiosalesforce.auth import Auth
+
+
+class Token(Auth):
+    def __init__(self, access_token):
+        super().__init__()
+        self.access_token = access_token
+
+    async def _acquire_new_access_token(self, client):
+        return self.access_token
+
+
+class ToTheOrg(httpx.AsyncBaseTransport):
+    """aiosalesforce accepts only a My Domain URL (https://NAME.my.salesforce.com): its requests are sent to the org's
+    TLS front here instead, the certificate checked against its CA."""
+
+    def __init__(self):
+        self.inner = httpx.AsyncHTTPTransport(verify=CA)
+        self.front = urllib.parse.urlsplit(BASE)
+
+    async def handle_async_request(self, request):
+        request.url = request.url.copy_with(host=self.front.hostname, port=self.front.port)
+        return await self.inner.handle_async_request(request)
+
+
+async def batches():
+    async with httpx.AsyncClient(transport=ToTheOrg()) as http:
+        asf = AsyncSalesforce(http, base_url="https://appgroupsim.my.salesforce.com", auth=Token(token["access_token"]), version="66.0")
+        async with asf.composite.batch(halt_on_error=False) as batch:
+            created = batch.sobject.create("Contact", {"LastName": "AioBatch"})
+            missing = batch.sobject.create("Contact", {"FirstName": "no last name"})
+            query = batch.query("SELECT Id, LastName FROM Contact WHERE LastName = 'AioBatch'")
+        check(created.status_code == 201 and created.is_success, f"create: {created.response}")
+        check(missing.status_code == 400 and missing.result[0]["errorCode"] == "REQUIRED_FIELD_MISSING", f"missing field: {missing.response}")
+        check(len(query.records) == 1 and query.records[0]["Id"] == created.result["id"], f"query after a failure: {query.response}")
+        async with asf.composite.batch(halt_on_error=True) as batch:
+            update = batch.sobject.update("Contact", created.result["id"], {"Title": "Batched"})
+            bad = batch.sobject.delete("Contact", "003000000000000AAA")
+            never = batch.sobject.update("Contact", created.result["id"], {"Title": "Never"})
+        check(update.status_code == 204 and update.result is None, f"update: {update.response}")
+        check(bad.status_code == 404, f"delete of no record: {bad.response}")
+        check(never.status_code == 412 and never.result[0]["errorCode"] == "BATCH_PROCESSING_HALTED", f"halted: {never.response}")
+        check(sf.Contact.get(created.result["id"])["Title"] == "Batched", "the sub-request before the failure stays done")
+
+
+asyncio.run(batches())
+ok("aiosalesforce composite/batch: sub-requests run on their own (201, 400 REQUIRED_FIELD_MISSING, then a query that sees the first); "
+   "haltOnError: 204, 404, then 412 BATCH_PROCESSING_HALTED")

@@ -10,7 +10,7 @@ APPGROUPSIM_APT_PACKAGES=(pkg-config libsqlite3-dev libsecret-1-dev libssl-dev g
 APPGROUPSIM_TEST_APT_PACKAGES=(chromium fonts-dejavu-core curl openssl socat python3-venv)
 
 # The PyPI clients the integration scripts drive sf-simulator with, pinned.
-APPGROUPSIM_PIP_PACKAGES=(simple-salesforce==1.12.6 requests-oauthlib==2.0.0 cryptography==48.0.0 SecretStorage==3.3.3)
+APPGROUPSIM_PIP_PACKAGES=(simple-salesforce==1.12.6 requests-oauthlib==2.0.0 cryptography==48.0.0 SecretStorage==3.3.3 aiosalesforce==0.6.2)
 
 # ensure_deps [EXTRA_PACKAGE...]
 ensure_deps() {

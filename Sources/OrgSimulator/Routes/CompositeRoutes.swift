@@ -1,7 +1,8 @@
 import Foundation
 import Hummingbird
 
-/// `composite` (up to 25 sub-requests with `@{ref.path}` references and `allOrNone`) and the
+/// `composite` (up to 25 sub-requests with `@{ref.path}` references and `allOrNone`), `composite/batch` (up to 25
+/// independent sub-requests, `haltOnError`), and the
 /// `composite/sobjects` collections for any object: create, update and delete up to 200 records,
 /// upsert by an External ID field, retrieve up to 2,000. A request runs in one database transaction;
 /// `allOrNone` rolls back to a savepoint.
@@ -12,6 +13,7 @@ struct CompositeRoutes {
 
     func register(on api: RouterGroup<OrgContext>) {
         api.post("composite") { request, context in try await self.perform(request, context, .post, ["composite"]) }
+        api.post("composite/batch") { request, context in try await self.perform(request, context, .post, ["composite", "batch"]) }
         api.post("composite/sobjects") { request, context in try await self.perform(request, context, .post, ["composite", "sobjects"]) }
         api.patch("composite/sobjects") { request, context in try await self.perform(request, context, .patch, ["composite", "sobjects"]) }
         api.delete("composite/sobjects") { request, context in try await self.perform(request, context, .delete, ["composite", "sobjects"]) }
@@ -32,6 +34,7 @@ struct CompositeRoutes {
     func handle(_ db: SQLTransaction, _ call: APICall) throws -> Outcome {
         switch (call.method, call.path.count) {
         case (.post, 1): return try composite(db, call)
+        case (.post, 2) where call.path[1] == "batch": return try batch(db, call)
         case (.post, 2): return try collection(db, call) { record, object in
                 .ok(try state.records.create(db, session: call.session, object: object, body: record))
             }
@@ -227,6 +230,41 @@ struct CompositeRoutes {
             return .rollback
         }
         return HTTP.json(.ok, ["compositeResponse": responses])
+    }
+
+    /// Salesforce's Composite Batch: `{"batchRequests": [{"method", "url", "richInput"?}…], "haltOnError"?}`, up to 25
+    /// sub-requests run in order, each on its own (one that fails changes nothing, and undoes nothing of the
+    /// others). The answer is 200 `{"hasErrors", "results": [{"statusCode", "result"}…]}`, `result` being what the
+    /// sub-request's own call answers (null for a 204). With `haltOnError`, the sub-requests after the first
+    /// that fails are not run: 412 `BATCH_PROCESSING_HALTED`. A `url` is `vXX.X/…` or `/services/data/vXX.X/…`.
+    func batch(_ db: SQLTransaction, _ call: APICall) throws -> Outcome {
+        let object = try call.json()
+        guard let requests = object["batchRequests"] as? [[String: Any]] else {
+            throw SalesforceError(.badRequest, "JSON_PARSER_ERROR", "expected {\"batchRequests\": […]}")
+        }
+        guard requests.count <= 25 else {
+            throw SalesforceError(.badRequest, "INVALID_BATCH_REQUEST", "A batch cannot contain more than 25 requests")
+        }
+        let halt = object["haltOnError"] as? Bool ?? false
+        var results: [[String: Any]] = []
+        var failed = false
+        for sub in requests {
+            if failed && halt {
+                results.append(["statusCode": 412, "result": [["errorCode": "BATCH_PROCESSING_HALTED", "message": "Batch processing halted per request"]]])
+                continue
+            }
+            var request = sub
+            request["body"] = sub["richInput"]
+            if let url = sub["url"] as? String, !url.hasPrefix("/") { request["url"] = "/services/data/" + url }
+            var outcome = SalesforceError.notFound().outcome
+            try db.inSavepoint {
+                outcome = try dispatch(db, call, request, references: [:])
+                return outcome.status.code < 400 ? .commit : .rollback
+            }
+            if outcome.status.code >= 400 { failed = true }
+            results.append(["statusCode": outcome.status.code, "result": outcome.json ?? NSNull()])
+        }
+        return HTTP.json(.ok, ["hasErrors": failed, "results": results])
     }
 
     private func dispatch(_ db: SQLTransaction, _ call: APICall, _ sub: [String: Any], references: [String: Any]) throws -> Outcome {
