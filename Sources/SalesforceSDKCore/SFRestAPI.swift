@@ -147,22 +147,13 @@ public final class RestClient: NSObject, @unchecked Sendable {
 
     /// `/composite/batch`: the requests run one after the other, each with its own answer.
     public func batchRequest(_ requests: [RestRequest], haltOnError: Bool, apiVersion: String?) -> RestRequest {
-        let items: [[String: Any]] = requests.map { request in
-            var item: [String: Any] = ["method": RestRequest.httpMethod(from: request.method), "url": request.relativeURL]
-            if let body = request.requestBodyAsDictionary { item["richInput"] = body }
-            return item
-        }
-        return jsonRequest(.POST, versioned(apiVersion) + "/composite/batch", ["batchRequests": items, "haltOnError": haltOnError])
+        requests.reduce(BatchRequestBuilder().setHaltOnError(haltOnError)) { $0.add($1) }.buildBatchRequest(apiVersion ?? self.apiVersion)
     }
 
     /// `/composite`: the requests in one call, each named by its reference id, all or none.
     public func compositeRequest(_ requests: [RestRequest], refIds: [String], allOrNone: Bool, apiVersion: String?) -> RestRequest {
-        let items: [[String: Any]] = zip(requests, refIds).map { request, refId in
-            var item: [String: Any] = ["method": RestRequest.httpMethod(from: request.method), "url": request.relativeURL, "referenceId": refId]
-            if let body = request.requestBodyAsDictionary { item["body"] = body }
-            return item
-        }
-        return jsonRequest(.POST, versioned(apiVersion) + "/composite", ["allOrNone": allOrNone, "compositeRequest": items])
+        zip(requests, refIds).reduce(CompositeRequestBuilder().setAllOrNone(allOrNone)) { $0.add($1.0, referenceId: $1.1) }
+            .buildCompositeRequest(apiVersion ?? self.apiVersion)
     }
 
     /// Revokes the user's access token at the login host (`/services/oauth2/revoke`).

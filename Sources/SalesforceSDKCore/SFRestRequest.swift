@@ -30,7 +30,7 @@ public typealias SFRestRequestFailBlock = RestRequestFailBlock
 public typealias SFRestResponseBlock = RestResponseBlock
 
 /// The SDK's `SFRestRequest` (`NS_SWIFT_NAME(RestRequest)`): a REST call relative to the user's instance.
-public final class RestRequest: NSObject, @unchecked Sendable {
+public class RestRequest: NSObject, @unchecked Sendable {
     /// `SFRestMethod`.
     @objc public enum Method: Int, Sendable {
         case GET = 0, POST, PUT, DELETE, HEAD, PATCH

@@ -236,7 +236,7 @@ struct CompositeRoutes {
     /// sub-requests run in order, each on its own (one that fails changes nothing, and undoes nothing of the
     /// others). The answer is 200 `{"hasErrors", "results": [{"statusCode", "result"}…]}`, `result` being what the
     /// sub-request's own call answers (null for a 204). With `haltOnError`, the sub-requests after the first
-    /// that fails are not run: 412 `BATCH_PROCESSING_HALTED`. A `url` is `vXX.X/…` or `/services/data/vXX.X/…`.
+    /// that fails are not run: 412 `BATCH_PROCESSING_HALTED`. A `url` is `vXX.X/…`, `/vXX.X/…` or `/services/data/vXX.X/…`.
     func batch(_ db: SQLTransaction, _ call: APICall) throws -> Outcome {
         let object = try call.json()
         guard let requests = object["batchRequests"] as? [[String: Any]] else {
@@ -255,7 +255,10 @@ struct CompositeRoutes {
             }
             var request = sub
             request["body"] = sub["richInput"]
-            if let url = sub["url"] as? String, !url.hasPrefix("/") { request["url"] = "/services/data/" + url }
+            // `vXX.X/…` as Salesforce documents it, `/vXX.X/…` as the Mobile SDK's BatchRequest writes it.
+            if let url = sub["url"] as? String, !url.hasPrefix("/services/") {
+                request["url"] = "/services/data/" + (url.hasPrefix("/") ? String(url.dropFirst()) : url)
+            }
             var outcome = SalesforceError.notFound().outcome
             try db.inSavepoint {
                 outcome = try dispatch(db, call, request, references: [:])
