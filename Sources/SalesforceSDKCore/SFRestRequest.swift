@@ -79,11 +79,7 @@ public class RestRequest: NSObject, @unchecked Sendable {
     }
 
     /// The URL relative to the instance, as composite and batch requests name their parts.
-    var relativeURL: String {
-        let query = (queryParams ?? [:]).sorted { $0.key < $1.key }
-            .map { "\($0.key)=\(String(describing: $0.value).addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? "")" }.joined(separator: "&")
-        return endpoint + path + (query.isEmpty ? "" : "?" + query)
-    }
+    var relativeURL: String { endpoint + effectivePath + queryString }
 
     public class func request(withMethod method: Method, baseURL: String, path: String, queryParams: [String: Any]?) -> RestRequest {
         let request = RestRequest(method: method, path: path, queryParams: queryParams)
@@ -149,21 +145,50 @@ public class RestRequest: NSObject, @unchecked Sendable {
         setCustomRequestBodyData(body, contentType: "multipart/form-data; boundary=\(boundary)")
     }
 
-    /// The `URLRequest` the client sends for the user: the instance's URL, the method, the headers and body,
-    /// and the session's access token.
-    public func prepareRequest(forSend user: UserAccount) -> URLRequest? {
-        guard let instance = user.credentials.instanceUrl, var components = URLComponents(url: instance, resolvingAgainstBaseURL: false) else { return nil }
-        let engineRequest = engine
-        components.path = engineRequest.path
-        if !engineRequest.queryItems.isEmpty { components.queryItems = engineRequest.queryItems }
-        guard let url = (baseURL.flatMap { URL(string: $0 + engineRequest.path) }) ?? components.url else { return nil }
+    /// `prepareRequestForSend:` (Swift: `prepare(forSend:)`): the `URLRequest` for the user, put together as the SDK
+    /// does: a path that is a whole `https://` URL as it is; else the base URL (the request's, or the user's login
+    /// host or instance), the endpoint and the path (without the endpoint when it starts with it), the query; the
+    /// timeout, the method, the user's access token unless an `Authorization` header is given, the headers, the body.
+    public func prepare(forSend user: UserAccount) -> URLRequest? {
+        let url: URL?
+        if path.lowercased().hasPrefix("https://") {
+            url = URL(string: path)
+        } else {
+            let base = baseURL ?? (serviceHostType == .login ? user.credentials.engine.loginHost.absoluteString : user.credentials.instanceUrl?.absoluteString)
+            guard var full = base else { return nil }
+            if !full.hasSuffix("/") { full += "/" }
+            var point = endpoint
+            if point.hasPrefix("/") { point.removeFirst() }
+            var rest = effectivePath
+            if rest.hasPrefix("/") { rest.removeFirst() }
+            // The SDK ends the endpoint with "/" even when no path follows; here that slash is left out.
+            if !point.isEmpty, !point.hasSuffix("/"), !rest.isEmpty { point += "/" }
+            full += point + rest + queryString
+            url = URL(string: full)
+        }
+        guard let url else { return nil }
         var request = URLRequest(url: url)
-        request.httpMethod = engineRequest.method
-        request.httpBody = engineRequest.body
         request.timeoutInterval = timeoutInterval
-        for (name, value) in engineRequest.headers { request.setValue(value, forHTTPHeaderField: name) }
-        if requiresAuthentication, let token = user.credentials.accessToken { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        request.httpMethod = Self.httpMethod(from: method)
+        if requiresAuthentication, customHeaders?["Authorization"] == nil, let token = user.credentials.accessToken {
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        }
+        for (name, value) in customHeaders ?? [:] { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = body
         return request
+    }
+
+    /// The name this project used before `prepare(forSend:)`.
+    public func prepareRequest(forSend user: UserAccount) -> URLRequest? { prepare(forSend: user) }
+
+    /// The path without the endpoint when it starts with it (the SDK's sanity check of the two).
+    var effectivePath: String { !endpoint.isEmpty && path.hasPrefix(endpoint) ? String(path.dropFirst(endpoint.count)) : path }
+
+    /// `?a=1&b=2` (sorted by name), or empty.
+    var queryString: String {
+        let query = (queryParams ?? [:]).sorted { $0.key < $1.key }
+            .map { "\($0.key)=\(String(describing: $0.value).addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? "")" }.joined(separator: "&")
+        return query.isEmpty ? "" : "?" + query
     }
 
     /// The body as a dictionary, when it is JSON.
@@ -228,6 +253,7 @@ public class RestRequest: NSObject, @unchecked Sendable {
     /// The engine's request: the path under the endpoint, with the query string the SDK builds.
     var engine: CoreNetworkEngine.RestRequest {
         let items = (queryParams ?? [:]).sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: "\($0.value)") }
+        let path = effectivePath
         let fullPath = (endpoint.isEmpty ? "" : endpoint) + (path.hasPrefix("/") || endpoint.isEmpty ? path : "/" + path)
         return CoreNetworkEngine.RestRequest(method: Self.httpMethod(from: method), path: fullPath, queryItems: items, body: body, headers: customHeaders ?? [:])
     }

@@ -153,6 +153,15 @@ public final class UserAccount: NSObject, @unchecked Sendable {
         engine = CoreEngine.UserAccount(credentials: credentials.engine, username: "", displayName: "", email: "")
     }
 
+    /// An empty account, as `[[SFUserAccount alloc] init]`: no user, no org, no token; its login host and instance
+    /// are the SDK's default login host (the SDK leaves the instance unset), so that a request with a base URL of
+    /// its own can be prepared for it, as the SDK's tests do.
+    public override convenience init() {
+        let host = URL(string: "https://login.salesforce.com")!
+        self.init(credentials: OAuthCredentials(Keychain.OAuthCredentials(
+            clientId: "", redirectURI: "", loginHost: host, instanceURL: host, identityURL: host, orgId: "", userId: "", keychainAccount: "")))
+    }
+
     public var accountIdentity: UserAccountIdentity { UserAccountIdentity(userId: engine.userId, orgId: engine.orgId) }
     public var credentials: OAuthCredentials { OAuthCredentials(engine.credentials) }
     public var idData: IdentityData { IdentityData(engine) }
