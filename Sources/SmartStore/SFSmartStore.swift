@@ -27,8 +27,15 @@ public final class SmartStore: NSObject, @unchecked Sendable {
     public let name: String
     /// The user this store belongs to; nil for a global store.
     public var userAccount: UserAccount?
-    public var capturesExplainQueryPlan = false
-    public var lastExplainQueryPlan: [AnyHashable: Any] = [:]
+    /// `captureExplainQueryPlan`: when on, each query is first explained, and `lastExplainQueryPlan` keeps that plan.
+    public var capturesExplainQueryPlan: Bool {
+        get { engine.explain.isOn }
+        set { engine.explain.isOn = newValue }
+    }
+
+    /// The last query's plan while capturing: `sql` (the `EXPLAIN QUERY PLAN` statement), `args`, `rows` (each with
+    /// SQLite's `detail`, `id`, `parent`, `notused`), the SDK's keys.
+    public var lastExplainQueryPlan: [AnyHashable: Any] { engine.explain.lastPlan.foundationEntry }
 
     /// The store file's path.
     public var path: String? { engine.url.path }
@@ -148,8 +155,9 @@ public final class SmartStore: NSObject, @unchecked Sendable {
 
     // MARK: Soups
 
+    /// The soup's indexes, each with the column the store keeps it in (`soup_index_map`), as the SDK gives them.
     public func indices(forSoupNamed soupName: String) -> [SoupIndex] {
-        ((try? engine.indices(for: soupName)) ?? []).map { SoupIndex(engine: $0) }
+        ((try? engine.indexColumns(for: soupName)) ?? []).map { SoupIndex(engine: $0.spec, columnName: $0.columnName) }
     }
 
     public func soupExists(forName soupName: String) -> Bool { (try? engine.soupExists(soupName)) ?? false }
@@ -305,10 +313,10 @@ public final class SmartStore: NSObject, @unchecked Sendable {
         }
     }
 
-    /// The store file's size in bytes.
-    /// The `_soupLastModifiedDate` value (ms since 1970) as a date.
-    public func date(lastModifiedValue: Int) -> Date { Date(timeIntervalSince1970: Double(lastModifiedValue) / 1000) }
+    /// `+dateFromLastModifiedValue:`: a `_soupLastModifiedDate` value (milliseconds since 1970) as a date.
+    public class func date(lastModifiedValue: NSNumber) -> Date { Date(timeIntervalSince1970: lastModifiedValue.doubleValue / 1000) }
 
+    /// The store file's size in bytes.
     public func databaseSize() -> UInt {
         UInt(SecureFiles.size(engine.url) ?? 0)
     }

@@ -146,4 +146,38 @@ final class SmartStoreTests: XCTestCase {
         XCTAssertNil(UserAccountManager.shared.currentUserAccount)
         XCTAssertNil(SmartStore.shared(withName: SmartStore.defaultStoreName))
     }
+
+    // SFSmartSqlTests' explain-plan checks (SFSmartStoreTestCase.checkExplainQueryPlan), through the public API: a
+    // query on an indexed field uses that field's index, which indices(forSoupNamed:) names by its column.
+    func testExplainQueryPlanAndIndexColumns() throws {
+        let store = try XCTUnwrap(store)
+        try store.registerSoup(withName: "employees", withIndices: [
+            try XCTUnwrap(SoupIndex(path: "lastName", indexType: kSoupIndexTypeString, columnName: nil)),
+            try XCTUnwrap(SoupIndex(path: "employeeId", indexType: kSoupIndexTypeString, columnName: nil)),
+        ])
+        _ = try store.upsert(entries: [["lastName": "Doe", "employeeId": "00010"], ["lastName": "Roe", "employeeId": "00020"]], forSoupNamed: "employees")
+        let columns = store.indices(forSoupNamed: "employees").map { $0.columnName ?? "" }
+        XCTAssertEqual(columns.count, 2)
+        XCTAssertTrue(columns.allSatisfy { $0.hasPrefix("TABLE_") }, "\(columns)")
+        let table = String(columns[0].dropLast(2))
+        XCTAssertEqual(columns, [table + "_0", table + "_1"])
+
+        store.capturesExplainQueryPlan = true
+        let spec = QuerySpec.buildSmartQuerySpec(smartSql: "select {employees:_soup} from {employees} where {employees:lastName} = 'Doe'", pageSize: 10)!
+        XCTAssertEqual(try store.query(using: spec, startingFromPageIndex: 0).count, 1)
+        let plan = store.lastExplainQueryPlan
+        XCTAssertTrue((plan["sql"] as? String)?.hasPrefix("EXPLAIN QUERY PLAN ") ?? false)
+        let detail = ((plan["rows"] as? [Any])?.first as? [String: Any])?["detail"] as? String ?? ""
+        XCTAssertTrue(detail.hasPrefix("SEARCH \(table) USING INDEX \(table)_0_idx"), detail)
+
+        store.capturesExplainQueryPlan = false
+        let exact = QuerySpec.buildExactQuerySpec(soupName: "employees", path: "employeeId", matchKey: "00020", orderPath: "employeeId", order: .ascending, pageSize: 10)
+        XCTAssertEqual(try store.query(using: exact, startingFromPageIndex: 0).count, 1)
+        XCTAssertEqual(store.lastExplainQueryPlan["sql"] as? String, plan["sql"] as? String, "not captured once turned off")
+    }
+
+    // +dateFromLastModifiedValue:, a class method taking the stored number of milliseconds.
+    func testDateFromLastModifiedValue() {
+        XCTAssertEqual(SmartStore.date(lastModifiedValue: NSNumber(value: 1_700_000_000_123)).timeIntervalSince1970, 1_700_000_000.123, accuracy: 0.0001)
+    }
 }
