@@ -476,17 +476,7 @@ package enum ProjectPackage {
     }
 
     static func swiftBuild(package: URL, scratch: URL?) -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "build", "--build-tests", "--disable-build-manifest-caching", "--package-path", package.path] + (scratch.map { ["--scratch-path", $0.path] } ?? [])
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return (127, "swift could not be started: \(error)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        run(["swift", "build", "--build-tests", "--disable-build-manifest-caching", "--package-path", package.path] + (scratch.map { ["--scratch-path", $0.path] } ?? []))
     }
 
     /// Each of the package's own sources that `…/Sources/<Module>/<file>:L:C: error: …` names, once, with its

@@ -54,24 +54,6 @@ public class SFSDKPushNotificationDecryption: NSObject {
 /// `SFSDKPushNotificationErrorDomain`.
 public let SFSDKPushNotificationErrorDomain = PushNotificationError.domain
 
-/// The SDK's `SFSDKPushNotificationError` codes (`NS_ERROR_ENUM(SFSDKPushNotificationErrorDomain)`).
-public enum SFSDKPushNotificationError: Int, Sendable {
-    case noEncryptedSecret = -1001
-    case noEncryptedContent = -1002
-    case noApsAlertTitle = -1003
-    case noApsAlertBody = -1004
-    case noApsDictionary = -1005
-    case noApsAlertDictionary = -1006
-    case malformedSecretData = -1007
-    case privateRSAKeyNotFound = -1008
-    case secretDecryptionFailed = -1009
-    case malformedContentData = -1010
-    case contentDecryptionFailed = -1011
-    case invalidContentFormat = -1012
-
-    public static var errorDomain: String { SFSDKPushNotificationErrorDomain }
-}
-
 /// The SDK's `kRemoteNotificationKey…` names (SFSDKPushNotificationFieldsConstants.h), which its tests use.
 public let kRemoteNotificationKeyAlert = PushNotificationKey.alert
 public let kRemoteNotificationKeyBody = PushNotificationKey.body

@@ -18,12 +18,6 @@ final class KeychainGroupOnlyDoctorTests: XCTestCase {
         try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("Fixtures/CaseAlerts"), to: work.appendingPathComponent("CaseAlerts"))
     }
 
-    func edit(_ file: URL, _ from: String, _ to: String) throws {
-        let text = try String(contentsOf: file, encoding: .utf8)
-        XCTAssertTrue(text.contains(from), "\(from) not in \(file.lastPathComponent)")
-        try text.replacingOccurrences(of: from, with: to).write(to: file, atomically: true, encoding: .utf8)
-    }
-
     func testAKeychainGroupOnlyProjectHasNoAppGroupFinding() async throws {
         let found = await ProjectDoctor.examine(xcodeproj: project, configuration: "Debug")
         XCTAssertEqual(found, [], "\(found)")
@@ -35,7 +29,10 @@ final class KeychainGroupOnlyDoctorTests: XCTestCase {
 
     /// Its keychain group is still checked: an extension that does not share it cannot read the push key.
     func testItsKeychainGroupIsStillChecked() async throws {
-        try edit(extensionEntitlements, "$(AppIdentifierPrefix)com.acme.casealerts</string>", "$(AppIdentifierPrefix)com.acme.other</string>")
+        let entitlements = try String(contentsOf: extensionEntitlements, encoding: .utf8)
+        XCTAssertTrue(entitlements.contains("com.acme.casealerts</string>"))
+        try entitlements.replacingOccurrences(of: "com.acme.casealerts</string>", with: "com.acme.other</string>")
+            .write(to: extensionEntitlements, atomically: true, encoding: .utf8)
         let found = await ProjectDoctor.examine(xcodeproj: project, configuration: "Debug")
         XCTAssertEqual(found.map(\.id), ["push-key-group-not-shared"], "\(found)")
     }

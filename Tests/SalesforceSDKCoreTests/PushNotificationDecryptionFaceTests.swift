@@ -50,14 +50,12 @@ final class SlowNotificationService: UNNotificationServiceExtension {
 }
 
 /// Issue 37: a developer's own notification service extension, run by the simulated device on the org's pushes.
-final class PushNotificationDecryptionFaceTests: XCTestCase {
-    var root: URL!
-    var app: URL { root.appendingPathComponent("MobileSyncExplorer.app") }
-    var service: URL { app.appendingPathComponent("PlugIns/NotificationService.appex") }
+final class PushNotificationDecryptionFaceTests: FixtureAppTestCase {
+    var app: URL { appURL }
+    var service: URL { notificationServiceURL }
 
     override func setUpWithError() throws {
-        root = try TestSupport.temporaryDirectory(self)
-        try FileManager.default.copyItem(at: TestSupport.fixtureApp, to: app)
+        try super.setUpWithError()
         TemplateNotificationService.errors = []
     }
 
