@@ -26,6 +26,13 @@ package struct AppBundle: Sendable, Equatable {
     /// A notification service extension: iOS hands it each remote notification before it is shown.
     package var isNotificationServiceExtension: Bool { isExtension && extensionPointIdentifier == Self.notificationServiceExtensionPoint }
 
+    /// The app whose widgets and notifications these are, by bundle id: this bundle's own for an app, the host
+    /// app's (the `.app` whose PlugIns/ holds it) for an extension, as iOS counts them; its own when it has none.
+    package var owningAppIdentifier: String {
+        guard isExtension else { return bundleIdentifier }
+        return (try? AppBundle(at: url.deletingLastPathComponent().deletingLastPathComponent()))?.bundleIdentifier ?? bundleIdentifier
+    }
+
     package init(at url: URL) throws {
         let url = url.standardizedFileURL
         var isDir: ObjCBool = false

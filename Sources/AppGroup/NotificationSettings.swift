@@ -45,7 +45,8 @@ package struct NotificationSettings: Codable, Sendable, Equatable {
     /// The app's settings; empty when it never asked. A file that cannot be read is an error naming it.
     package static func read(_ layout: DeviceLayout, app bundleID: String) throws -> NotificationSettings {
         let url = file(layout, app: bundleID)
-        guard let data = FileManager.default.contents(atPath: url.path) else { return NotificationSettings() }
+        // Read through no link: a link put in its place is refused by name, never followed.
+        guard let data = try SecureFiles.readRegularFileNoFollow(url) else { return NotificationSettings() }
         do {
             return try JSONDecoder().decode(NotificationSettings.self, from: data)
         } catch {

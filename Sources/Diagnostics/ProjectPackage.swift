@@ -555,6 +555,10 @@ package enum ProjectPackage {
         guard let report = file.targets.first(where: { $0.target == target || $0.module == target }) else {
             throw DeliverError.noSuchTarget(target: target, package: dir.path, targets: file.targets.map(\.target))
         }
+        // The module names the executable run from the build folder: a Swift module name, never a path.
+        guard report.module == moduleName(report.module), !report.module.hasPrefix("_") || report.module.count > 1 else {
+            throw DeliverError.notRunnable(target: target, why: "import-package.json names the module \(report.module), which is not a Swift module name the import writes; import the project again")
+        }
         guard let bundle = try? AppBundle(at: URL(fileURLWithPath: report.bundle)), bundle.isNotificationServiceExtension else {
             throw DeliverError.notRunnable(target: target, why: "\(report.bundle) is not a notification service extension (NSExtensionPointIdentifier \(AppBundle.notificationServiceExtensionPoint))")
         }

@@ -32,19 +32,13 @@ public final class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     private override init() { super.init() }
 
     private func record(_ change: (inout NotificationSettings) -> Void) throws {
-        let process = SDKProcess.current
-        let bundle = process.sandbox.bundle
-        let app = bundle.isExtension ? bundle.url.deletingLastPathComponent().deletingLastPathComponent() : bundle.url
-        let appID = (try? AppBundle(at: app))?.bundleIdentifier ?? bundle.bundleIdentifier
-        try NotificationSettings.update(process.sandbox.device.layout, app: appID, change)
+        let sandbox = SDKProcess.current.sandbox
+        try NotificationSettings.update(sandbox.device.layout, app: sandbox.bundle.owningAppIdentifier, change)
     }
 
     private func settings() throws -> NotificationSettings {
-        let process = SDKProcess.current
-        let bundle = process.sandbox.bundle
-        let app = bundle.isExtension ? bundle.url.deletingLastPathComponent().deletingLastPathComponent() : bundle.url
-        let appID = (try? AppBundle(at: app))?.bundleIdentifier ?? bundle.bundleIdentifier
-        return try NotificationSettings.read(process.sandbox.device.layout, app: appID)
+        let sandbox = SDKProcess.current.sandbox
+        return try NotificationSettings.read(sandbox.device.layout, app: sandbox.bundle.owningAppIdentifier)
     }
 
     public func requestAuthorization(options: UNAuthorizationOptions = [], completionHandler: @escaping @Sendable (Bool, (any Error)?) -> Void) {

@@ -19,8 +19,7 @@ public final class WidgetCenter: @unchecked Sendable {
     private func record(kind: String?) {
         let process = SDKProcess.current
         let bundle = process.sandbox.bundle
-        let app = bundle.isExtension ? bundle.url.deletingLastPathComponent().deletingLastPathComponent() : bundle.url
-        let appID = (try? AppBundle(at: app))?.bundleIdentifier ?? bundle.bundleIdentifier
+        let appID = bundle.owningAppIdentifier
         do {
             try WidgetReloads.record(process.sandbox.device.layout, app: appID, kind: kind, from: bundle.bundleIdentifier)
             SDKProcess.traceStep("widgetReload", ["app": appID, "kind": kind ?? "*"])

@@ -107,7 +107,19 @@ expect_status 0 "$BIN/extension-notification" --device "$DEV" --bundle "$APP/Plu
 [ "$(field "$OUT" 'd["title"]')" = "to the project's extension" ] || fail "$OUT"
 ok "extension-notification decrypts for a keychain-group-only app too (it cannot see the accounts, so it does not refuse as notLoggedIn)"
 
-# 6. An empty inbox, and a target that is not an extension.
+# 6. Hostile input: a cipher the org does not know is refused and nothing is delivered; a payload nested 100,000
+#    deep is unreadable (13), kept as it came, and the extension's class never runs on it.
+[ "$(push "x" "y" ", \"cipher\": \"RSA_NONE\"")" = 400 ] || fail "an unknown cipher was not refused: $(cat "$WORK/push.json")"
+contains "$(cat "$WORK/push.json")" "cipher must be"
+[ "$(ls "$INBOX" | wc -l)" = 0 ] || fail "the refused push delivered something"
+python3 -c 'import sys; open(sys.argv[1], "w").write("{\"aps\": " + "[" * 100000 + "]" * 100000 + "}")' "$INBOX/999999999999999-DEEPDEEP.json"
+BEFORE=$(sha256sum < "$INBOX/999999999999999-DEEPDEEP.json")
+expect_status 13 deliver
+contains "$OUT" "is not a JSON object"
+[ "$BEFORE" = "$(sha256sum < "$DELIVERED/999999999999999-DEEPDEEP.json")" ] || fail "the deep payload was not kept as it came"
+ok "hostile input: an unknown cipher is one 400 and nothing is delivered; a payload nested 100,000 deep is unreadable (13) and kept"
+
+# 7. An empty inbox, and a target that is not an extension.
 expect_status 10 deliver
 contains "$OUT" "no notification was delivered to $BUNDLE_ID"
 expect_status 1 deliver --target CaseAlerts
