@@ -238,13 +238,23 @@ enum PlistXML {
             return (name, false)
         }
 
+        /// `</name>`; on anything else nothing is consumed (a half-matched `</array` followed by more elements
+        /// was once read as part of the array: found by fuzzing, Foundation refuses it).
         mutating func closeTag(_ name: String) -> Bool {
+            let start = i
             guard consume("</") else { return false }
             for b in name.utf8 {
-                guard i < bytes.count, bytes[i] == b else { return false }
+                guard i < bytes.count, bytes[i] == b else {
+                    i = start
+                    return false
+                }
                 i += 1
             }
-            return consume(">")
+            guard consume(">") else {
+                i = start
+                return false
+            }
+            return true
         }
 
         mutating func value(depth: Int) -> PlistValue? {

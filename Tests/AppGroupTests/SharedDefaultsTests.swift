@@ -305,4 +305,21 @@ final class PlistXMLTests: XCTestCase {
             XCTAssertNil(PlistXML.decode(Data(broken.utf8)), broken)
         }
     }
+
+    /// Found by fuzzing (scripts/fuzz Plist, 1.3 million inputs): an end tag cut short (`</array` with no `>`)
+    /// was half consumed, and the elements after it were read into the array; Foundation refuses the file.
+    func testAnEndTagCutShortIsRefused() throws {
+        for broken in [
+            "<plist><dict><key>l</key><array><string>a</string></array<string>b</string></array></dict></plist>",
+            "<plist><dict><key>d</key><dict></dict<key>x</key><string>b</string></dict></dict></plist>",
+            "<plist><dict><key>k</key><string>a</string></strin></string></dict></plist>",
+        ] {
+            XCTAssertNil(PlistXML.decode(Data(broken.utf8)), broken)
+            XCTAssertNil(try? PropertyListSerialization.propertyList(from: Data(broken.utf8), format: nil), "Foundation refuses it too: \(broken)")
+        }
+        let found = try Data(contentsOf: TestSupport.packageRoot.appendingPathComponent("Tests/Fuzz/Plist/corpus/regression-unclosed-end-tag"))
+        XCTAssertNil(PlistXML.decode(found))
+        guard case .failure(.corrupt) = SharedDefaults.decode(found) else { return XCTFail("the fuzzer's input must be refused as corrupt") }
+        XCTAssertEqual(PlistXML.decode(Data("<plist><dict><key>l</key><array><string>a</string></array></dict></plist>".utf8)), ["l": .array([.string("a")])])
+    }
 }

@@ -14,6 +14,9 @@ if [ "$status" -ne 0 ]; then
     [ -e "$crash" ] || continue
     echo "  input $(basename "$(dirname "$crash")")/$(basename "$crash"):"
     xxd "$crash" | head -40 | sed 's/^/    /'
+    # The whole input, so that a CI log is enough to reproduce it: base64 -d > Tests/Fuzz/<Target>/corpus/regression-...
+    echo "    base64 (whole input, $(wc -c < "$crash") bytes):"
+    base64 -w 100 "$crash" | sed 's/^/      /'
     grep -m2 -h -E "Fatal error|runtime failure|ERROR: AddressSanitizer" "$(dirname "$crash")"/fuzz.log 2>/dev/null | sed 's/^/    /'
   done
 fi
