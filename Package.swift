@@ -72,13 +72,15 @@ let package = Package(
             pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]
         ),
-        .target(name: "Keychain", dependencies: ["CSecret"]),
+        // Where the device's processes meet (keychain, files, store transactions): reported to `msdk-sim explore`.
+        .target(name: "SchedulePoints"),
+        .target(name: "Keychain", dependencies: ["CSecret", "SchedulePoints"]),
         // glibc's <sys/xattr.h>, for the file protection class each file carries (AppGroup/FileProtection.swift).
         .systemLibrary(name: "CXattr"),
         // The system OpenSSL's libcrypto, for RSA PKCS#1 v1.5 encryption, which swift-crypto does not offer: the org
         // sends push secrets that way when a device registers no CipherName (as Salesforce did before SDK 12).
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .target(name: "AppGroup", dependencies: ["CXattr", .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "AppGroup", dependencies: ["CXattr", "SchedulePoints", .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto")]),
         // Reads a developer's Xcode project (project.pbxproj) for `msdk-sim import` and `doctor --xcodeproj`.
         .target(name: "XcodeProject"),
         // What a developer's code configures (group, flag, login-state key, key labels, SDK initialisation):
@@ -132,7 +134,7 @@ let package = Package(
         .target(name: "CoreNetworkEngine", dependencies: ["CoreEngine", "AppGroup", "Keychain", "FastJSON", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "SmartStoreEngine", dependencies: [
             // Store paths come from the device layout (DeviceLayout.SDKRoot), one rule for every module.
-            "CoreEngine", "AppGroup", "FastJSON",
+            "CoreEngine", "AppGroup", "FastJSON", "SchedulePoints",
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         .target(name: "MobileSyncEngine", dependencies: ["SmartStoreEngine", "CoreNetworkEngine", "CoreEngine", "AppGroup", "FastJSON"]),

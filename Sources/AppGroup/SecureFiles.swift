@@ -1,3 +1,6 @@
+#if canImport(SchedulePoints)
+import SchedulePoints  // (scripts/fuzz compiles this file with SchedulePoint.swift in one module)
+#endif
 import CXattr
 import Foundation
 #if canImport(Glibc)
@@ -65,6 +68,7 @@ package enum SecureFiles {
     /// available in the device's lock state (`FileProtection.check`), and the new file keeps its class: the
     /// `protection` given, else the old file's, else its folder's.
     package static func writeAtomically(_ data: Data, to url: URL, durability: Durability = .synced, protection: FileProtectionClass? = nil) throws {
+        sharedPoint(.fileWrite, url)
         let dir = url.deletingLastPathComponent()
         try makeDirectory(dir)
         try FileProtection.check(url, writing: true)
@@ -116,7 +120,15 @@ package enum SecureFiles {
 
     /// The whole file, or nil when there is none. Anything else that is not a readable regular file is an
     /// error that says what is there and what to do: a directory where the file belongs, no permission.
+    /// A schedule point (`msdk-sim explore`) for a file of a shared container, where processes meet: an app's
+    /// and an extension's private containers are each one process's own.
+    static func sharedPoint(_ kind: SchedulePoint.Kind, _ url: URL) {
+        guard SchedulePoint.isExplored, url.path.contains("/Containers/Shared/") else { return }
+        SchedulePoint.reach(kind, url.path)
+    }
+
     package static func readIfPresent(_ url: URL) throws -> Data? {
+        sharedPoint(.fileRead, url)
         var info = stat()
         if stat(url.path, &info) != 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
@@ -142,6 +154,7 @@ package enum SecureFiles {
     /// FIFO, socket, device or directory is refused by name, opened without blocking). nil when there is none.
     /// For files that another party can put where a file is expected (an inbox).
     package static func readRegularFileNoFollow(_ url: URL) throws -> Data? {
+        sharedPoint(.fileRead, url)
         let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -179,6 +192,7 @@ package enum SecureFiles {
     /// user's folder, and no folder on the way (nor `target`) is a symbolic link or a `.`/`..`. Nothing there:
     /// nothing to do. Every recursive delete of the SDK's files goes through here.
     package static func removeTree(_ target: URL, inside base: URL, depth: Int) throws {
+        sharedPoint(.fileDelete, target)
         let refuse = { (why: String) in
             FileError(path: target.path, reason: "was not deleted: \(why); nothing was deleted")
         }
@@ -252,10 +266,12 @@ final class FileLock {
             close(fd)
             throw FileError(path: url.path, reason: "flock failed: \(reason)")
         }
+        SchedulePoint.lockTaken()
     }
 
     deinit {
         flock(fd, LOCK_UN)
         close(fd)
+        SchedulePoint.lockReleased()
     }
 }

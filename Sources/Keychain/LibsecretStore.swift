@@ -1,3 +1,4 @@
+import SchedulePoints
 import CSecret
 import Foundation
 
@@ -40,6 +41,7 @@ package final class LibsecretStore: SecretStore, @unchecked Sendable {
     }
 
     package func search(_ attributes: [String: String]) throws(KeychainError) -> [SecretStoreItem] {
+        SchedulePoint.reach(.keychainRead, Self.pointDetail(attributes))
         let service = try requireService()
         defer { g_object_unref(gpointer(service)) }
         let table = Self.hashTable(attributes)
@@ -79,6 +81,7 @@ package final class LibsecretStore: SecretStore, @unchecked Sendable {
     /// One SearchItems and, for a match, one GetSecrets: no proxy for the item or its collection (a
     /// `search` makes both, a dozen D-Bus messages more), and no unlock prompt for a locked match.
     package func lookup(_ attributes: [String: String]) throws(KeychainError) -> SecretStoreLookup {
+        SchedulePoint.reach(.keychainRead, Self.pointDetail(attributes))
         let service = try requireService()
         defer { g_object_unref(gpointer(service)) }
         let table = Self.hashTable(attributes)
@@ -106,6 +109,7 @@ package final class LibsecretStore: SecretStore, @unchecked Sendable {
     /// One SearchItems per alternative tried (in order, until one is found or locked), then one GetSecrets for
     /// every value found: reads that would each cost two trips cost one each, plus one.
     package func lookupFirst(_ reads: [[[String: String]]]) throws(KeychainError) -> [SecretStoreFirstMatch] {
+        SchedulePoint.reach(.keychainRead, reads.compactMap { $0.first.map(Self.pointDetail) }.joined(separator: ", "))
         let service = try requireService()
         defer { g_object_unref(gpointer(service)) }
         var err: UnsafeMutablePointer<GError>?
@@ -170,6 +174,7 @@ package final class LibsecretStore: SecretStore, @unchecked Sendable {
     }
 
     package func store(_ attributes: [String: String], label: String, secret: [UInt8]) throws(KeychainError) {
+        SchedulePoint.reach(.keychainWrite, Self.pointDetail(attributes))
         let service = try requireService()
         defer { g_object_unref(gpointer(service)) }
         let table = Self.hashTable(attributes)
@@ -188,6 +193,7 @@ package final class LibsecretStore: SecretStore, @unchecked Sendable {
 
     @discardableResult
     package func delete(_ attributes: [String: String]) throws(KeychainError) -> Bool {
+        SchedulePoint.reach(.keychainDelete, Self.pointDetail(attributes))
         let service = try requireService()
         defer { g_object_unref(gpointer(service)) }
         let table = Self.hashTable(attributes)
@@ -237,6 +243,12 @@ package final class LibsecretStore: SecretStore, @unchecked Sendable {
         case .connected(let s): return s
         case .unavailable(let a): throw KeychainHelper.error(for: a)
         }
+    }
+
+    /// What a schedule point names of an item: its service, or its key tag, and its access group.
+    static func pointDetail(_ attributes: [String: String]) -> String {
+        let name = attributes["service"] ?? attributes["tag"].map { "key " + $0 } ?? attributes.keys.sorted().filter { $0 != "device" }.joined(separator: ",")
+        return attributes["accessGroup"].map { name + " in " + $0 } ?? name
     }
 
     static func classify(_ message: String) -> SecretStoreAvailability {

@@ -1,3 +1,4 @@
+import SchedulePoints
 import AppGroup
 import FastJSON
 import Foundation
@@ -376,6 +377,7 @@ package final class SmartStore: Sendable {
 
     /// Each transaction checks the device's data protection first, so a lock in the middle of a sync matters.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
+        SchedulePoint.reach(.storeRead, url.path)
         try Self.checkProtection(url)
         do { return try pool.read(body) } catch let error as DatabaseError {
             throw SmartStoreError.database(path: url.path, message: Self.message(error))
@@ -383,6 +385,7 @@ package final class SmartStore: Sendable {
     }
 
     func write<T>(_ body: (Database) throws -> T) throws -> T {
+        SchedulePoint.reach(.storeWrite, url.path)
         try Self.checkProtection(url, writing: true)
         do { return try pool.write(body) } catch let error as DatabaseError {
             throw SmartStoreError.database(path: url.path, message: Self.message(error))

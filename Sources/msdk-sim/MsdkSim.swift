@@ -12,10 +12,10 @@ struct MsdkSim: AsyncParsableCommand {
         abstract: "Look into and change a simulated device as one of its processes would.",
         discussion: """
             doctor finds misconfigured app-extension setups; inspect shows a device at a glance; scenario reproduces \
-            failures Mobile SDK users reported. `defaults` and `keychain` act as the process of --bundle on --device: \
+            failures Mobile SDK users reported; explore finds new ones in an app's own setup. `defaults` and `keychain` act as the process of --bundle on --device: \
             they see what it may see.
             """,
-        subcommands: [Doctor.self, Import.self, Inspect.self, Scenario.self, Defaults.self, KeychainCommand.self, DeviceCommand.self])
+        subcommands: [Doctor.self, Import.self, Inspect.self, Scenario.self, Explore.self, Defaults.self, KeychainCommand.self, DeviceCommand.self])
 }
 
 /// `--bundle` and `--device`: which process, on which device.

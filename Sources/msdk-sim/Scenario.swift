@@ -30,7 +30,7 @@ struct Scenario: AsyncParsableCommand {
         // only a name when msdk-sim was found on PATH.
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().standardizedFileURL
         guard ProcessInfo.processInfo.environment[Self.innerKey] == "1" else {
-            return try reexecInPrivateKeyring(executable)
+            return try Self.reexecInPrivateKeyring(executable)
         }
         guard let fixture = app.map({ URL(fileURLWithPath: $0) }) ?? Self.findFixture(from: executable) else {
             throw Failure("cannot find Fixtures/MobileSyncExplorer/MobileSyncExplorer.app; pass --app")
@@ -60,7 +60,7 @@ struct Scenario: AsyncParsableCommand {
     }
 
     /// Runs this same command again inside a private D-Bus session with a fresh, unlocked gnome-keyring.
-    func reexecInPrivateKeyring(_ executable: URL) throws {
+    static func reexecInPrivateKeyring(_ executable: URL) throws {
         for tool in ["dbus-run-session", "gnome-keyring-daemon"] {
             let found = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
                 .contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }

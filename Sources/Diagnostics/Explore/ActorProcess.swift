@@ -1,0 +1,132 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One process of an actor (the app, its widget, its notification service extension) under the explorer:
+/// started with posix_spawn, its end of a socket pair as descriptor 3 (`APPGROUPSIM_EXPLORE_FD`), its output
+/// in two files. It runs only between the explorer's go and its next schedule point, so at any moment at
+/// most one of the device's processes runs.
+final class ActorProcess {
+    enum Event: Equatable {
+        /// Stopped at a point (`SchedulePoint.Kind` raw value) and waiting for a go.
+        case point(kind: String, detail: String)
+        /// Ended: its exit status, or the signal that ended it.
+        case exited(status: Int32)
+        case signaled(signal: Int32)
+    }
+
+    let pid: pid_t
+    private let socket: Int32
+    private let outFile: URL
+    private let errFile: URL
+    private var buffer: [UInt8] = []
+    private(set) var ended = false
+
+    /// Starts `executable` with `arguments`; it runs up to its first point (read with `next`).
+    init(executable: URL, arguments: [String], environment: [String: String], outputDirectory: URL, name: String) throws {
+        var pair: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else {
+            throw ExploreError.setup("socketpair failed: \(String(cString: strerror(errno)))")
+        }
+        _ = fcntl(pair[0], F_SETFD, FD_CLOEXEC)
+        outFile = outputDirectory.appendingPathComponent("\(name).out")
+        errFile = outputDirectory.appendingPathComponent("\(name).err")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, pair[1], 3)
+        var env = environment
+        env["APPGROUPSIM_EXPLORE_FD"] = "3"
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        let envp = env.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, executable.path, &actions, nil, argv, envp)
+        close(pair[1])
+        guard rc == 0 else {
+            close(pair[0])
+            throw ExploreError.setup("\(executable.lastPathComponent) could not be started: \(String(cString: strerror(rc)))")
+        }
+        pid = child
+        socket = pair[0]
+    }
+
+    deinit {
+        if !ended {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(pid, &status, 0)
+        }
+        close(socket)
+    }
+
+    /// Lets the process run from the point it stands at.
+    func resume() {
+        var go: UInt8 = UInt8(ascii: "g")
+        _ = write(socket, &go, 1)
+    }
+
+    /// Waits for the process's next point, or its end. A process that neither reaches a point nor ends within
+    /// `timeout` seconds is killed and reported as hung (nil).
+    func next(timeout: Double = 30) -> Event? {
+        while true {
+            if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<nl], as: UTF8.self)
+                buffer.removeSubrange(...nl)
+                let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+                return .point(kind: String(parts[0]), detail: parts.count > 1 ? String(parts[1]) : "")
+            }
+            var fds = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&fds, 1, Int32(timeout * 1000))
+            if ready < 0, errno == EINTR { continue }
+            if ready == 0 {
+                killNow()
+                return nil
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = read(socket, &chunk, chunk.count)
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { return reap() }
+            buffer.append(contentsOf: chunk[..<n])
+        }
+    }
+
+    /// SIGKILL where it stands (a kill by the explorer, a reboot).
+    @discardableResult
+    func killNow() -> Event {
+        guard !ended else { return .signaled(signal: SIGKILL) }
+        kill(pid, SIGKILL)
+        return reap()
+    }
+
+    private func reap() -> Event {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        ended = true
+        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import from glibc's macros.
+        if status & 0x7f == 0 { return .exited(status: (status >> 8) & 0xff) }
+        return .signaled(signal: status & 0x7f)
+    }
+
+    var stdout: String { (try? String(contentsOf: outFile, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: errFile, encoding: .utf8)) ?? "" }
+}
+
+package enum ExploreError: Error, CustomStringConvertible {
+    case setup(String)
+    case badSchedule(String)
+
+    package var description: String {
+        switch self {
+        case .setup(let detail): return "msdk-sim explore could not start: \(detail)"
+        case .badSchedule(let detail): return "the schedule file cannot be replayed: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,533 @@
+import AppGroup
+import CoreEngine
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Keychain
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One run of the explorer: a fresh device, the processes running on it, what the run has seen, and the checks.
+final class ExploreRun {
+    private struct Running {
+        var process: ActorProcess
+        var action: String
+        var startStep: Int
+        /// The current user at each step while it ran (the widget's check).
+        var currents: Set<String>
+        var sawNoUser: Bool
+        /// The user current when it started (a logout's user).
+        var userAtStart: String?
+    }
+
+    private let explorer: Explorer
+    private let org: OrgProcess
+    private let directory: URL
+    private let device: URL
+    private let deviceID: String
+    private var running: [String: Running] = [:]
+    private var lockState: DeviceLockState = .unlocked
+    private var orgOffline = false
+    /// Usernames whose login the app acknowledged and who have not logged out since.
+    private var loggedIn: [String] = []
+    /// Users whose logout started and did not finish: the end's check leaves them out.
+    private var uncertain: Set<String> = []
+    /// Users a logout was started for (their account files may go).
+    private var loggingOut: Set<String> = []
+    private var edits: [(lastName: String, owner: String?)] = []
+    private var editCount = 0
+    private var pushCount = 0
+    private var secrets: Set<String> = []
+    private var accountFiles: [String: String] = [:]
+
+    private(set) var steps: [ExploreStep] = []
+    private(set) var violations: [Explorer.RunViolation] = []
+    private(set) var narrative: [String] = []
+    private(set) var triples: Set<String> = []
+    private var events: [[String: Any]] = []
+    private var launches = 0
+
+    init(explorer: Explorer, org: OrgProcess, directory: URL) throws {
+        self.explorer = explorer
+        self.org = org
+        self.directory = directory
+        device = directory.appendingPathComponent("device")
+        try SecureFiles.makeDirectory(directory)
+        deviceID = try Device.open(at: device, initialize: true).id.uuidString
+    }
+
+    /// Ends what still runs and removes the device's keychain items.
+    func finish() {
+        for name in running.keys.sorted() { running[name]?.process.killNow() }
+        running.removeAll()
+        _ = try? LibsecretStore().delete(["device": deviceID])
+    }
+
+    private var step: Int { steps.count }
+
+    private func say(_ line: String) { narrative.append(line) }
+
+    // MARK: Choosing
+
+    /// The next step, from the seeded choices and what the run has seen so far.
+    func choose(_ choices: inout SeededChoices) -> ExploreStep {
+        var options: [(ExploreStep, Int)] = []
+        let users = explorer.users
+        /// A running process: on to its end, on by a few points, or killed where it stands.
+        func going(_ actor: String, _ weight: Int) -> [(ExploreStep, Int)] {
+            let points = 1 + Int(choices.next() % 8)
+            return [(ExploreStep(actor, "finish"), 2 * weight), (ExploreStep(actor, "resume \(points)"), 2 * weight), (ExploreStep(actor, "kill"), 1)]
+        }
+        if running["app"] != nil {
+            options += going("app", 3)
+        } else if lockState.isUnlocked {
+            for u in users where !loggedIn.contains(u.username) { options.append((ExploreStep("app", "login \(u.username)"), 2)) }
+            options += [(ExploreStep("app", "sync"), 3), (ExploreStep("app", "edit"), 3), (ExploreStep("app", "view"), 1)]
+            if !loggedIn.isEmpty { options.append((ExploreStep("app", "logout"), 2)) }
+            for u in loggedIn.sorted() { options.append((ExploreStep("app", "switch-user \(u)"), 1)) }
+        } else if lockState.unlockedSinceBoot {
+            // Locked after a first unlock: only a background launch (a background fetch, a prewarm, a push's handler).
+            // iOS launches no app in the background before the first unlock after a boot (its data is sealed); the
+            // extensions may still run then (a push arrives, a widget is drawn on the lock screen).
+            options += [(ExploreStep("app", "sync"), 2), (ExploreStep("app", "edit"), 1), (ExploreStep("app", "view"), 1)]
+        }
+        if explorer.bundle.widget != nil {
+            options += running["widget"] != nil ? going("widget", 2) : [(ExploreStep("widget", "refresh"), 3)]
+        }
+        if explorer.bundle.notification != nil {
+            if running["notification"] != nil {
+                options += going("notification", 2)
+            } else if !loggedIn.isEmpty {
+                options.append((ExploreStep("notification", "push"), 2))
+            }
+        }
+        options += lockState.isUnlocked ? [(ExploreStep("device", "lock"), 2)] : [(ExploreStep("device", "unlock"), 3)]
+        options.append((ExploreStep("device", "reboot"), 1))
+        options += orgOffline ? [(ExploreStep("org", "online"), 2)] : [(ExploreStep("org", "offline"), 1)]
+        options.append((ExploreStep("org", "expire-tokens"), 1))
+        return choices.pick(options)
+    }
+
+    // MARK: Steps
+
+    func perform(_ s: ExploreStep) {
+        steps.append(s)
+        let n = steps.count
+        let stateBefore = lockState
+        let outcome: String
+        switch s.actor {
+        case "device": outcome = device(s.action)
+        case "org": outcome = orgStep(s.action)
+        default:
+            let words = s.action.split(separator: " ")
+            switch words.first {
+            case "resume": outcome = resume(s.actor, points: words.count > 1 ? max(1, Int(words[1]) ?? 1) : 1)
+            case "finish": outcome = resume(s.actor, points: 100_000)
+            case "kill": outcome = kill(s.actor, why: "killed by the explorer")
+            default: outcome = start(s.actor, s.action)
+            }
+        }
+        triples.insert("\(s.actor)|\(s.action.split(separator: " ").first ?? "")|\(stateBefore.rawValue)")
+        func pad(_ t: String, _ w: Int) -> String { t.count >= w ? t : t + String(repeating: " ", count: w - t.count) }
+        say("\(pad(String(repeating: " ", count: max(0, 3 - String(n).count)) + "\(n).", 4)) \(pad(s.actor, 12)) \(pad(s.action, 28)) \(outcome)")
+        afterStep()
+    }
+
+    private func start(_ actor: String, _ action: String) -> String {
+        guard running[actor] == nil else { return "skipped: \(actor) is still running \(running[actor]!.action)" }
+        // What iOS allows, for a replayed or shrunk schedule as for a chosen one (`choose` offers nothing else).
+        if actor == "app", !lockState.unlockedSinceBoot { return "skipped: iOS launches no app before the first unlock after a boot" }
+        if actor == "app", !lockState.isUnlocked, ["login", "logout", "switch-user"].contains(String(action.split(separator: " ").first ?? "")) {
+            return "skipped: \(action) needs the app on screen, and the device is \(lockState.rawValue)"
+        }
+        let bin = explorer.options.bin
+        let executable: URL
+        var args: [String]
+        let verb = String(action.split(separator: " ").first ?? "")
+        let argument = action.split(separator: " ").dropFirst().first.map(String.init)
+        switch actor {
+        case "app":
+            executable = bin.appendingPathComponent("main-app")
+            args = ["--bundle", explorer.bundle.url.path, "--device", device.path, "--org", org.url]
+            if explorer.options.sdkRecovery { args.append("--sdk-recovery") }
+            if !lockState.isUnlocked { args.append("--background") }
+            switch verb {
+            case "login":
+                guard let user = explorer.users.first(where: { $0.username == argument }) else { return "skipped: no user \(argument ?? "")" }
+                args += ["login", "--username", user.username, "--password", user.password]
+            case "sync": args += ["sync"]
+            case "edit":
+                editCount += 1
+                args += ["contacts", "add", "--last", "Explore\(editCount)"]
+            case "logout": args += ["logout"]
+            case "switch-user": args += ["switch-user", "--username", argument ?? ""]
+            default: args += ["contacts", "list", "--json"]
+            }
+        case "widget":
+            guard let widget = explorer.bundle.widget else { return "skipped: the app has no widget" }
+            executable = bin.appendingPathComponent("extension-widget")
+            args = ["--bundle", widget.path, "--device", device.path, "--json"]
+        default:
+            guard let appex = explorer.bundle.notification else { return "skipped: the app has no notification service extension" }
+            pushCount += 1
+            let user = loggedIn.sorted().first ?? explorer.users[0].username
+            let pushed = org.push(username: user, title: "Explore push \(pushCount)")
+            executable = bin.appendingPathComponent("extension-notification")
+            args = ["--bundle", appex.path, "--device", device.path, "--json"]
+            if !pushed { say("     (the org did not take the push for \(user))") }
+        }
+        launches += 1
+        let process: ActorProcess
+        do {
+            process = try ActorProcess(
+                executable: executable, arguments: args, environment: environment, outputDirectory: directory, name: "\(actor)-\(launches)")
+        } catch {
+            return "could not start: \(error)"
+        }
+        let current = currentUser()
+        running[actor] = Running(
+            process: process, action: action, startStep: step, currents: current.map { [$0] } ?? [], sawNoUser: current == nil,
+            userAtStart: current.flatMap(username(ofUserId:)))
+        if verb == "logout", let user = running[actor]?.userAtStart {
+            loggingOut.insert(user)
+            uncertain.insert(user)
+        }
+        return advance(actor)
+    }
+
+    /// Lets the actor pass `points` points (or run to its end, whichever comes first).
+    private func resume(_ actor: String, points: Int) -> String {
+        guard running[actor] != nil else { return "skipped: \(actor) is not running" }
+        var outcome = ""
+        var passed = 0
+        while passed < points, let r = running[actor] {
+            r.process.resume()
+            outcome = advance(actor)
+            passed += 1
+        }
+        return passed > 1 && running[actor] != nil ? "passed \(passed - 1) point(s); \(outcome)" : outcome
+    }
+
+    /// Runs the actor to its next point or its end.
+    private func advance(_ actor: String) -> String {
+        guard running[actor] != nil else { return "" }
+        let next = running[actor]!.process.next()
+        noteCurrentUser()
+        let r = running[actor]!
+        switch next {
+        case .point(let kind, let detail)?:
+            event(actor, "i", kind, ["detail": relative(detail)])
+            return "stopped at \(kind) \(relative(detail))"
+        case .exited(let status)?:
+            return ended(actor, r, status: status, signal: nil)
+        case .signaled(let signal)?:
+            return ended(actor, r, status: nil, signal: signal)
+        case nil:
+            running[actor] = nil
+            violate("actor-hung", "\(actor) (\(r.action)) neither reached a point nor ended in 30 s; it was killed")
+            return "hung: killed after 30 s"
+        }
+    }
+
+    private func kill(_ actor: String, why: String) -> String {
+        guard let r = running[actor] else { return "skipped: \(actor) is not running" }
+        r.process.killNow()
+        running[actor] = nil
+        span(actor, r, "killed")
+        return "\(why) (it was running \(r.action))"
+    }
+
+    private func ended(_ actor: String, _ r: Running, status: Int32?, signal: Int32?) -> String {
+        running[actor] = nil
+        let out = r.process.stdout
+        let err = r.process.stderr
+        let verb = String(r.action.split(separator: " ").first ?? "")
+        span(actor, r, status.map { "exit \($0)" } ?? "signal \(signal!)")
+        refreshSecrets()
+        for secret in secrets where out.contains(secret) || err.contains(secret) {
+            violate("secret-exposed", "a token of the keychain is in the output of \(actor) (\(r.action))")
+            break
+        }
+        if let signal {
+            violate("actor-crashed", "\(actor) (\(r.action)) ended by signal \(signal): \(Self.lastLine(err))")
+            return "crashed: signal \(signal)"
+        }
+        let code = status ?? 0
+        if actor == "app", code == 0 {
+            switch verb {
+            case "login":
+                if let user = r.action.split(separator: " ").dropFirst().first.map(String.init), !loggedIn.contains(user) { loggedIn.append(user) }
+            case "logout":
+                // "logged out USER; …"
+                if let user = out.split(separator: "\n").first(where: { $0.hasPrefix("logged out ") })?.dropFirst("logged out ".count)
+                    .split(separator: ";").first.map(String.init)
+                {
+                    loggedIn.removeAll { $0 == user }
+                    uncertain.remove(user)
+                }
+            case "edit":
+                edits.append(("Explore\(editCount)", currentUser().flatMap(username(ofUserId:))))
+            default: break
+            }
+        }
+        if actor == "widget" { checkWidget(r, out) }
+        let line = (code == 0 ? Self.lastLine(out) : Self.lastLine(err)).replacingOccurrences(of: device.path + "/", with: "")
+        return "exit \(code)\(line.isEmpty ? "" : ": " + line)"
+    }
+
+    private func device(_ action: String) -> String {
+        do {
+            let d = try Device.open(at: device)
+            switch action {
+            case "lock":
+                try d.lock()
+            case "unlock":
+                try d.setLockState(.unlocked)
+            default:
+                // A reboot ends every process.
+                let ended = running.keys.sorted()
+                for name in ended { _ = kill(name, why: "reboot") }
+                try d.setLockState(.beforeFirstUnlock)
+                lockState = try d.lockState()
+                event("device", "i", "reboot", [:])
+                return ended.isEmpty ? "rebooted: before its first unlock" : "rebooted: before its first unlock; ended \(ended.joined(separator: ", "))"
+            }
+            lockState = try d.lockState()
+            event("device", "i", action, ["state": lockState.rawValue])
+            return "now \(lockState.rawValue)"
+        } catch {
+            return "failed: \(error)"
+        }
+    }
+
+    private func orgStep(_ action: String) -> String {
+        event("org", "i", action, [:])
+        switch action {
+        case "offline":
+            orgOffline = true
+            return org.faults(["errorRate": 1]) ? "every API request is answered 503" : "the org refused the fault"
+        case "online":
+            orgOffline = false
+            return org.faults(["errorRate": 0]) ? "answers again" : "the org refused the fault"
+        default:
+            return org.faults(["expireTokens": true]) ? "every access token expired" : "the org refused the fault"
+        }
+    }
+
+    // MARK: Checks
+
+    private func violate(_ invariant: String, _ message: String) {
+        let at = steps.isEmpty ? nil : steps.count - 1
+        violations.append(Explorer.RunViolation(invariant: invariant, message: message, step: at))
+        say("     !! \(invariant): \(message)")
+        event("invariants", "i", invariant, ["message": message])
+    }
+
+    /// The current user, for every running process (the widget's check), after each point a process passed.
+    private func noteCurrentUser() {
+        guard !running.isEmpty else { return }
+        let current = currentUser()
+        for (name, var r) in running {
+            if let current { r.currents.insert(current) } else { r.sawNoUser = true }
+            running[name] = r
+        }
+    }
+
+    /// After every step: account files gone.
+    private func afterStep() {
+        let now = accountFilesNow()
+        for (userId, path) in accountFiles.sorted(by: { $0.key < $1.key }) where now[userId] == nil {
+            let user = username(ofUserId: userId) ?? userId
+            if !explorer.options.sdkRecovery, !loggingOut.contains(user) {
+                violate("data-deleted", "the account file of \(user) was deleted though nobody logged \(user) out (\(relative(path)))")
+            }
+        }
+        accountFiles = now
+    }
+
+    private func checkWidget(_ r: Running, _ out: String) {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(out.utf8))) as? [String: Any],
+            object["state"] as? String == "listed", let shown = (object["user"] as? [String: Any])?["userId"] as? String
+        else { return }
+        let contacts = (object["contacts"] as? [Any])?.count ?? 0
+        if !r.currents.contains(shown) {
+            let name = username(ofUserId: shown) ?? shown
+            let currents = r.currents.sorted().map { username(ofUserId: $0) ?? $0 }
+            violate(
+                "widget-shows-other-user",
+                "the widget listed \(contacts) contact(s) of \(name), who was not the current user while it ran (current: \(currents.isEmpty ? "nobody" : currents.joined(separator: ", ")))")
+        }
+    }
+
+    /// The end of a run: what runs goes on to its end, the device is unlocked, the org answers, and the app is
+    /// relaunched to check that nobody was logged out and that every acknowledged edit reaches the org.
+    func epilogue() {
+        say("     end of the run: every running process goes on to its end, the device is unlocked, the org answers")
+        for actor in ExploreStep.processActors {
+            var guardSteps = 0
+            while let r = running[actor], guardSteps < 10_000 {
+                r.process.resume()
+                let outcome = advance(actor)
+                if running[actor] == nil { say("     \(actor) (\(r.action)) \(outcome)") }
+                guardSteps += 1
+            }
+        }
+        if orgOffline { _ = orgStep("online") }
+        if !lockState.isUnlocked { _ = device("unlock") }
+        let status = finalApp(["status", "--json"])
+        let accounts = ((try? JSONSerialization.jsonObject(with: Data(status.out.utf8))) as? [String: Any])?["accounts"] as? [String] ?? []
+        say("     relaunched: \(status.code == 0 ? "accounts \(accounts)" : "exit \(status.code): \(Self.lastLine(status.err))")")
+        for user in loggedIn where !uncertain.contains(user) && !accounts.contains(user) {
+            violate("logged-out-without-logout", "\(user) logged in and never logged out, but is not logged in once the device is unlocked and the app relaunched")
+        }
+        let owners = Set(edits.compactMap(\.owner)).filter { accounts.contains($0) }.sorted()
+        for owner in owners {
+            _ = finalApp(["switch-user", "--username", owner])
+            let sync = finalApp(["sync"])
+            let list = finalApp(["contacts", "list", "--json"])
+            let entries = (try? JSONSerialization.jsonObject(with: Data(list.out.utf8))) as? [[String: Any]] ?? []
+            for edit in edits where edit.owner == owner {
+                let entry = entries.first { $0["LastName"] as? String == edit.lastName }
+                let synced = entry.map { ($0["Id"] as? String).map { !$0.hasPrefix("local_") } ?? false } ?? false
+                if !synced {
+                    violate(
+                        "edit-lost",
+                        "the contact \(edit.lastName) that the app acknowledged for \(owner) is \(entry == nil ? "gone" : "not at the org") after the final sync (sync: exit \(sync.code)\(sync.code == 0 ? "" : ", " + Self.lastLine(sync.err)))")
+                }
+            }
+        }
+        refreshSecrets()
+        if let file = fileHoldingSecret() {
+            violate("secret-exposed", "a token of the keychain is written in \(relative(file.path))")
+        }
+    }
+
+    /// A launch of the app at the run's end, let run to its end.
+    private func finalApp(_ command: [String]) -> (code: Int32, out: String, err: String) {
+        launches += 1
+        let args = ["--bundle", explorer.bundle.url.path, "--device", device.path, "--org", org.url] + (explorer.options.sdkRecovery ? ["--sdk-recovery"] : []) + command
+        guard let p = try? ActorProcess(
+            executable: explorer.options.bin.appendingPathComponent("main-app"), arguments: args, environment: environment,
+            outputDirectory: directory, name: "final-\(launches)")
+        else { return (127, "", "could not start main-app") }
+        while true {
+            switch p.next() {
+            case .point?: p.resume()
+            case .exited(let status)?: return (status, p.stdout, p.stderr)
+            case .signaled(let signal)?:
+                violate("actor-crashed", "the app (\(command.joined(separator: " "))) ended by signal \(signal) at the run's end")
+                return (128 + signal, p.stdout, p.stderr)
+            case nil:
+                violate("actor-hung", "the app (\(command.joined(separator: " "))) hung at the run's end")
+                return (124, "", "")
+            }
+        }
+    }
+
+    // MARK: What the explorer reads of the device (from outside, as msdk-sim inspect does)
+
+    private var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["APPGROUPSIM_ADMIN_TOKEN"] = org.adminToken
+        env["APPGROUPSIM_DEVICE"] = nil
+        return env
+    }
+
+    /// The app's current user (LastUserIdentity of its msdkUserDefaults), read from the file without the
+    /// device's data protection: the explorer looks from outside.
+    private func currentUser() -> String? {
+        let layout = DeviceLayout(root: device)
+        let id = explorer.bundle.bundleID
+        let standard = Self.plist(layout.standardDefaults(bundleID: id))
+        var msdk = standard
+        if let group = standard["DataSharingHelper.appGroupName"].flatMap({ $0 as? String }) ?? standard[DataSharingHelper.appGroupNameKey] as? String {
+            let suite = Self.plist(layout.groupSuite(groupID: group))
+            if suite[DataSharingHelper.appGroupEnabledKey] as? Bool == true { msdk = suite }
+        }
+        guard let value = msdk["LastUserIdentity"], let plist = PlistValue(foundation: value), let identity = UserIdentity(plist: plist) else { return nil }
+        return identity.userId
+    }
+
+    private static func plist(_ url: URL) -> [String: Any] {
+        (try? Data(contentsOf: url)).flatMap { try? PropertyListSerialization.propertyList(from: $0, format: nil) as? [String: Any] } ?? [:]
+    }
+
+    private func username(ofUserId id: String) -> String? {
+        explorer.users.first { $0.userId == id || $0.userId.prefix(15) == id.prefix(15) }?.username
+    }
+
+    private func accountFilesNow() -> [String: String] {
+        var out: [String: String] = [:]
+        for root in DeviceLayout(root: device).allSDKRoots() {
+            for file in root.accountFiles() { out[file.userId] = file.url.path }
+        }
+        return out
+    }
+
+    /// The keychain's tokens on this device (values of printable text, 20 characters or more; keys are bytes).
+    private func refreshSecrets() {
+        guard let items = try? LibsecretStore().search(["device": deviceID]) else { return }
+        for item in items where item.secret.count >= 20 && item.secret.allSatisfy({ $0 >= 0x21 && $0 < 0x7f }) {
+            secrets.insert(String(decoding: item.secret, as: UTF8.self))
+        }
+    }
+
+    private func fileHoldingSecret() -> URL? {
+        guard !secrets.isEmpty, let walker = FileManager.default.enumerator(at: device, includingPropertiesForKeys: [.isRegularFileKey]) else { return nil }
+        let needles = secrets.sorted().map { Data($0.utf8) }
+        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
+            guard let data = try? Data(contentsOf: url) else { continue }
+            if needles.contains(where: { data.range(of: $0) != nil }) { return url }
+        }
+        return nil
+    }
+
+    private func relative(_ path: String) -> String {
+        path.hasPrefix(device.path + "/") ? String(path.dropFirst(device.path.count + 1)) : path
+    }
+
+    static func lastLine(_ text: String) -> String {
+        String(text.split(separator: "\n").last(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) ?? "").trimmingCharacters(in: .whitespaces)
+    }
+
+    // MARK: Trace (Chrome Trace Event JSON; logical time, one step a millisecond)
+
+    private static let tracks = ["app", "widget", "notification", "device", "org", "invariants"]
+
+    private func event(_ track: String, _ phase: String, _ name: String, _ args: [String: Any]) {
+        var e: [String: Any] = ["name": name, "ph": phase, "ts": step * 1000, "pid": 1, "tid": (Self.tracks.firstIndex(of: track) ?? 0) + 1]
+        if phase == "i" { e["s"] = "t" }
+        if !args.isEmpty { e["args"] = args }
+        events.append(e)
+    }
+
+    private func span(_ actor: String, _ r: Running, _ end: String) {
+        events.append([
+            "name": r.action, "ph": "X", "ts": r.startStep * 1000, "dur": max(1, step - r.startStep) * 1000, "pid": 1,
+            "tid": (Self.tracks.firstIndex(of: actor) ?? 0) + 1, "args": ["end": end],
+        ])
+    }
+
+    func traceJSON() -> Data {
+        var all: [[String: Any]] = [["name": "process_name", "ph": "M", "pid": 1, "args": ["name": "device (\(explorer.bundle.bundleID))"]]]
+        for (i, track) in Self.tracks.enumerated() {
+            all.append(["name": "thread_name", "ph": "M", "pid": 1, "tid": i + 1, "args": ["name": track]])
+        }
+        all += events
+        return (try? JSONSerialization.data(withJSONObject: ["traceEvents": all, "displayTimeUnit": "ms"], options: [.sortedKeys])) ?? Data()
+    }
+}
+
+extension OrgProcess {
+    /// `POST /__admin/push`: a notification for `username`'s registered devices.
+    func push(username: String, title: String) -> Bool {
+        guard let url = URL(string: url + "/__admin/push") else { return false }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue(adminToken, forHTTPHeaderField: "X-AppGroupSim-Admin-Token")
+        request.httpBody = try? JSONSerialization.data(withJSONObject: ["username": username, "title": title, "body": "from msdk-sim explore"])
+        return send(request)
+    }
+}

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The points where a device's processes meet: each keychain operation, each file read or write in the
+/// device's containers (the shared defaults among them) and each store transaction. Under
+/// `msdk-sim explore` (issue 38) the process reports each point on the descriptor named by
+/// `APPGROUPSIM_EXPLORE_FD` and waits there until the explorer lets it go on, so that the explorer alone
+/// decides which process runs next, injects a device event, or kills the process where it stands.
+/// Without that variable a point costs one load of a lazily set global.
+///
+/// A point is not reported while the process holds a file lock of the device (`FileLock`): a process
+/// stopped there would hold every other process that needs the lock, which is not a schedule iOS can
+/// produce between separate processes' atomic operations.
+package enum SchedulePoint {
+    package enum Kind: String, Sendable, CaseIterable {
+        case keychainRead = "keychain.read"
+        case keychainWrite = "keychain.write"
+        case keychainDelete = "keychain.delete"
+        case fileRead = "file.read"
+        case fileWrite = "file.write"
+        case fileDelete = "file.delete"
+        case storeRead = "store.read"
+        case storeWrite = "store.write"
+    }
+
+    /// The environment variable naming the descriptor (the explorer passes its socket as descriptor 3).
+    package static let environmentKey = "APPGROUPSIM_EXPLORE_FD"
+
+    private static let channel: Int32 = {
+        guard let value = getenv(environmentKey), let fd = Int32(String(cString: value)), fd >= 0 else { return -1 }
+        return fd
+    }()
+
+    private static let state = State()
+
+    /// Whether this process runs under the explorer.
+    package static var isExplored: Bool { channel >= 0 }
+
+    /// Reports the point and waits for the explorer's go. `detail` (a path, a keychain service) is only
+    /// evaluated when explored.
+    package static func reach(_ kind: Kind, _ detail: @autoclosure () -> String) {
+        let fd = channel
+        guard fd >= 0 else { return }
+        state.withLock {
+            // One line: kind, a tab, the detail (tabs and newlines in it replaced).
+            var line = kind.rawValue + "\t"
+            for c in detail().unicodeScalars { line.unicodeScalars.append(c == "\n" || c == "\t" ? " " : c) }
+            line += "\n"
+            var bytes = Array(line.utf8)
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                if n < 0, errno == EINTR { continue }
+                // The explorer is gone: nothing may run unscheduled.
+                guard n > 0 else { _exit(137) }
+                offset += n
+            }
+            var go: UInt8 = 0
+            while true {
+                let n = read(fd, &go, 1)
+                if n < 0, errno == EINTR { continue }
+                guard n == 1 else { _exit(137) }
+                break
+            }
+            bytes.removeAll()
+        }
+    }
+
+    /// A device file lock is taken (`FileLock.init`) or let go (`deinit`).
+    package static func lockTaken() { if channel >= 0 { state.adjust(1) } }
+    package static func lockReleased() { if channel >= 0 { state.adjust(-1) } }
+
+    private final class State: @unchecked Sendable {
+        private var mutex = pthread_mutex_t()
+        private var held = 0
+        private var countMutex = pthread_mutex_t()
+
+        init() {
+            pthread_mutex_init(&mutex, nil)
+            pthread_mutex_init(&countMutex, nil)
+        }
+
+        func adjust(_ delta: Int) {
+            pthread_mutex_lock(&countMutex)
+            held += delta
+            pthread_mutex_unlock(&countMutex)
+        }
+
+        /// One point at a time per process, and none while a device file lock is held.
+        func withLock(_ body: () -> Void) {
+            pthread_mutex_lock(&countMutex)
+            let free = held == 0
+            pthread_mutex_unlock(&countMutex)
+            guard free else { return }
+            pthread_mutex_lock(&mutex)
+            body()
+            pthread_mutex_unlock(&mutex)
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Diagnostics
+import Foundation
+
+struct Explore: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find the app's data-sharing bugs: run the app, its widget and its notification extension under a seeded scheduler with device and org events, and check invariants.",
+        discussion: """
+            Every run gets a fresh device, its own sf-simulator and, like msdk-sim scenario, a private keyring. Each \
+            keychain operation, file access in the containers and store transaction of the real binaries is a point \
+            where the scheduler may switch processes, lock, unlock or reboot the device, take the org offline, expire \
+            tokens, or kill a process where it stands. A run is a function of its seed. A broken invariant is shrunk to \
+            the fewest steps that still break it, replayed, and printed step by step. Exit status: 0 no invariant \
+            broke, 10 one did (docs/explore.md).
+            """)
+
+    @Option(help: "The app bundle (default: Fixtures/MobileSyncExplorer/MobileSyncExplorer.app of this checkout).") var app: String?
+    @Option(help: "Runs to explore.") var runs = 100
+    @Option(help: "Steps per run.") var steps = 20
+    @Option(help: "The exploration's seed (each run's seed is derived from it).") var seed: UInt64 = 1
+    @Flag(help: "Print one JSON object (its violations array has each broken invariant and its steps).") var json = false
+    @Option(help: "Write the first broken invariant's shrunk schedule to this file (for --replay).") var out: String?
+    @Option(help: "Run the schedule of this file (written by --out) again, and print it step by step.") var replay: String?
+    @Option(help: "Write the timeline (Chrome Trace Event JSON, one track per actor; Perfetto opens it) of the first violation's schedule, or of --replay's.") var trace: String?
+    @Flag(help: "Run the app with --sdk-recovery: the SDK's rules delete what they cannot read (data-deleted is then not checked).") var sdkRecovery = false
+    @Option(help: "The org's definition (default: the Fixtures/org beside the bundle's fixtures).") var orgData: String?
+    @Option(help: "Contacts per org (each run's first sync fetches them all).") var contacts = 25
+
+    func validate() throws {
+        guard runs > 0, runs <= 1_000_000 else { throw ValidationError("--runs must be from 1 to 1000000") }
+        guard steps > 0, steps <= 10_000 else { throw ValidationError("--steps must be from 1 to 10000") }
+        guard contacts >= 0, contacts <= 100_000 else { throw ValidationError("--contacts must be from 0 to 100000") }
+    }
+
+    func run() throws {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().standardizedFileURL
+        guard ProcessInfo.processInfo.environment[Scenario.innerKey] == "1" else {
+            return try Scenario.reexecInPrivateKeyring(executable)
+        }
+        guard let bundle = app.map({ URL(fileURLWithPath: $0) }) ?? Scenario.findFixture(from: executable) else {
+            throw Failure("cannot find Fixtures/MobileSyncExplorer/MobileSyncExplorer.app; pass --app")
+        }
+        let org = orgData.map { URL(fileURLWithPath: $0) } ?? Self.findOrg(near: bundle, executable: executable)
+        guard let org else { throw Failure("cannot find the org's definition (Fixtures/org); pass --org-data DIR") }
+        var options = Explorer.Options(app: bundle, bin: executable.deletingLastPathComponent(), orgData: org)
+        options.runs = runs
+        options.steps = steps
+        options.seed = seed
+        options.sdkRecovery = sdkRecovery
+        options.contacts = contacts
+        let explorer: Explorer
+        do { explorer = try Explorer(options) } catch let error as ExploreError { throw Failure("\(error)") }
+        do {
+            if let replay { return try self.replay(explorer, URL(fileURLWithPath: replay)) }
+            try explore(explorer)
+        } catch let error as ExploreError { throw Failure("\(error)") }
+    }
+
+    private func explore(_ explorer: Explorer) throws {
+        let summary = try explorer.explore { line in
+            if !json {
+                FileHandle.standardError.write(Data("explore: \(line)\n".utf8))
+            }
+        }
+        if let first = summary.violations.first {
+            let schedule = ExploreSchedule(invariant: first.invariant, seed: first.seed, run: first.run, sdkRecovery: sdkRecovery, steps: first.steps)
+            if let out { try schedule.write(to: URL(fileURLWithPath: out)) }
+            if let trace { try explorer.replay(first.steps).trace.write(to: URL(fileURLWithPath: trace)) }
+        }
+        if json {
+            print(ExploreReport.json(summary, seed: seed, sdkRecovery: sdkRecovery))
+        } else {
+            print(ExploreReport.text(summary, seed: seed, out: out))
+        }
+        if !summary.violations.isEmpty { throw ExitCode(10) }
+    }
+
+    private func replay(_ explorer: Explorer, _ file: URL) throws {
+        let schedule = try ExploreSchedule.load(file)
+        guard schedule.sdkRecovery == sdkRecovery else {
+            throw Failure("\(file.path) was written \(schedule.sdkRecovery ? "with" : "without") --sdk-recovery; run --replay \(schedule.sdkRecovery ? "with" : "without") it")
+        }
+        let result = try explorer.replay(schedule.steps)
+        if let trace { try result.trace.write(to: URL(fileURLWithPath: trace)) }
+        if json {
+            print(ExploreReport.json(replay: result, schedule: schedule))
+        } else {
+            print("replay of \(file.path): \(schedule.steps.count) steps\(schedule.invariant.map { ", written for \($0)" } ?? "")")
+            for line in result.narrative { print(line) }
+            let names = result.violations.map(\.invariant)
+            print(names.isEmpty ? "no invariant broke" : "broken: \(Array(Set(names)).sorted().joined(separator: ", "))")
+        }
+        if !result.violations.isEmpty { throw ExitCode(10) }
+    }
+
+    /// `Fixtures/org` beside the bundle's fixture folder, else this checkout's.
+    static func findOrg(near bundle: URL, executable: URL) -> URL? {
+        var candidates = [bundle.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("org")]
+        if let fixture = Scenario.findFixture(from: executable) {
+            candidates.append(fixture.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("org"))
+        }
+        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("orgs.json").path) }
+    }
+}

@@ -1,0 +1,82 @@
+import AppGroupSimTestSupport
+@testable import Diagnostics
+import Foundation
+import XCTest
+
+/// `msdk-sim explore` (issue 38): a run is a function of its seed, and a schedule file is checked before it runs.
+/// These run the real binaries (built by `swift build --build-tests`) on the keyring of scripts/with-keyring.
+final class ExploreTests: XCTestCase {
+    func explorer() throws -> Explorer {
+        let bin = try TestSupport.executable("main-app").deletingLastPathComponent()
+        let root = TestSupport.packageRoot
+        var options = Explorer.Options(
+            app: root.appendingPathComponent("Fixtures/MobileSyncExplorer/MobileSyncExplorer.app"), bin: bin,
+            orgData: root.appendingPathComponent("Fixtures/org"))
+        options.contacts = 10
+        return try Explorer(options)
+    }
+
+    func testOneSeedGivesOneScheduleOneNarrativeAndOneTrace() throws {
+        let explorer = try explorer()
+        let first = try explorer.run(seed: 20_261_127, steps: 16)
+        let second = try explorer.run(seed: 20_261_127, steps: 16)
+        XCTAssertEqual(first.steps.count, 16)
+        XCTAssertEqual(first.steps, second.steps)
+        XCTAssertEqual(first.narrative, second.narrative)
+        XCTAssertEqual(first.trace, second.trace, "two runs of one seed write identical traces")
+        XCTAssertEqual(first.violations, second.violations)
+        // The trace is Chrome Trace Event JSON, with a track per actor.
+        let trace = try XCTUnwrap(try JSONSerialization.jsonObject(with: first.trace) as? [String: Any])
+        let events = try XCTUnwrap(trace["traceEvents"] as? [[String: Any]])
+        let tracks = events.filter { $0["name"] as? String == "thread_name" }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
+        XCTAssertEqual(tracks, ["app", "widget", "notification", "device", "org", "invariants"])
+        XCTAssertTrue(events.contains { $0["ph"] as? String == "X" }, "an action is a span on its actor's track")
+        let other = try explorer.run(seed: 20_261_128, steps: 16)
+        XCTAssertNotEqual(other.steps, first.steps, "another seed, another schedule")
+    }
+
+    func testTheSameStepsReplayTheSameRun() throws {
+        let explorer = try explorer()
+        let steps = [
+            ExploreStep("app", "login alice@acme.test"), ExploreStep("app", "finish"), ExploreStep("app", "sync"), ExploreStep("app", "finish"),
+            ExploreStep("widget", "refresh"), ExploreStep("widget", "finish"),
+        ]
+        let a = try explorer.replay(steps)
+        let b = try explorer.replay(steps)
+        XCTAssertEqual(a.narrative, b.narrative)
+        XCTAssertEqual(a.violations, [])
+        XCTAssertTrue(a.narrative.contains { $0.contains("widget") && $0.contains("exit 0") }, a.narrative.joined(separator: "\n"))
+    }
+
+    func testSeededChoicesAreAFunctionOfTheSeed() {
+        var a = SeededChoices(seed: 7)
+        var b = SeededChoices(seed: 7)
+        var c = SeededChoices(seed: 8)
+        let x = (0..<20).map { _ in a.next() }
+        XCTAssertEqual(x, (0..<20).map { _ in b.next() })
+        XCTAssertNotEqual(x, (0..<20).map { _ in c.next() })
+        XCTAssertNotEqual(SeededChoices.runSeed(1, 0), SeededChoices.runSeed(1, 1))
+    }
+
+    func testAScheduleFileIsCheckedBeforeAnythingRuns() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("explore-schedule-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("s.json")
+        let good = ExploreSchedule(invariant: "edit-lost", seed: 3, run: 2, sdkRecovery: true, steps: [ExploreStep("device", "lock"), ExploreStep("app", "resume 3")])
+        try good.write(to: file)
+        XCTAssertEqual(try ExploreSchedule.load(file), good)
+        for (text, expected) in [
+            ("{", "is not a schedule written by msdk-sim explore --out"),
+            (#"{"format":"other","sdkRecovery":false,"steps":[]}"#, "is of format other"),
+            (#"{"format":"appgroupsim-explore-schedule-1","sdkRecovery":false,"steps":[{"actor":"app","action":"rm -rf"}]}"#, "unknown step app rm -rf"),
+            (#"{"format":"appgroupsim-explore-schedule-1","sdkRecovery":false,"steps":[{"actor":"kernel","action":"panic"}]}"#, "unknown step kernel panic"),
+        ] {
+            try Data(text.utf8).write(to: file)
+            XCTAssertThrowsError(try ExploreSchedule.load(file)) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(error)")
+            }
+        }
+        XCTAssertThrowsError(try ExploreSchedule.load(dir.appendingPathComponent("missing.json"))) { XCTAssertTrue("\($0)".contains("cannot be read"), "\($0)") }
+    }
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# msdk-sim explore (issue 38): from configuration alone it finds the broken fixture's violation (the SDK's items
+# whenUnlocked, under --sdk-recovery: a background launch while locked deletes the account), shrinks it, writes a
+# schedule that replays it every time, writes a trace Chrome's trace viewer reads, and finds nothing in the fixed
+# fixture. Each explore makes its own devices, orgs and private keyring.
+source "$(dirname "$0")/../lib/integration.sh"
+BROKEN="$ROOT/Fixtures/broken/keychain-class-when-unlocked/MobileSyncExplorer.app"
+sim() { "$BIN/msdk-sim" "$@"; }
+
+expect_status 10 sim explore --app "$BROKEN" --org-data "$ROOT/Fixtures/org" --sdk-recovery --runs 60 --steps 20 --seed 1 \
+  --json --out "$WORK/schedule.json" --trace "$WORK/trace.json"
+printf %s "$OUT" > "$WORK/found.json"
+python3 - "$WORK/found.json" "$WORK/schedule.json" "$WORK/trace.json" <<'PY' || fail "explore's report, schedule or trace: $OUT"
+import json, sys
+found = json.load(open(sys.argv[1]))
+names = [v["invariant"] for v in found["violations"]]
+assert "logged-out-without-logout" in names, names
+v = found["violations"][names.index("logged-out-without-logout")]
+assert 1 <= len(v["steps"]) <= 10, v["steps"]
+assert v["replayed"]["broke"] == v["replayed"]["of"] > 0, v["replayed"]
+assert any(s["actor"] == "device" and s["action"] == "lock" for s in v["steps"]), v["steps"]
+assert found["runsPerSecond"] > 0 and found["distinctSchedules"] >= 1 and found["coverage"]["covered"] > 0
+schedule = json.load(open(sys.argv[2]))
+assert schedule["format"] == "appgroupsim-explore-schedule-1" and schedule["sdkRecovery"] is True
+assert schedule["invariant"] == names[0] and schedule["steps"] == found["violations"][0]["steps"]
+trace = json.load(open(sys.argv[3]))
+events = trace["traceEvents"]
+tracks = [e["args"]["name"] for e in events if e.get("name") == "thread_name"]
+assert tracks == ["app", "widget", "notification", "device", "org", "invariants"], tracks
+assert all({"name", "ph", "pid"} <= set(e) for e in events)
+assert any(e["ph"] == "X" for e in events) and any(e["ph"] == "i" and e.get("tid") == 6 for e in events), "spans, and the violation on its track"
+print("  (violation in run %d of 60, shrunk from %d to %d steps)" % (v["run"], v["stepsBeforeShrinking"], len(v["steps"])))
+PY
+ok "explore: the broken fixture's logged-out-without-logout is found, shrunk to at most 10 steps, replayed each time; the trace has a track per actor"
+
+first=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["invariant"])' "$WORK/schedule.json")
+for i in 1 2 3; do
+  expect_status 10 sim explore --app "$BROKEN" --org-data "$ROOT/Fixtures/org" --sdk-recovery --replay "$WORK/schedule.json" --json
+  got=$(printf %s "$OUT" | python3 -c 'import json,sys; print(" ".join(sorted({v["invariant"] for v in json.load(sys.stdin)["violations"]})))')
+  contains " $got " " $first "
+done
+expect_status 10 sim explore --app "$BROKEN" --org-data "$ROOT/Fixtures/org" --sdk-recovery --replay "$WORK/schedule.json"
+contains "$OUT" "!! $first:"
+contains "$OUT" "device       lock"
+ok "explore --replay: the schedule breaks $first again, 3 times of 3, and prints each step"
+
+expect_status 1 sim explore --app "$BROKEN" --replay "$WORK/schedule.json"
+contains "$ERR" "was written with --sdk-recovery"
+printf '{"format":"appgroupsim-explore-schedule-1","sdkRecovery":false,"steps":[{"actor":"app","action":"format-disk"}]}' > "$WORK/bad.json"
+expect_status 1 sim explore --replay "$WORK/bad.json"
+contains "$ERR" "unknown step app format-disk"
+ok "explore --replay: a schedule of the other mode, or with an unknown step, is refused before anything runs"
+
+expect_status 0 sim explore --sdk-recovery --runs 20 --steps 20 --seed 1
+contains "$OUT" "no invariant broke"
+ok "explore: the fixed fixture (afterFirstUnlockThisDeviceOnly) breaks nothing in 20 runs of 20 steps"
