@@ -66,6 +66,9 @@ final class ExploreRun {
     }
 
     private var step: Int { steps.count }
+    private var inEpilogue = false
+    /// The trace's time of what happens now: the step being run (from 0), or the column after the last for the end.
+    private var logicalStep: Int { inEpilogue ? steps.count : max(0, steps.count - 1) }
 
     private func say(_ line: String) { narrative.append(line) }
 
@@ -188,11 +191,14 @@ final class ExploreRun {
         }
         let current = currentUser()
         running[actor] = Running(
-            process: process, action: action, startStep: step, currents: current.map { [$0] } ?? [], sawNoUser: current == nil,
+            process: process, action: action, startStep: logicalStep, currents: current.map { [$0] } ?? [], sawNoUser: current == nil,
             userAtStart: current.flatMap(username(ofUserId:)))
         if verb == "logout", let user = running[actor]?.userAtStart {
             loggingOut.insert(user)
             uncertain.insert(user)
+            // A logout deletes the user's store, unsent changes with it (the SDK's rule): edits made before it
+            // need not reach the org.
+            edits.removeAll { $0.owner == user }
         }
         return advance(actor)
     }
@@ -336,12 +342,17 @@ final class ExploreRun {
     }
 
     /// After every step: account files gone.
-    private func afterStep() {
+    private func afterStep() { checkAccountFiles(by: steps.last.map { "\($0.actor) \($0.action)" } ?? "") }
+
+    private func checkAccountFiles(by: String) {
         let now = accountFilesNow()
         for (userId, path) in accountFiles.sorted(by: { $0.key < $1.key }) where now[userId] == nil {
             let user = username(ofUserId: userId) ?? userId
-            if !explorer.options.sdkRecovery, !loggingOut.contains(user) {
-                violate("data-deleted", "the account file of \(user) was deleted though nobody logged \(user) out (\(relative(path)))")
+            if loggingOut.contains(user) { continue }
+            if explorer.options.sdkRecovery {
+                say("     the account file of \(user) is gone (\(by); --sdk-recovery: the SDK deletes an account it cannot read)")
+            } else {
+                violate("data-deleted", "the account file of \(user) was deleted though nobody logged \(user) out (\(relative(path)); \(by))")
             }
         }
         accountFiles = now
@@ -364,6 +375,7 @@ final class ExploreRun {
     /// The end of a run: what runs goes on to its end, the device is unlocked, the org answers, and the app is
     /// relaunched to check that nobody was logged out and that every acknowledged edit reaches the org.
     func epilogue() {
+        inEpilogue = true
         say("     end of the run: every running process goes on to its end, the device is unlocked, the org answers")
         for actor in ExploreStep.processActors {
             var guardSteps = 0
@@ -371,6 +383,7 @@ final class ExploreRun {
                 r.process.resume()
                 let outcome = advance(actor)
                 if running[actor] == nil { say("     \(actor) (\(r.action)) \(outcome)") }
+                checkAccountFiles(by: "\(actor) \(r.action), at the run's end")
                 guardSteps += 1
             }
         }
@@ -389,7 +402,13 @@ final class ExploreRun {
             let list = finalApp(["contacts", "list", "--json"])
             let entries = (try? JSONSerialization.jsonObject(with: Data(list.out.utf8))) as? [[String: Any]] ?? []
             for edit in edits where edit.owner == owner {
-                let entry = entries.first { $0["LastName"] as? String == edit.lastName }
+                let copies = entries.filter { $0["LastName"] as? String == edit.lastName }
+                if copies.count > 1 {
+                    violate(
+                        "edit-duplicated",
+                        "the contact \(edit.lastName) that the app created once for \(owner) is at the org \(copies.count) times after the final sync (a sync up killed after the org created it, then sent again)")
+                }
+                let entry = copies.first
                 let synced = entry.map { ($0["Id"] as? String).map { !$0.hasPrefix("local_") } ?? false } ?? false
                 if !synced {
                     violate(
@@ -497,7 +516,7 @@ final class ExploreRun {
     private static let tracks = ["app", "widget", "notification", "device", "org", "invariants"]
 
     private func event(_ track: String, _ phase: String, _ name: String, _ args: [String: Any]) {
-        var e: [String: Any] = ["name": name, "ph": phase, "ts": step * 1000, "pid": 1, "tid": (Self.tracks.firstIndex(of: track) ?? 0) + 1]
+        var e: [String: Any] = ["name": name, "ph": phase, "ts": logicalStep * 1000, "pid": 1, "tid": (Self.tracks.firstIndex(of: track) ?? 0) + 1]
         if phase == "i" { e["s"] = "t" }
         if !args.isEmpty { e["args"] = args }
         events.append(e)
@@ -505,7 +524,7 @@ final class ExploreRun {
 
     private func span(_ actor: String, _ r: Running, _ end: String) {
         events.append([
-            "name": r.action, "ph": "X", "ts": r.startStep * 1000, "dur": max(1, step - r.startStep) * 1000, "pid": 1,
+            "name": r.action, "ph": "X", "ts": r.startStep * 1000, "dur": (logicalStep - r.startStep + 1) * 1000, "pid": 1,
             "tid": (Self.tracks.firstIndex(of: actor) ?? 0) + 1, "args": ["end": end],
         ])
     }

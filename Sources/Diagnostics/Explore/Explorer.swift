@@ -73,6 +73,7 @@ package final class Explorer: @unchecked Sendable {
         ("data-deleted", "no account file is deleted except by a logout (not checked under --sdk-recovery, whose rules delete)"),
         ("logged-out-without-logout", "a user who logged in and did not log out is still logged in once the device is unlocked and the app relaunched"),
         ("edit-lost", "every contact the app acknowledged reaches the org by the end of the run, after the explorer's final sync"),
+        ("edit-duplicated", "every contact the app created once is at the org once after the final sync"),
     ]
 
     let options: Options
