@@ -81,7 +81,12 @@ final class ExploreRun {
         /// A running process: on to its end, on by a few points, or killed where it stands.
         func going(_ actor: String, _ weight: Int) -> [(ExploreStep, Int)] {
             let points = 1 + Int(choices.next() % 8)
-            return [(ExploreStep(actor, "finish"), 2 * weight), (ExploreStep(actor, "resume \(points)"), 2 * weight), (ExploreStep(actor, "kill"), 1)]
+            let kinds = ["keychain.read", "keychain.write", "file.write", "store.write", "store.read"]
+            let kind = kinds[Int(choices.next() % UInt64(kinds.count))]
+            return [
+                (ExploreStep(actor, "finish"), 2 * weight), (ExploreStep(actor, "resume \(points)"), 2 * weight),
+                (ExploreStep(actor, "until \(kind)"), 2 * weight), (ExploreStep(actor, "kill"), 1),
+            ]
         }
         if running["app"] != nil {
             options += going("app", 3)
@@ -128,6 +133,7 @@ final class ExploreRun {
             switch words.first {
             case "resume": outcome = resume(s.actor, points: words.count > 1 ? max(1, Int(words[1]) ?? 1) : 1)
             case "finish": outcome = resume(s.actor, points: 100_000)
+            case "until": outcome = resume(s.actor, points: 100_000, until: words.count > 1 ? String(words[1]) : nil)
             case "kill": outcome = kill(s.actor, why: "killed by the explorer")
             default: outcome = start(s.actor, s.action)
             }
@@ -203,8 +209,9 @@ final class ExploreRun {
         return advance(actor)
     }
 
-    /// Lets the actor pass `points` points (or run to its end, whichever comes first).
-    private func resume(_ actor: String, points: Int) -> String {
+    /// Lets the actor pass `points` points, or go on until it stops at a point of the kind `until`, or to its end,
+    /// whichever comes first.
+    private func resume(_ actor: String, points: Int, until kind: String? = nil) -> String {
         guard running[actor] != nil else { return "skipped: \(actor) is not running" }
         var outcome = ""
         var passed = 0
@@ -212,6 +219,7 @@ final class ExploreRun {
             r.process.resume()
             outcome = advance(actor)
             passed += 1
+            if let kind, outcome.hasPrefix("stopped at \(kind) ") { break }
         }
         return passed > 1 && running[actor] != nil ? "passed \(passed - 1) point(s); \(outcome)" : outcome
     }

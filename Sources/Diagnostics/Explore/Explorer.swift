@@ -186,9 +186,9 @@ package final class Explorer: @unchecked Sendable {
     }
 
     static func possibleTriples(_ bundle: ExploredBundle) -> Int {
-        var verbs = 6 + 3  // the app's actions; resume, finish, kill
-        if bundle.widget != nil { verbs += 4 }
-        if bundle.notification != nil { verbs += 4 }
+        var verbs = 6 + 4  // the app's actions; resume, until, finish, kill
+        if bundle.widget != nil { verbs += 5 }
+        if bundle.notification != nil { verbs += 5 }
         verbs += 3 + 3  // device and org
         return verbs * DeviceLockState.allCases.count
     }

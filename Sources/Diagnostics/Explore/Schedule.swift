@@ -6,8 +6,8 @@ package struct ExploreStep: Codable, Equatable, Hashable, Sendable {
     /// `app`, `widget`, `notification` (processes), `device` or `org` (the environment).
     package var actor: String
     /// For a process: an action to start (`login USER`, `sync`, `edit`, `logout`, `switch-user USER`, `view`;
-    /// `refresh`; `push`), `resume N` (on by N points, or to its end), `finish` (on to its end) or `kill`
-    /// (SIGKILL where it stands).
+    /// `refresh`; `push`), `resume N` (on by N points, or to its end), `until KIND` (on until it stops at a point
+    /// of that kind, `store.write` say), `finish` (on to its end) or `kill` (SIGKILL where it stands).
     /// For the device: `lock`, `unlock`, `reboot`. For the org: `offline`, `online`, `expire-tokens`.
     package var action: String
 
@@ -65,9 +65,9 @@ extension ExploreStep {
     static func isKnown(_ step: ExploreStep) -> Bool {
         let verb = step.action.split(separator: " ").first.map(String.init) ?? ""
         switch step.actor {
-        case "app": return ["login", "sync", "edit", "logout", "switch-user", "view", "resume", "finish", "kill"].contains(verb)
-        case "widget": return ["refresh", "resume", "finish", "kill"].contains(verb)
-        case "notification": return ["push", "resume", "finish", "kill"].contains(verb)
+        case "app": return ["login", "sync", "edit", "logout", "switch-user", "view", "resume", "finish", "until", "kill"].contains(verb)
+        case "widget": return ["refresh", "resume", "finish", "until", "kill"].contains(verb)
+        case "notification": return ["push", "resume", "finish", "until", "kill"].contains(verb)
         case "device": return ["lock", "unlock", "reboot"].contains(verb)
         case "org": return ["offline", "online", "expire-tokens"].contains(verb)
         default: return false
