@@ -36,10 +36,10 @@ final class Run: @unchecked Sendable {
     /// The scenario's device; `newDevice()` starts another (a new id: nothing of the first one's keychain).
     private(set) var device: URL
     let say: @Sendable (String) -> Void
-    private var org: Process?
-    private(set) var orgURL = ""
+    private var org: OrgProcess?
+    var orgURL: String { org?.url ?? "" }
     /// sf-simulator's admin token (its second line): for its admin routes, and for the apps' APNs registration.
-    private(set) var adminToken = ""
+    var adminToken: String { org?.adminToken ?? "" }
 
     init(bin: URL, fixtureApp: URL, print: @escaping @Sendable (String) -> Void) throws {
         self.bin = bin
@@ -54,30 +54,17 @@ final class Run: @unchecked Sendable {
     }
 
     func finish() {
-        org?.terminate()
-        org?.waitUntilExit()
+        org?.stop()
         try? FileManager.default.removeItem(at: work)
     }
 
     /// sf-simulator on a free port of 127.0.0.1.
     func startOrg() throws {
-        let process = Process()
-        process.executableURL = bin.appendingPathComponent("sf-simulator")
-        process.arguments = ["--port", "0", "--data", fixtureApp.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("org").path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        org = process
-        var lines = Data()
-        while lines.filter({ $0 == UInt8(ascii: "\n") }).count < 2 {
-            let chunk = pipe.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw Scenarios.Failure.setup("sf-simulator exited before listening") }
-            lines.append(chunk)
+        do {
+            org = try OrgProcess.start(bin: bin, data: fixtureApp.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("org"))
+        } catch {
+            throw Scenarios.Failure.setup("\(error)")
         }
-        let text = String(decoding: lines, as: UTF8.self).split(separator: "\n")
-        orgURL = text[0].split(separator: " ").last.map(String.init) ?? ""
-        adminToken = text[1].split(separator: " ").last.map(String.init) ?? ""
     }
 
     /// A copy of the fixture app under the scenario's folder, changed by `change`.

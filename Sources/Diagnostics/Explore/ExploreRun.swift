@@ -1,9 +1,6 @@
 import AppGroup
 import CoreEngine
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Keychain
 #if canImport(Glibc)
 import Glibc
@@ -544,17 +541,5 @@ final class ExploreRun {
         }
         all += events
         return (try? JSONSerialization.data(withJSONObject: ["traceEvents": all, "displayTimeUnit": "ms"], options: [.sortedKeys])) ?? Data()
-    }
-}
-
-extension OrgProcess {
-    /// `POST /__admin/push`: a notification for `username`'s registered devices.
-    func push(username: String, title: String) -> Bool {
-        guard let url = URL(string: url + "/__admin/push") else { return false }
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.setValue(adminToken, forHTTPHeaderField: "X-AppGroupSim-Admin-Token")
-        request.httpBody = try? JSONSerialization.data(withJSONObject: ["username": username, "title": title, "body": "from msdk-sim explore"])
-        return send(request)
     }
 }

@@ -1,7 +1,4 @@
 import AppGroup
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import CoreEngine
 import Foundation
 import Keychain
@@ -314,68 +311,4 @@ struct ExploredUser {
         }
         throw ExploreError.setup("\(file.path) names no user with a password to log in")
     }
-}
-
-/// sf-simulator on a free port, with its admin token.
-final class OrgProcess: @unchecked Sendable {
-    let process: Process
-    let url: String
-    let adminToken: String
-
-    private init(process: Process, url: String, adminToken: String) {
-        self.process = process
-        self.url = url
-        self.adminToken = adminToken
-    }
-
-    static func start(bin: URL, data: URL) throws -> OrgProcess {
-        let process = Process()
-        process.executableURL = bin.appendingPathComponent("sf-simulator")
-        process.arguments = ["--port", "0", "--data", data.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        var lines = Data()
-        while lines.filter({ $0 == UInt8(ascii: "\n") }).count < 2 {
-            let chunk = pipe.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw ExploreError.setup("sf-simulator exited before listening (its org data: \(data.path))") }
-            lines.append(chunk)
-        }
-        let text = String(decoding: lines, as: UTF8.self).split(separator: "\n")
-        return OrgProcess(
-            process: process, url: text[0].split(separator: " ").last.map(String.init) ?? "",
-            adminToken: text[1].split(separator: " ").last.map(String.init) ?? "")
-    }
-
-    func stop() {
-        process.terminate()
-        process.waitUntilExit()
-    }
-
-    /// `POST /__admin/faults`; whether the org took it.
-    @discardableResult
-    func faults(_ body: [String: Any]) -> Bool {
-        guard let url = URL(string: url + "/__admin/faults") else { return false }
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.setValue(adminToken, forHTTPHeaderField: "X-AppGroupSim-Admin-Token")
-        request.httpBody = try? JSONSerialization.data(withJSONObject: body)
-        return send(request)
-    }
-
-    /// Sends an admin request and waits for it: whether the org answered 200.
-    func send(_ request: URLRequest) -> Bool {
-        let done = DispatchSemaphore(value: 0)
-        let box = StatusBox()
-        URLSession.shared.dataTask(with: request) { _, response, _ in
-            box.status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            done.signal()
-        }.resume()
-        done.wait()
-        return box.status == 200
-    }
-
-    private final class StatusBox: @unchecked Sendable { var status = 0 }
 }
