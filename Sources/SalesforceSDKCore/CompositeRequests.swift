@@ -1,4 +1,6 @@
 import AppGroupSimCombine
+import CoreNetworkEngine
+import FastJSON
 import Foundation
 
 /// The SDK's `SFSDKCompositeSubRequest` (`CompositeSubRequest`): a request of a composite request, named by its
@@ -34,19 +36,18 @@ public class CompositeRequest: RestRequest, @unchecked Sendable {
     init(_ subRequests: [CompositeSubRequest], allOrNone: Bool, apiVersion: String) {
         self.allOrNone = allOrNone
         allSubRequests = subRequests
-        super.init(method: .POST, path: "/\(apiVersion)/composite", queryParams: nil)
-        // As the SDK writes it: a GET or DELETE carries its parameters in the url, the others in the body.
-        let items: [[String: Any]] = subRequests.map { sub in
-            var item: [String: Any] = ["referenceId": sub.referenceId, "method": RestRequest.httpMethod(from: sub.method)]
-            if sub.method == .GET || sub.method == .DELETE {
-                item["url"] = sub.relativeURL
-            } else {
-                item["url"] = sub.endpoint + sub.path
-                if let body = sub.requestBodyAsDictionary { item["body"] = body }
-            }
-            return item
-        }
-        setCustomRequestBodyDictionary(["compositeRequest": items, "allOrNone": allOrNone], contentType: "application/json")
+        super.init(method: .POST, path: CompositeBodies.compositePath(apiVersion: apiVersion), queryParams: nil)
+        let body = CompositeBodies.composite(subRequests.map { ($0.referenceId, $0.compositePart) }, allOrNone: allOrNone)
+        setCustomRequestBodyDictionary(body.foundationValue as? [String: Any] ?? [:], contentType: "application/json")
+    }
+}
+
+extension RestRequest {
+    /// This request as a part of a composite or batch body (written by the engine's `CompositeBodies`).
+    var compositePart: CompositeBodies.Part {
+        CompositeBodies.Part(
+            method: RestRequest.httpMethod(from: method), endpoint: endpoint, path: path, relativeURL: relativeURL,
+            body: requestBodyAsDictionary.map { dict in JSON(foundation: Dictionary(uniqueKeysWithValues: dict.compactMap { k, v in (k.base as? String).map { ($0, v) } })) })
     }
 }
 
@@ -89,19 +90,9 @@ public class BatchRequest: RestRequest, @unchecked Sendable {
     init(_ requests: [RestRequest], haltOnError: Bool, apiVersion: String) {
         self.haltOnError = haltOnError
         batchRequests = requests
-        super.init(method: .POST, path: "/\(apiVersion)/composite/batch", queryParams: nil)
-        // As the SDK writes it: the path (with the query for a GET or DELETE), a body as richInput.
-        let items: [[String: Any]] = requests.map { request in
-            var item: [String: Any] = ["method": RestRequest.httpMethod(from: request.method)]
-            if request.method == .GET || request.method == .DELETE {
-                item["url"] = request.relativeURL.dropFirst(request.endpoint.count).description
-            } else {
-                item["url"] = request.path
-                if let body = request.requestBodyAsDictionary { item["richInput"] = body }
-            }
-            return item
-        }
-        setCustomRequestBodyDictionary(["batchRequests": items, "haltOnError": haltOnError], contentType: "application/json")
+        super.init(method: .POST, path: CompositeBodies.batchPath(apiVersion: apiVersion), queryParams: nil)
+        let body = CompositeBodies.batch(requests.map(\.compositePart), haltOnError: haltOnError)
+        setCustomRequestBodyDictionary(body.foundationValue as? [String: Any] ?? [:], contentType: "application/json")
     }
 }
 
