@@ -1,3 +1,4 @@
+import SchedulePoints
 import Dispatch
 import Foundation
 
@@ -145,7 +146,10 @@ package final class KeychainHelper: Sendable {
     /// than a change made through this helper. Opens the store as `prepare()` does.
     package func readAhead(services: [String], keyTags: [String]) {
         let queries = services.map { ["device": deviceID, "service": $0] } + keyTags.map { Self.keyQuery(tag: $0, device: deviceID) }
-        queue.async {
+        // Under `msdk-sim explore` the read is made before the call returns: read alongside the launch's file reads,
+        // its schedule point would come before or after theirs by chance, and a run must be a function of its seed.
+        let dispatch: (@escaping @Sendable () -> Void) -> Void = SchedulePoint.isExplored ? { self.queue.sync(execute: $0) } : { self.queue.async(execute: $0) }
+        dispatch {
             self.aheadResults = [:]
             let state = self.protection()
             // Locked or before the first unlock, the item's class decides: the reads stay the ordinary ones.
@@ -577,9 +581,12 @@ package final class SecretServiceBudget: @unchecked Sendable {
                 + "check that gnome-keyring-daemon is running and responsive on this D-Bus session, or run inside scripts/with-keyring")
     }
 
-    /// How long the next call may wait; nil once the Secret Service has failed to answer in time.
+    /// How long the next call may wait; nil once the Secret Service has failed to answer in time. Under
+    /// `msdk-sim explore` a call may stand at a schedule point while other processes run, for as long as the
+    /// explorer decides: no deadline then, since a wall-clock timeout would make a run depend on the machine's speed.
     func remaining() -> DispatchTimeInterval? {
-        lock.withLock { exhausted ? nil : .milliseconds(Int(seconds * 1000)) }
+        if SchedulePoint.isExplored { return .never }
+        return lock.withLock { exhausted ? nil : .milliseconds(Int(seconds * 1000)) }
     }
 
     func exhaust() { lock.withLock { exhausted = true } }
