@@ -74,6 +74,9 @@ let package = Package(
         ),
         // Where the device's processes meet (keychain, files, store transactions): reported to `msdk-sim explore`.
         .target(name: "SchedulePoints"),
+        // The explorers' side of those points (issue 38): actors as processes stopped at their points, seeded
+        // choices, shrinking a schedule; for msdk-sim explore (Diagnostics) and AppGroupSimTesting's DeviceExploration.
+        .target(name: "Exploring"),
         .target(name: "Keychain", dependencies: ["CSecret", "SchedulePoints"]),
         // glibc's <sys/xattr.h>, for the file protection class each file carries (AppGroup/FileProtection.swift).
         .systemLibrary(name: "CXattr"),
@@ -112,7 +115,7 @@ let package = Package(
         .target(name: "SmartStore", dependencies: ["SalesforceSDKCore", "SalesforceSDKCommon", "SmartStoreEngine", "CoreEngine", "AppGroup", "FastJSON", "AppGroupSimCombine"]),
         .target(name: "WidgetKit", dependencies: ["AppGroup", "SalesforceSDKCommon"]),
         .target(name: "UserNotifications", dependencies: ["AppGroup", "SalesforceSDKCommon"]),
-        .target(name: "AppGroupSimTesting", dependencies: ["AppGroup", "Keychain", "CoreEngine", "MobileApp", "OrgSimulator", "SalesforceSDKCommon", "UserNotifications"]),
+        .target(name: "AppGroupSimTesting", dependencies: ["AppGroup", "Keychain", "CoreEngine", "MobileApp", "OrgSimulator", "SalesforceSDKCommon", "UserNotifications", "Exploring"]),
         // The SDK's MobileSync, as Swift sees it (SyncManager.sharedInstance(forUserAccount:), SyncState, the targets,
         // MobileSyncSDKManager), on the engine's sync manager; re-exports SmartStore.
         .target(name: "MobileSync", dependencies: [
@@ -190,9 +193,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Diagnosis and field-failure reproductions for msdk-sim: reads bundles and devices through the facade.
-        .target(name: "Diagnostics", dependencies: ["AppGroup", "Keychain", "CoreEngine", "CoreNetworkEngine", "SmartStoreEngine", "XcodeProject", "SourceReader"]),
+        .target(name: "Diagnostics", dependencies: ["AppGroup", "Keychain", "CoreEngine", "CoreNetworkEngine", "SmartStoreEngine", "XcodeProject", "SourceReader", "Exploring"]),
         .executableTarget(name: "msdk-sim", dependencies: [
-            "AppGroup", "Keychain", "CoreEngine", "CoreNetworkEngine", "Diagnostics",
+            "AppGroup", "Keychain", "CoreEngine", "CoreNetworkEngine", "Diagnostics", "Exploring",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Test and benchmark support: drives the platform layer from separate processes.
@@ -234,7 +237,7 @@ let package = Package(
         .testTarget(name: "SmartStoreTests", dependencies: ["FastJSON", .product(name: "GRDB", package: "GRDB.swift"), "SmartStoreEngine", "CoreEngine", "AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "AppExtensionsTests", dependencies: ["CoreEngine", "AppExtensions", "Diagnostics", "CoreNetworkEngine", "OrgSimulator", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "MobileAppTests", dependencies: ["CoreEngine", "MobileApp", "AppExtensions", "CoreNetworkEngine", "AppGroup", "Keychain", "SmartStoreEngine", "OrgSimulator", "AppGroupSimTestSupport"]),
-        .testTarget(name: "DiagnosticsTests", dependencies: ["CoreEngine", "CoreNetworkEngine", "Diagnostics", "AppExtensions", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
+        .testTarget(name: "DiagnosticsTests", dependencies: ["CoreEngine", "CoreNetworkEngine", "Diagnostics", "Exploring", "AppExtensions", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "SalesforceSDKCoreTests", dependencies: ["SalesforceSDKCore", "Keychain", "AppGroupSimTestSupport", "AppGroupSimTesting", "UserNotifications"]),
         .testTarget(name: "SalesforceSDKCommonTests", dependencies: ["Keychain", "SalesforceSDKCommon", "AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "CoreNetworkEngineTests", dependencies: [.product(name: "_CryptoExtras", package: "swift-crypto"), "FastJSON", "OrgSimulator", "CoreNetworkEngine", "CoreEngine", "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -102,6 +102,7 @@ package final class SharedDefaults: Sendable {
     /// An error thrown by `body` leaves the file untouched.
     @discardableResult
     package func updateAll<T>(_ body: (inout [String: PlistValue]) throws -> T) throws -> T {
+        SecureFiles.sharedPoint(.defaultsWrite, url)
         let lock: FileLock
         do { lock = try FileLock(exclusive: lockURL) } catch let e as FileError { throw SharedDefaultsError.io(e) }
         defer { withExtendedLifetime(lock) {} }

@@ -1,6 +1,7 @@
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Exploring
 import Foundation
 
 /// sf-simulator on a free port, with its admin token.

@@ -22,6 +22,9 @@ package enum SchedulePoint {
         case fileDelete = "file.delete"
         case storeRead = "store.read"
         case storeWrite = "store.write"
+        /// A write to a shared `msdkUserDefaults` suite (the app group's plist), before its read-modify-write
+        /// takes the suite's lock: two writes of two keys are two points, one write of both is one.
+        case defaultsWrite = "defaults.write"
     }
 
     /// The environment variable naming the descriptor (the explorer passes its socket as descriptor 3).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Diagnostics
+import Exploring
 import Foundation
 
 struct Explore: ParsableCommand {

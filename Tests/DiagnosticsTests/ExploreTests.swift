@@ -1,4 +1,5 @@
 import AppGroupSimTestSupport
+import Exploring
 @testable import Diagnostics
 import Foundation
 import XCTest
@@ -60,6 +61,24 @@ final class ExploreTests: XCTestCase {
         XCTAssertEqual(x, (0..<20).map { _ in b.next() })
         XCTAssertNotEqual(x, (0..<20).map { _ in c.next() })
         XCTAssertNotEqual(SeededChoices.runSeed(1, 0), SeededChoices.runSeed(1, 1))
+    }
+
+    /// Shrinking keeps the fewest steps that still break, cuts after the breaking step first, and stops at its budget.
+    func testShrinkingKeepsTheStepsThatStillBreak() {
+        let steps = (0..<12).map { ExploreStep($0 % 2 == 0 ? "app" : "widget", "s\($0)") }
+        // "Breaks" when s3 comes before s7 in the schedule, whatever else is there.
+        func breaks(_ candidate: [ExploreStep]) -> Bool {
+            guard let a = candidate.firstIndex(of: steps[3]), let b = candidate.firstIndex(of: steps[7]) else { return false }
+            return a < b
+        }
+        var tried: [[ExploreStep]] = []
+        let shrunk = Scheduling.shrink(steps, cutAfter: 7, budget: 100) { tried.append($0); return breaks($0) }
+        XCTAssertEqual(shrunk, [steps[3], steps[7]])
+        XCTAssertEqual(tried.first, Array(steps.prefix(8)), "the first candidate is the run cut after the breaking step")
+        var budgeted = 0
+        let partial = Scheduling.shrink(steps, cutAfter: nil, budget: 3) { budgeted += 1; return breaks($0) }
+        XCTAssertEqual(budgeted, 3)
+        XCTAssertEqual(partial.count, steps.count - 3, "three tries, each leaving out one of the last steps")
     }
 
     func testAScheduleFileIsCheckedBeforeAnythingRuns() throws {

@@ -1,3 +1,4 @@
+import Exploring
 import Foundation
 
 /// What `msdk-sim explore` prints: words, or one JSON object.

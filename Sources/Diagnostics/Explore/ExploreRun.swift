@@ -1,5 +1,6 @@
 import AppGroup
 import CoreEngine
+import Exploring
 import Foundation
 import Keychain
 #if canImport(Glibc)
@@ -75,16 +76,7 @@ final class ExploreRun {
     func choose(_ choices: inout SeededChoices) -> ExploreStep {
         var options: [(ExploreStep, Int)] = []
         let users = explorer.users
-        /// A running process: on to its end, on by a few points, or killed where it stands.
-        func going(_ actor: String, _ weight: Int) -> [(ExploreStep, Int)] {
-            let points = 1 + Int(choices.next() % 8)
-            let kinds = ["keychain.read", "keychain.write", "file.write", "store.write", "store.read"]
-            let kind = kinds[Int(choices.next() % UInt64(kinds.count))]
-            return [
-                (ExploreStep(actor, "finish"), 2 * weight), (ExploreStep(actor, "resume \(points)"), 2 * weight),
-                (ExploreStep(actor, "until \(kind)"), 2 * weight), (ExploreStep(actor, "kill"), 1),
-            ]
-        }
+        func going(_ actor: String, _ weight: Int) -> [(ExploreStep, Int)] { Scheduling.going(actor, weight: weight, &choices) }
         if running["app"] != nil {
             options += going("app", 3)
         } else if lockState.isUnlocked {
@@ -210,15 +202,10 @@ final class ExploreRun {
     /// whichever comes first.
     private func resume(_ actor: String, points: Int, until kind: String? = nil) -> String {
         guard running[actor] != nil else { return "skipped: \(actor) is not running" }
-        var outcome = ""
-        var passed = 0
-        while passed < points, let r = running[actor] {
-            r.process.resume()
-            outcome = advance(actor)
-            passed += 1
-            if let kind, outcome.hasPrefix("stopped at \(kind) ") { break }
+        return Scheduling.resume(points: points, until: kind, isRunning: { running[actor] != nil }) {
+            running[actor]!.process.resume()
+            return advance(actor)
         }
-        return passed > 1 && running[actor] != nil ? "passed \(passed - 1) point(s); \(outcome)" : outcome
     }
 
     /// Runs the actor to its next point or its end.

@@ -1,5 +1,6 @@
 import AppGroup
 import CoreEngine
+import Exploring
 import Foundation
 import Keychain
 #if canImport(Glibc)
@@ -151,29 +152,8 @@ package final class Explorer: @unchecked Sendable {
     /// The fewest steps that still break `invariant`: the run cut after the step that broke it, then each step
     /// left out in turn (from the last) while the invariant still breaks.
     private func shrink(_ steps: [ExploreStep], invariant: String, atStep: Int?) throws -> Violation {
-        var best = steps
-        var budget = options.shrinkBudget
-        func stillBreaks(_ candidate: [ExploreStep]) throws -> Bool {
-            budget -= 1
-            return try replay(candidate).violations.contains { $0.invariant == invariant }
-        }
-        if let atStep, atStep + 1 < best.count {
-            let cut = Array(best.prefix(atStep + 1))
-            if try stillBreaks(cut) { best = cut }
-        }
-        var changed = true
-        while changed, budget > 0 {
-            changed = false
-            var i = best.count - 1
-            while i >= 0, budget > 0 {
-                var candidate = best
-                candidate.remove(at: i)
-                if try stillBreaks(candidate) {
-                    best = candidate
-                    changed = true
-                }
-                i -= 1
-            }
+        let best = try Scheduling.shrink(steps, cutAfter: atStep, budget: options.shrinkBudget) { candidate in
+            try replay(candidate).violations.contains { $0.invariant == invariant }
         }
         let final = try replay(best)
         let v = final.violations.first { $0.invariant == invariant }

@@ -3,12 +3,13 @@ import Foundation
 import Glibc
 #endif
 
-/// One process of an actor (the app, its widget, its notification service extension) under the explorer:
+/// One process of an actor (the app, its widget, its notification service extension, or a developer's own
+/// executable run as one of them) under an explorer (`msdk-sim explore`, AppGroupSimTesting's `DeviceExploration`):
 /// started with posix_spawn, its end of a socket pair as descriptor 3 (`APPGROUPSIM_EXPLORE_FD`), its output
 /// in two files. It runs only between the explorer's go and its next schedule point, so at any moment at
 /// most one of the device's processes runs.
-final class ActorProcess {
-    enum Event: Equatable {
+package final class ActorProcess {
+    package enum Event: Equatable {
         /// Stopped at a point (`SchedulePoint.Kind` raw value) and waiting for a go.
         case point(kind: String, detail: String)
         /// Ended: its exit status, or the signal that ended it.
@@ -16,15 +17,15 @@ final class ActorProcess {
         case signaled(signal: Int32)
     }
 
-    let pid: pid_t
+    package let pid: pid_t
     private let socket: Int32
     private let outFile: URL
     private let errFile: URL
     private var buffer: [UInt8] = []
-    private(set) var ended = false
+    package private(set) var ended = false
 
     /// Starts `executable` with `arguments`; it runs up to its first point (read with `next`).
-    init(executable: URL, arguments: [String], environment: [String: String], outputDirectory: URL, name: String) throws {
+    package init(executable: URL, arguments: [String], environment: [String: String], outputDirectory: URL, name: String) throws {
         var pair: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else {
             throw ExploreError.setup("socketpair failed: \(String(cString: strerror(errno)))")
@@ -68,14 +69,14 @@ final class ActorProcess {
     }
 
     /// Lets the process run from the point it stands at.
-    func resume() {
+    package func resume() {
         var go: UInt8 = UInt8(ascii: "g")
         _ = write(socket, &go, 1)
     }
 
     /// Waits for the process's next point, or its end. A process that neither reaches a point nor ends within
     /// `timeout` seconds is killed and reported as hung (nil).
-    func next(timeout: Double = 30) -> Event? {
+    package func next(timeout: Double = 30) -> Event? {
         while true {
             if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<nl], as: UTF8.self)
@@ -100,7 +101,7 @@ final class ActorProcess {
 
     /// SIGKILL where it stands (a kill by the explorer, a reboot).
     @discardableResult
-    func killNow() -> Event {
+    package func killNow() -> Event {
         guard !ended else { return .signaled(signal: SIGKILL) }
         kill(pid, SIGKILL)
         return reap()
@@ -115,8 +116,8 @@ final class ActorProcess {
         return .signaled(signal: status & 0x7f)
     }
 
-    var stdout: String { (try? String(contentsOf: outFile, encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOf: errFile, encoding: .utf8)) ?? "" }
+    package var stdout: String { (try? String(contentsOf: outFile, encoding: .utf8)) ?? "" }
+    package var stderr: String { (try? String(contentsOf: errFile, encoding: .utf8)) ?? "" }
 }
 
 package enum ExploreError: Error, CustomStringConvertible {
@@ -125,7 +126,7 @@ package enum ExploreError: Error, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case .setup(let detail): return "msdk-sim explore could not start: \(detail)"
+        case .setup(let detail): return "the explorer could not start: \(detail)"
         case .badSchedule(let detail): return "the schedule file cannot be replayed: \(detail)"
         }
     }

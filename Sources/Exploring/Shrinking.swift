@@ -1,0 +1,64 @@
+/// What both explorers (`msdk-sim explore` and AppGroupSimTesting's `DeviceExploration`) share about choosing
+/// and shrinking a schedule.
+package enum Scheduling {
+    /// The kinds of point an `until KIND` step may wait for (`SchedulePoint.Kind`'s raw values that explorers offer).
+    package static let untilKinds = ["keychain.read", "keychain.write", "file.write", "defaults.write", "store.write", "store.read"]
+
+    /// What the scheduler may do with a process that stands at a point: let it go on to its end, on by a few
+    /// points, on to the next point of a kind, or kill it where it stands.
+    package static func going(_ actor: String, weight: Int, _ choices: inout SeededChoices, kinds: [String] = untilKinds) -> [(ExploreStep, Int)] {
+        let points = 1 + Int(choices.next() % 8)
+        let kind = kinds[Int(choices.next() % UInt64(kinds.count))]
+        return [
+            (ExploreStep(actor, "finish"), 2 * weight), (ExploreStep(actor, "resume \(points)"), 2 * weight),
+            (ExploreStep(actor, "until \(kind)"), 2 * weight), (ExploreStep(actor, "kill"), 1),
+        ]
+    }
+
+    /// A stopped process let go `points` points, or on until it stops at a point of the kind `until`, or to its
+    /// end, whichever comes first. `step` lets it go from where it stands to its next point or its end and says
+    /// what happened (`stopped at KIND DETAIL`, or its end); `isRunning` says whether it still stands at a point.
+    package static func resume(points: Int, until kind: String?, isRunning: () -> Bool, step: () -> String) -> String {
+        var outcome = ""
+        var passed = 0
+        while passed < points, isRunning() {
+            outcome = step()
+            passed += 1
+            if let kind, outcome.hasPrefix("stopped at \(kind) ") { break }
+        }
+        return passed > 1 && isRunning() ? "passed \(passed - 1) point(s); \(outcome)" : outcome
+    }
+
+    /// The fewest steps that still break: the schedule cut after the step that broke (`cutAfter`, from 0), then
+    /// each step left out in turn, from the last, while it still breaks, until no step can go or `budget`
+    /// replays have been tried.
+    package static func shrink(
+        _ steps: [ExploreStep], cutAfter: Int?, budget: Int, stillBreaks: ([ExploreStep]) throws -> Bool
+    ) rethrows -> [ExploreStep] {
+        var best = steps
+        var budget = budget
+        func tryCandidate(_ candidate: [ExploreStep]) throws -> Bool {
+            budget -= 1
+            return try stillBreaks(candidate)
+        }
+        if let cutAfter, cutAfter + 1 < best.count {
+            let cut = Array(best.prefix(cutAfter + 1))
+            if try tryCandidate(cut) { best = cut }
+        }
+        var changed = true
+        while changed, budget > 0 {
+            changed = false
+            var i = best.count - 1
+            while i >= 0, budget > 0 {
+                var candidate = best
+                candidate.remove(at: i)
+                if try tryCandidate(candidate) {
+                    best = candidate
+                    changed = true
+                }
+                i -= 1
+            }
+        }
+        return best
+    }
+}
