@@ -54,3 +54,17 @@ ok "explore --replay: a schedule of the other mode, or with an unknown step, is 
 expect_status 0 sim explore --sdk-recovery --runs 20 --steps 20 --seed 1
 contains "$OUT" "no invariant broke"
 ok "explore: the fixed fixture (afterFirstUnlockThisDeviceOnly) breaks nothing in 20 runs of 20 steps"
+
+# A misconfigured extension breaks no shared data, but the user sees nobody logged in: at rest, with a user
+# logged in, the widget (keychain group missing) and the notification extension (the push key's group not shared)
+# must see that user.
+for broken in keychain-group-missing push-key-group-not-shared; do
+  expect_status 10 sim explore --app "$ROOT/Fixtures/broken/$broken/MobileSyncExplorer.app" --org-data "$ROOT/Fixtures/org" --runs 2 --seed 1 --json
+  printf '%s' "$OUT" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+names = [v["invariant"] for v in r["violations"]]
+assert names == ["extension-sees-no-user"], names
+assert len(r["violations"][0]["steps"]) <= 10, r["violations"][0]["steps"]' || fail "$broken: not extension-sees-no-user alone: $OUT"
+done
+ok "explore: keychain-group-missing's widget and push-key-group-not-shared's notification extension break extension-sees-no-user"

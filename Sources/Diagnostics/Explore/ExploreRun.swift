@@ -387,6 +387,7 @@ final class ExploreRun {
         for user in loggedIn where !uncertain.contains(user) && !accounts.contains(user) {
             violate("logged-out-without-logout", "\(user) logged in and never logged out, but is not logged in once the device is unlocked and the app relaunched")
         }
+        checkExtensionsAtRest(accounts: accounts)
         let owners = Set(edits.compactMap(\.owner)).filter { accounts.contains($0) }.sorted()
         for owner in owners {
             _ = finalApp(["switch-user", "--username", owner])
@@ -415,23 +416,75 @@ final class ExploreRun {
         }
     }
 
+    /// At rest (the device unlocked, nothing running, the app relaunched) with a user logged in, the extensions see
+    /// that user: the widget lists the current user's data, and the notification service extension decrypts a push
+    /// to them. What a user of a misconfigured app sees instead: a widget that says nobody is logged in, a push
+    /// shown undecrypted.
+    private func checkExtensionsAtRest(accounts: [String]) {
+        guard let current = currentUser().flatMap(username(ofUserId:)), accounts.contains(current) else { return }
+        func object(_ text: String) -> [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:] }
+        if let widget = explorer.bundle.widget {
+            let run = finalRun("extension-widget", ["--bundle", widget.path, "--device", device.path, "--json"], label: "the widget at rest")
+            let report = object(run.out)
+            let state = report["state"] as? String ?? "exit \(run.code)"
+            let shown = ((report["user"] as? [String: Any])?["userId"] as? String).flatMap(username(ofUserId:))
+            say("     the widget at rest: \(state)\(shown.map { " (\($0))" } ?? "")")
+            if state != "listed" || shown != current {
+                violate(
+                    "extension-sees-no-user",
+                    "with the device unlocked, nothing running and \(current) logged in, the widget says \(state): \(report["message"] as? String ?? Self.lastLine(run.err))")
+            }
+        }
+        if let appex = explorer.bundle.notification {
+            let title = "Explore push at rest"
+            guard org.push(username: current, title: title) else {
+                say("     (the org took no push for \(current) at rest: the device is not registered)")
+                return
+            }
+            // Earlier pushes may wait in the inbox: the extension takes them in order; this one, the newest, is last.
+            var last: (report: [String: Any], err: String)?
+            for _ in 0..<(pushCount + 2) {
+                let run = finalRun("extension-notification", ["--bundle", appex.path, "--device", device.path, "--json"], label: "the notification extension at rest")
+                let report = object(run.out)
+                if report["state"] as? String == "noNotification" { break }
+                last = (report, run.err)
+            }
+            guard let (report, err) = last else {
+                violate("extension-sees-no-user", "a push to \(current) at rest never reached the notification service extension")
+                return
+            }
+            let state = report["state"] as? String ?? "no report"
+            say("     the notification extension at rest: \(state)\(report["decrypted"] as? Bool == true ? ", decrypted" : "")")
+            if state != "shown" || report["decrypted"] as? Bool != true {
+                violate(
+                    "extension-sees-no-user",
+                    "with the device unlocked, nothing running and \(current) logged in, a push to \(current) is \(state) in the notification service extension: \(report["message"] as? String ?? Self.lastLine(err))")
+            }
+        }
+    }
+
     /// A launch of the app at the run's end, let run to its end.
     private func finalApp(_ command: [String]) -> (code: Int32, out: String, err: String) {
-        launches += 1
         let args = ["--bundle", explorer.bundle.url.path, "--device", device.path, "--org", org.url] + (explorer.options.sdkRecovery ? ["--sdk-recovery"] : []) + command
+        return finalRun("main-app", args, label: "the app (\(command.joined(separator: " ")))")
+    }
+
+    /// A launch of one of the binaries at the run's end, let run to its end.
+    private func finalRun(_ tool: String, _ args: [String], label: String) -> (code: Int32, out: String, err: String) {
+        launches += 1
         guard let p = try? ActorProcess(
-            executable: explorer.options.bin.appendingPathComponent("main-app"), arguments: args, environment: environment,
+            executable: explorer.options.bin.appendingPathComponent(tool), arguments: args, environment: environment,
             outputDirectory: directory, name: "final-\(launches)")
-        else { return (127, "", "could not start main-app") }
+        else { return (127, "", "could not start \(tool)") }
         while true {
             switch p.next() {
             case .point?: p.resume()
             case .exited(let status)?: return (status, p.stdout, p.stderr)
             case .signaled(let signal)?:
-                violate("actor-crashed", "the app (\(command.joined(separator: " "))) ended by signal \(signal) at the run's end")
+                violate("actor-crashed", "\(label) ended by signal \(signal) at the run's end")
                 return (128 + signal, p.stdout, p.stderr)
             case nil:
-                violate("actor-hung", "the app (\(command.joined(separator: " "))) hung at the run's end")
+                violate("actor-hung", "\(label) hung at the run's end")
                 return (124, "", "")
             }
         }

@@ -70,6 +70,7 @@ package final class Explorer: @unchecked Sendable {
         ("actor-hung", "no process stops for 30 s without reaching a point or ending"),
         ("data-deleted", "no account file is deleted except by a logout (not checked under --sdk-recovery, whose rules delete)"),
         ("logged-out-without-logout", "a user who logged in and did not log out is still logged in once the device is unlocked and the app relaunched"),
+        ("extension-sees-no-user", "at the run's end, with the device unlocked, nothing running and a user logged in, the widget lists that user's data and the notification service extension decrypts a push to them"),
         ("edit-lost", "every contact the app acknowledged reaches the org by the end of the run, after the explorer's final sync"),
         ("edit-duplicated", "every contact the app created once is at the org once after the final sync"),
     ]
