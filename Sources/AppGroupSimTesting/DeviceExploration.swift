@@ -66,7 +66,7 @@ public struct DeviceInvariant: Sendable {
 }
 
 /// One decision of the scheduler: an actor's action to start, `resume N`, `until KIND`, `finish` or `kill` for a
-/// running actor; `device` `lock`, `unlock` or `reboot`.
+/// running actor; `device` `lock`, `unlock` or `reboot`; `org` `offline`, `online` or `expire-tokens`.
 public struct ExplorationStep: Codable, Hashable, Sendable, CustomStringConvertible {
     public var actor: String
     public var action: String
@@ -135,6 +135,9 @@ public final class DeviceExploration: @unchecked Sendable {
     public var seed: UInt64 = 1
     /// Lock, unlock and reboot among the steps.
     public var deviceEvents = true
+    /// The org offline (every API request answered 503) and online again, and its access tokens expired, among the
+    /// steps. Turn it off when no actor reaches the org: the steps would only dilute the schedules.
+    public var orgEvents = true
     /// Replays tried while shrinking one violation, and replays of the shrunk schedule.
     public var shrinkBudget = 60
     public var replays = 3
@@ -228,7 +231,7 @@ public final class DeviceExploration: @unchecked Sendable {
             try? FileManager.default.removeItem(at: outputs)
         }
         try blocking { try await self.setUp(device, org) }
-        let run = ExplorationRunState(exploration: self, device: device, outputs: outputs)
+        let run = ExplorationRunState(exploration: self, device: device, org: org, outputs: outputs)
         defer { run.endAll() }
         switch plan {
         case .replay(let steps):
@@ -286,7 +289,9 @@ final class ExplorationRunState {
 
     private let exploration: DeviceExploration
     private let device: SimulatedDevice
+    private let org: SimulatedOrg
     private let outputs: URL
+    private var orgOffline = false
     private var running: [String: Running] = [:]
     private var lockState: DeviceLockState = .unlocked
     private var launches = 0
@@ -296,9 +301,10 @@ final class ExplorationRunState {
     private(set) var violations: [DeviceExploration.Broken] = []
     private(set) var narrative: [String] = []
 
-    init(exploration: DeviceExploration, device: SimulatedDevice, outputs: URL) {
+    init(exploration: DeviceExploration, device: SimulatedDevice, org: SimulatedOrg, outputs: URL) {
         self.exploration = exploration
         self.device = device
+        self.org = org
         self.outputs = outputs
         lockState = (try? Device.open(at: device.url).lockState()) ?? .unlocked
     }
@@ -316,6 +322,10 @@ final class ExplorationRunState {
             options.append(lockState.isUnlocked ? (ExploreStep("device", "lock"), 2) : (ExploreStep("device", "unlock"), 3))
             options.append((ExploreStep("device", "reboot"), 1))
         }
+        if exploration.orgEvents {
+            options.append(orgOffline ? (ExploreStep("org", "online"), 2) : (ExploreStep("org", "offline"), 1))
+            options.append((ExploreStep("org", "expire-tokens"), 1))
+        }
         return choices.pick(options)
     }
 
@@ -324,6 +334,8 @@ final class ExplorationRunState {
         let outcome: String
         if s.actor == "device" {
             outcome = deviceStep(s.action)
+        } else if s.actor == "org" {
+            outcome = orgStep(s.action)
         } else {
             let words = s.action.split(separator: " ")
             switch words.first {
@@ -339,8 +351,10 @@ final class ExplorationRunState {
         narrative.append("\(pad(n, 4)) \(pad(s.actor, 10)) \(pad(s.action, 22)) \(outcome)")
     }
 
-    /// Every actor still running goes on to its end (no more device events), then the `atEnd` invariants.
+    /// The org answers again, every actor still running goes on to its end (no more events), then the `atEnd`
+    /// invariants.
     func end() {
+        if orgOffline { narrative.append("end  org: \(orgStep("online"))") }
         for name in running.keys.sorted() {
             let outcome = resume(name, points: 100_000)
             narrative.append("end  \(name) finishes: \(outcome)")
@@ -448,6 +462,28 @@ final class ExplorationRunState {
             }
             lockState = try Device.open(at: device.url).lockState()
             return "now \(lockState.rawValue)"
+        } catch {
+            return "failed: \(error)"
+        }
+    }
+
+    private func orgStep(_ action: String) -> String {
+        let org = self.org
+        do {
+            switch action {
+            case "offline":
+                try blocking { try await org.fault(offline: true) }
+                orgOffline = true
+                return "every API request is answered 503"
+            case "online":
+                try blocking { try await org.fault(offline: false) }
+                orgOffline = false
+                return "answers again"
+            case "expire-tokens":
+                try blocking { try await org.fault(expireTokens: true) }
+                return "every access token expired"
+            default: return "skipped: no org action \(action)"
+            }
         } catch {
             return "failed: \(error)"
         }

@@ -180,6 +180,24 @@ public final class SimulatedOrg: @unchecked Sendable {
         return delivered.count
     }
 
+    /// Switches the org's faults at run time (its `POST /__admin/faults`, what `msdk-sim explore`'s org steps send):
+    /// `offline` true answers every API request `503 SERVER_UNAVAILABLE`, false answers again; `expireTokens` expires
+    /// every access token (the apps refresh them with their refresh tokens).
+    public func fault(offline: Bool? = nil, expireTokens: Bool = false) async throws {
+        var json: [String: Any] = [:]
+        if let offline { json["errorRate"] = offline ? 1 : 0 }
+        if expireTokens { json["expireTokens"] = true }
+        var request = URLRequest(url: url.appendingPathComponent("__admin/faults"))
+        request.httpMethod = "POST"
+        request.setValue(ProcessInfo.processInfo.environment["APPGROUPSIM_ADMIN_TOKEN"] ?? "", forHTTPHeaderField: "X-AppGroupSim-Admin-Token")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: json)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+            throw PushFailed(description: "the org refused the faults \(json): \(String(decoding: data, as: UTF8.self))")
+        }
+    }
+
     public struct PushFailed: Error, CustomStringConvertible {
         public let description: String
     }

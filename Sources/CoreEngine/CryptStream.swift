@@ -51,6 +51,46 @@ package enum CryptStream {
         }
     }
 
+    /// The reading side: whole sealed chunks (one for a buffer under `chunkSize`, else as many as fit) opened into
+    /// a pending buffer, so that a caller's buffer of any size gets all of the plaintext, in order. (The SDK copies
+    /// a whole opened chunk into the caller's buffer even when it is smaller; what does not fit is kept here.)
+    package struct Decoder {
+        let key: SymmetricKey
+        var pending = Data()
+
+        package init(key: SymmetricKey) { self.key = key }
+
+        /// Plaintext waits to be read.
+        package var hasPending: Bool { !pending.isEmpty }
+
+        /// Fills `buffer` with up to `maxLength` bytes: what is pending, then chunks read by `readSealed` (the
+        /// count it put in the buffer it is given, 0 or less at the end). The count given, and the failure that
+        /// stopped the reading, if one did.
+        package mutating func read(
+            into buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int, readSealed: (UnsafeMutablePointer<UInt8>, Int) -> Int
+        ) -> (given: Int, failure: Failure?) {
+            let blocks = len < CryptStream.chunkSize ? 1 : len / CryptStream.chunkSize
+            var sealed = [UInt8](repeating: 0, count: CryptStream.sealedBoxSize)
+            var failure: Failure?
+            for _ in 0..<blocks where pending.count < len {
+                let count = sealed.withUnsafeMutableBufferPointer { readSealed($0.baseAddress!, $0.count) }
+                if count <= 0 { break }
+                do {
+                    pending.append(try CryptStream.open(Data(sealed[0..<count]), key: key))
+                } catch {
+                    failure = error
+                    break
+                }
+            }
+            let given = min(len, pending.count)
+            if given > 0 {
+                pending.copyBytes(to: buffer, count: given)
+                pending.removeFirst(given)
+            }
+            return (given, failure)
+        }
+    }
+
     static func seal(_ chunk: Data, _ key: SymmetricKey) throws -> Data {
         guard let combined = try AES.GCM.seal(chunk, using: key, nonce: AES.GCM.Nonce()).combined else { throw Failure.cannotOpen }
         return combined

@@ -88,17 +88,17 @@ public class EncryptStream: OutputStream {
 }
 
 /// The SDK's `DecryptStream` (`SFSDKDecryptStream`): an `InputStream` that reads the SDK's chunked AES-GCM format
-/// from another stream (data, a file) and gives the plaintext. Call `setupEncryptionKey(key:)` before `open()`.
-/// One difference, on purpose: the SDK copies a whole opened chunk (up to 512 bytes) into a buffer smaller than
-/// that; here what does not fit is kept for the next `read`.
+/// from another stream (data, a file) and gives the plaintext (`CoreEngine.CryptStream.Decoder`). Call
+/// `setupEncryptionKey(key:)` before `open()`. One difference, on purpose: the SDK copies a whole opened chunk (up
+/// to 512 bytes) into a buffer smaller than that; here what does not fit is kept for the next `read`.
 public class DecryptStream: InputStream {
     private var key: SymmetricKey?
+    private var decoder: CryptStream.Decoder?
     private let stream: InputStream
     private var error: Error?
-    private var pending = Data()
 
     public override var streamStatus: Stream.Status { stream.streamStatus }
-    public override var hasBytesAvailable: Bool { !pending.isEmpty || stream.hasBytesAvailable }
+    public override var hasBytesAvailable: Bool { decoder?.hasPending == true || stream.hasBytesAvailable }
     /// Its own error, else the underlying stream's: asked only when that stream says it failed (Foundation on Linux
     /// stops the process when a stream without an error is asked for it).
     public override var streamError: Error? { error ?? (stream.streamStatus == .error ? stream.streamError : nil) }
@@ -117,7 +117,10 @@ public class DecryptStream: InputStream {
     public convenience init?(fileAtPath path: String) { self.init(url: URL(fileURLWithPath: path)) }
 
     /// Always call this before using the stream.
-    public func setupEncryptionKey(key: SymmetricKey) { self.key = key }
+    public func setupEncryptionKey(key: SymmetricKey) {
+        self.key = key
+        decoder = CryptStream.Decoder(key: key)
+    }
 
     static var noKey: NSError { NSError(domain: "DecryptStream", code: 1, userInfo: [NSLocalizedDescriptionKey: "Decryption key not set."]) }
 
@@ -130,29 +133,18 @@ public class DecryptStream: InputStream {
         stream.open()
     }
 
-    /// Reads whole sealed chunks (one for a buffer under 512 bytes, else as many as fit) and opens each.
     public override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
-        guard let key else {
+        guard var decoder else {
             error = Self.noKey
             return -1
         }
-        let blocks = len < CryptStream.chunkSize ? 1 : len / CryptStream.chunkSize
-        var sealed = [UInt8](repeating: 0, count: CryptStream.sealedBoxSize)
-        for _ in 0..<blocks where pending.count < len {
-            let count = stream.read(&sealed, maxLength: sealed.count)
-            if count <= 0 { break }
-            do {
-                pending.append(try CryptStream.open(Data(sealed[0..<count]), key: key))
-            } catch {
-                SalesforceLogger.e(DecryptStream.self, message: "Error decrypting data to stream: \(error)")
-                self.error = error == .chunkTooLarge ? NSError(domain: "DecryptStream", code: 2, userInfo: [NSLocalizedDescriptionKey: error.description]) : error
-                break
-            }
+        let (given, failure) = decoder.read(into: buffer, maxLength: len) { stream.read($0, maxLength: $1) }
+        self.decoder = decoder
+        if let failure {
+            SalesforceLogger.e(DecryptStream.self, message: "Error decrypting data to stream: \(failure)")
+            error = failure == .chunkTooLarge ? NSError(domain: "DecryptStream", code: 2, userInfo: [NSLocalizedDescriptionKey: failure.description]) : failure
         }
-        let given = min(len, pending.count)
         guard given > 0 else { return error == nil ? 0 : -1 }
-        pending.copyBytes(to: buffer, count: given)
-        pending.removeFirst(given)
         return given
     }
 

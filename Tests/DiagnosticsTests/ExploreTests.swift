@@ -30,6 +30,8 @@ final class ExploreTests: XCTestCase {
         }
         XCTAssertEqual(first.trace, second.trace, "two runs of one seed write identical traces")
         XCTAssertEqual(first.violations, second.violations)
+        // What the explorer chooses is what --replay accepts: one table of verbs.
+        for step in first.steps { XCTAssertTrue(ExploreStep.isKnown(step), "\(step.actor) \(step.action) is chosen but refused by --replay") }
         // The trace is Chrome Trace Event JSON, with a track per actor.
         let trace = try XCTUnwrap(try JSONSerialization.jsonObject(with: first.trace) as? [String: Any])
         let events = try XCTUnwrap(trace["traceEvents"] as? [[String: Any]])

@@ -15,7 +15,6 @@ final class ExploreRun {
         var startStep: Int
         /// The current user at each step while it ran (the widget's check).
         var currents: Set<String>
-        var sawNoUser: Bool
         /// The user current when it started (a logout's user).
         var userAtStart: String?
     }
@@ -186,7 +185,7 @@ final class ExploreRun {
         }
         let current = currentUser()
         running[actor] = Running(
-            process: process, action: action, startStep: logicalStep, currents: current.map { [$0] } ?? [], sawNoUser: current == nil,
+            process: process, action: action, startStep: logicalStep, currents: current.map { [$0] } ?? [],
             userAtStart: current.flatMap(username(ofUserId:)))
         if verb == "logout", let user = running[actor]?.userAtStart {
             loggingOut.insert(user)
@@ -328,7 +327,7 @@ final class ExploreRun {
         guard !running.isEmpty else { return }
         let current = currentUser()
         for (name, var r) in running {
-            if let current { r.currents.insert(current) } else { r.sawNoUser = true }
+            if let current { r.currents.insert(current) }
             running[name] = r
         }
     }

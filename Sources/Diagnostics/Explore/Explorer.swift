@@ -113,7 +113,7 @@ package final class Explorer: @unchecked Sendable {
         var order: [String] = []
         for index in 0..<options.runs {
             let seed = SeededChoices.runSeed(options.seed, index)
-            let run = try execute(.generate(seed: seed, steps: options.steps), runIndex: index)
+            let run = try execute(.generate(seed: seed, steps: options.steps))
             schedules.insert(run.steps)
             triples.formUnion(run.triples)
             for v in run.violations where found[v.invariant] == nil {
@@ -136,12 +136,12 @@ package final class Explorer: @unchecked Sendable {
 
     /// One run of `steps` steps chosen from `seed`, as `explore` runs each (for a test of determinism).
     package func run(seed: UInt64, steps: Int) throws -> RunResult {
-        try execute(.generate(seed: seed, steps: steps), runIndex: 0)
+        try execute(.generate(seed: seed, steps: steps))
     }
 
     /// Runs `steps` again; the invariants it breaks, with the narrative and the trace.
     package func replay(_ steps: [ExploreStep]) throws -> RunResult {
-        try execute(.replay(steps), runIndex: 0)
+        try execute(.replay(steps))
     }
 
     private func replay(_ steps: [ExploreStep], invariant: String, times: Int) throws -> (broke: Int, of: Int) {
@@ -164,10 +164,10 @@ package final class Explorer: @unchecked Sendable {
     }
 
     static func possibleTriples(_ bundle: ExploredBundle) -> Int {
-        var verbs = 6 + 4  // the app's actions; resume, until, finish, kill
-        if bundle.widget != nil { verbs += 5 }
-        if bundle.notification != nil { verbs += 5 }
-        verbs += 3 + 3  // device and org
+        let actors = ["app", "device", "org"] + (bundle.widget != nil ? ["widget"] : []) + (bundle.notification != nil ? ["notification"] : [])
+        let verbs = actors.reduce(0) { sum, actor in
+            sum + ExploreStep.actions[actor]!.count + (ExploreStep.processActors.contains(actor) ? ExploreStep.processVerbs.count : 0)
+        }
         return verbs * DeviceLockState.allCases.count
     }
 
@@ -194,7 +194,7 @@ package final class Explorer: @unchecked Sendable {
         var triples: Set<String>
     }
 
-    private func execute(_ plan: Plan, runIndex: Int) throws -> RunResult {
+    private func execute(_ plan: Plan) throws -> RunResult {
         let org = try takeOrg()
         // The next run's org starts while this one runs (about a quarter of a second each).
         nextOrg = try? OrgProcess.start(bin: options.bin, data: orgDirectory)

@@ -46,16 +46,22 @@ package struct ExploreSchedule: Codable, Equatable, Sendable {
 extension ExploreStep {
     static let processActors = ["app", "widget", "notification"]
 
+    /// What each actor of msdk-sim explore can be asked to start (the environment's actors: to do): what
+    /// `ExploreRun.choose` offers, `ExploreRun.perform` runs and `--replay` accepts.
+    static let actions: [String: [String]] = [
+        "app": ["login", "sync", "edit", "logout", "switch-user", "view"],
+        "widget": ["refresh"],
+        "notification": ["push"],
+        "device": ["lock", "unlock", "reboot"],
+        "org": ["offline", "online", "expire-tokens"],
+    ]
+
+    /// What the scheduler does with a process that stands at a point.
+    static let processVerbs = ["resume", "finish", "until", "kill"]
+
     static func isKnown(_ step: ExploreStep) -> Bool {
         let verb = step.action.split(separator: " ").first.map(String.init) ?? ""
-        switch step.actor {
-        case "app": return ["login", "sync", "edit", "logout", "switch-user", "view", "resume", "finish", "until", "kill"].contains(verb)
-        case "widget": return ["refresh", "resume", "finish", "until", "kill"].contains(verb)
-        case "notification": return ["push", "resume", "finish", "until", "kill"].contains(verb)
-        case "device": return ["lock", "unlock", "reboot"].contains(verb)
-        case "org": return ["offline", "online", "expire-tokens"].contains(verb)
-        default: return false
-        }
+        if actions[step.actor]?.contains(verb) == true { return true }
+        return processActors.contains(step.actor) && processVerbs.contains(verb)
     }
 }
-

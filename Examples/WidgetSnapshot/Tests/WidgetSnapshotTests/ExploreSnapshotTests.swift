@@ -42,6 +42,8 @@ final class ExploreSnapshotTests: XCTestCase {
         exploration.steps = 16
         exploration.seed = 1
         exploration.shrinkBudget = 40
+        // The app and the widget here never reach the org: its offline and expired-token steps would only dilute.
+        exploration.orgEvents = false
         return exploration
     }
 
@@ -60,6 +62,21 @@ final class ExploreSnapshotTests: XCTestCase {
         XCTAssertTrue(violation.steps.contains(ExplorationStep("widget", "draw")))
         let again = try await exploration.replay(violation.steps)
         XCTAssertEqual(again.brokenInvariants, ["widget-header-counts-its-list"])
+    }
+
+    /// The org's steps reach the org in the test's process (this package's actors never call it, so they are off
+    /// while exploring; a replayed schedule may still name them).
+    func testTheOrgStepsReachTheOrg() async throws {
+        let run = try await exploration(fixed: true).replay([
+            ExplorationStep("org", "offline"), ExplorationStep("app", "add"), ExplorationStep("app", "finish"),
+            ExplorationStep("org", "expire-tokens"),
+        ])
+        XCTAssertEqual(run.brokenInvariants, [])
+        let text = run.narrative.joined(separator: "\n")
+        XCTAssertTrue(text.contains("every API request is answered 503"), text)
+        XCTAssertTrue(text.contains("exit 0: published 1 contact(s)"), text)
+        XCTAssertTrue(text.contains("every access token expired"), text)
+        XCTAssertTrue(text.contains("end  org: answers again"), "the run's end brings the org back: \(text)")
     }
 
     func testTheFixBreaksNothing() async throws {
