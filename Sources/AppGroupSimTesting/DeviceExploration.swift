@@ -202,11 +202,6 @@ public final class DeviceExploration: @unchecked Sendable {
         return ExplorationReport(runs: runs, seconds: Date().timeIntervalSince(started), distinctSchedules: schedules.count, violations: found)
     }
 
-    enum Plan {
-        case generate(seed: UInt64, steps: Int)
-        case replay([ExploreStep])
-    }
-
     struct Broken {
         var invariant: String
         var message: String
@@ -219,7 +214,7 @@ public final class DeviceExploration: @unchecked Sendable {
         var narrative: [String]
     }
 
-    private func execute(_ plan: Plan) throws -> RunRecord {
+    private func execute(_ plan: ExplorePlan) throws -> RunRecord {
         let device = try SimulatedDevice()
         let deviceID = try Device.open(at: device.url).id.uuidString
         let org = try blocking { try await device.startOrg(definition: self.org) }
@@ -233,13 +228,7 @@ public final class DeviceExploration: @unchecked Sendable {
         try blocking { try await self.setUp(device, org) }
         let run = ExplorationRunState(exploration: self, device: device, org: org, outputs: outputs)
         defer { run.endAll() }
-        switch plan {
-        case .replay(let steps):
-            for step in steps { run.perform(step) }
-        case .generate(let seed, let count):
-            var choices = SeededChoices(seed: seed)
-            for _ in 0..<count { run.perform(run.choose(&choices)) }
-        }
+        plan.drive(choose: { run.choose(&$0) }, perform: run.perform)
         run.end()
         return RunRecord(steps: run.steps, violations: run.violations, narrative: run.narrative)
     }

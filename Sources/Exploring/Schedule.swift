@@ -17,6 +17,23 @@ package struct ExploreStep: Codable, Equatable, Hashable, Sendable {
     }
 }
 
+/// What one run does: the steps chosen from a seed as the run goes, or a schedule replayed.
+package enum ExplorePlan: Sendable {
+    case generate(seed: UInt64, steps: Int)
+    case replay([ExploreStep])
+
+    /// Performs the plan's steps: `choose` picks each generated step from the run as it stands.
+    package func drive(choose: (inout SeededChoices) -> ExploreStep, perform: (ExploreStep) -> Void) {
+        switch self {
+        case .replay(let steps):
+            for step in steps { perform(step) }
+        case .generate(let seed, let count):
+            var choices = SeededChoices(seed: seed)
+            for _ in 0..<count { perform(choose(&choices)) }
+        }
+    }
+}
+
 /// SplitMix64: the explorer's only source of choices, so a run is a function of its seed.
 package struct SeededChoices {
     private var state: UInt64

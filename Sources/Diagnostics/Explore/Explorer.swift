@@ -173,11 +173,6 @@ package final class Explorer: @unchecked Sendable {
 
     // MARK: One run
 
-    enum Plan {
-        case generate(seed: UInt64, steps: Int)
-        case replay([ExploreStep])
-    }
-
     package struct RunViolation: Sendable, Equatable {
         package var invariant: String
         package var message: String
@@ -194,7 +189,7 @@ package final class Explorer: @unchecked Sendable {
         var triples: Set<String>
     }
 
-    private func execute(_ plan: Plan) throws -> RunResult {
+    private func execute(_ plan: ExplorePlan) throws -> RunResult {
         let org = try takeOrg()
         // The next run's org starts while this one runs (about a quarter of a second each).
         nextOrg = try? OrgProcess.start(bin: options.bin, data: orgDirectory)
@@ -205,13 +200,7 @@ package final class Explorer: @unchecked Sendable {
             org.stop()
             try? FileManager.default.removeItem(at: dir)
         }
-        switch plan {
-        case .replay(let steps):
-            for step in steps { run.perform(step) }
-        case .generate(let seed, let count):
-            var choices = SeededChoices(seed: seed)
-            for _ in 0..<count { run.perform(run.choose(&choices)) }
-        }
+        plan.drive(choose: { run.choose(&$0) }, perform: run.perform)
         run.epilogue()
         return RunResult(steps: run.steps, violations: run.violations, narrative: run.narrative, trace: run.traceJSON(), triples: run.triples)
     }
