@@ -109,7 +109,7 @@ struct Seeder {
                 let count = made.count
                 ids[object.name.lowercased()] = made
                 if count > 0 {
-                    try database.setMeta(db, "next:\(org.id):\(object.keyPrefix)", String(orgIndex * 1_000_000 + count + 1))
+                    try database.advanceIds(db, orgIndex: orgIndex, object: object, to: orgIndex * 1_000_000 + count + 1)
                 }
             }
         }

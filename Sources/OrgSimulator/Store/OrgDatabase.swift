@@ -127,11 +127,16 @@ final class OrgDatabase: Sendable {
         try db.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, value], cached: true)
     }
 
-    /// A server clock for writes that never repeats or goes back, so incremental syncs see every change.
+    /// A server clock for writes that never repeats or goes back, so incremental syncs see every change: one
+    /// statement, which locks the clock's row until the transaction ends (so writes commit in their clock's
+    /// order); writes take it last, after the records they change.
     func nextWriteTime(_ db: SQLTransaction) throws -> String {
-        let last = Int64(try meta(db, "lastWriteMs") ?? "0") ?? 0
-        let now = max(Int64(Date().timeIntervalSince1970 * 1000), last + 1)
-        try setMeta(db, "lastWriteMs", String(now))
+        let wall = Int64(Date().timeIntervalSince1970 * 1000)
+        let value = try db.value(
+            as: String.self,
+            "INSERT INTO meta(key, value) VALUES ('lastWriteMs', ?) ON CONFLICT(key) DO UPDATE SET value = CAST(\(db.dialect.greatest("CAST(meta.value AS BIGINT) + 1", "CAST(excluded.value AS BIGINT)")) AS TEXT) RETURNING value",
+            [String(wall)])
+        let now = value.flatMap { Int64($0) } ?? wall
         return SalesforceDate.string(Date(timeIntervalSince1970: Double(now) / 1000))
     }
 
@@ -174,6 +179,17 @@ final class OrgDatabase: Sendable {
     }
 
     static func idCounterKey(orgId: String, object: ObjectDefinition) -> String { "next:\(orgId):\(object.keyPrefix)" }
+
+    /// The next record id of `object` in the org of index `orgIndex` is at least `number` (after seeding, whose
+    /// records take the first numbers): the counter, and on PostgreSQL the sequence, so that a new record's id is
+    /// not first tried against every seeded one.
+    func advanceIds(_ db: SQLTransaction, orgIndex: Int, object: ObjectDefinition, to number: Int) throws {
+        try setMeta(db, "next:\(definition.orgs[orgIndex].id):\(object.keyPrefix)", String(number))
+        if db.dialect == .postgres {
+            let sequence = Self.quote(Self.idSequence(orgIndex: orgIndex, object: object))
+            _ = try db.value(as: Int.self, "SELECT setval(?::regclass, GREATEST(?, (SELECT last_value + 1 FROM \(sequence))), false)", [sequence, number])
+        }
+    }
 
     static func idSequence(orgIndex: Int, object: ObjectDefinition) -> String { "ids_\(orgIndex)_\(object.keyPrefix)" }
 

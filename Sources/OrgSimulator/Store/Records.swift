@@ -145,13 +145,17 @@ struct RecordStore: Sendable {
         return .success(out)
     }
 
-    /// Required fields, references and unique values, against the record as it will be.
-    func validate(_ db: SQLTransaction, orgId: String, object: ObjectDefinition, record: Record, id: String?) throws -> SalesforceError? {
+    /// Required fields, references and unique values, against the record as it will be. `changed` names the
+    /// fields an update gives a new value (nil: a create, every field is new); a reference or a unique value it
+    /// keeps was checked when it was written. `checked` names unique fields the caller has already locked and
+    /// looked up in this transaction (an upsert's external id).
+    func validate(_ db: SQLTransaction, orgId: String, object: ObjectDefinition, record: Record, id: String?, changed: Set<String>? = nil, checked: Set<String> = []) throws -> SalesforceError? {
+        let isNew = { (name: String) in changed?.contains(name) ?? true }
         let missing = object.fields.filter { $0.isRequired && $0.isCreateable && (record[$0.name] ?? .null) == .null }.map(\.name)
         if !missing.isEmpty {
             return SalesforceError(.badRequest, "REQUIRED_FIELD_MISSING", "Required fields are missing: [\(missing.joined(separator: ", "))]", fields: missing)
         }
-        for field in object.fields where field.type == .reference && field.isCreateable {
+        for field in object.fields where field.type == .reference && field.isCreateable && isNew(field.name) {
             guard case .string(let target)? = record[field.name] else { continue }
             let targets = field.referenceTo.compactMap { definition.object($0) }
             guard let targetObject = targets.first(where: { target.hasPrefix($0.keyPrefix) }) else {
@@ -163,9 +167,10 @@ struct RecordStore: Sendable {
             }
         }
         // Unique values are locked while they are checked and written, so two writers cannot both take one.
-        let unique = object.fields.filter(\.isUnique).compactMap { field in record[field.name].flatMap { $0 == .null ? nil : (field, $0) } }
+        let uniqueFields = object.fields.filter { $0.isUnique && isNew($0.name) && !checked.contains($0.name) }
+        let unique = uniqueFields.compactMap { field in record[field.name].flatMap { $0 == .null ? nil : (field, $0) } }
         try lockValues(db, orgId: orgId, object: object, unique)
-        for field in object.fields where field.isUnique {
+        for field in uniqueFields {
             guard let value = record[field.name], value != .null else { continue }
             if let other = try db.value(as: String.self, "SELECT \"Id\" FROM \(OrgDatabase.quote(object.table)) WHERE org_id = ? AND \(db.dialect.compare(OrgDatabase.quote(field.name), "=", text: field.type.isText)) AND \"IsDeleted\" = 0 AND \"Id\" IS DISTINCT FROM ?", [orgId, FieldCoding.toDatabase(value), id])
             {
@@ -202,13 +207,13 @@ struct RecordStore: Sendable {
         record["Name"] = words.isEmpty ? .null : .string(words.joined(separator: " "))
     }
 
-    func create(_ db: SQLTransaction, session: Session, object: ObjectDefinition, body: [String: Any]) throws -> String {
+    func create(_ db: SQLTransaction, session: Session, object: ObjectDefinition, body: [String: Any], checked: Set<String> = []) throws -> String {
         guard object.createable else {
             throw SalesforceError(.badRequest, "INVALID_TYPE_FOR_OPERATION", "entity type \(object.name) does not support create")
         }
         var record = try fields(body, of: object, creating: true).get()
         record = record.filter { $0.value != .null }
-        if let error = try validate(db, orgId: session.orgId, object: object, record: record, id: nil) { throw error }
+        if let error = try validate(db, orgId: session.orgId, object: object, record: record, id: nil, checked: checked) { throw error }
         let id = try insert(db, orgId: session.orgId, object: object, record: record, userId: session.userId)
         try touch(db, session: session, object: object, id: id)
         return id
@@ -248,8 +253,9 @@ struct RecordStore: Sendable {
         guard var record = try read(db, orgId: session.orgId, object: object, id: id, forUpdate: true) else {
             throw try gone(db, orgId: session.orgId, object: object, id: id)
         }
+        let changed = Set(changes.keys.filter { changes[$0] != record[$0] })
         for (k, v) in changes { record[k] = v }
-        if let error = try validate(db, orgId: session.orgId, object: object, record: record, id: record["Id"]?.stringValue) { throw error }
+        if let error = try validate(db, orgId: session.orgId, object: object, record: record, id: record["Id"]?.stringValue, changed: changed) { throw error }
         let now = try database.nextWriteTime(db)
         var set = changes
         set["LastModifiedDate"] = .string(now)
@@ -312,7 +318,7 @@ struct RecordStore: Sendable {
         }
         guard field.type != .id else { throw SalesforceError.notFound() }
         body[field.name] = value
-        return .created(try create(db, session: session, object: object, body: body))
+        return .created(try create(db, session: session, object: object, body: body, checked: [field.name]))
     }
 
     // MARK: Locks

@@ -45,6 +45,14 @@ package enum SQLDialect: String, Sendable, Codable {
         }
     }
 
+    /// The greater of two numbers.
+    package func greatest(_ a: String, _ b: String) -> String {
+        switch self {
+        case .sqlite: return "max(\(a), \(b))"
+        case .postgres: return "GREATEST(\(a), \(b))"
+        }
+    }
+
     /// A placeholder compared with `caseless(_:)`.
     package var caselessPlaceholder: String {
         switch self {
