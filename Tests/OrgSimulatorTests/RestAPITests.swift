@@ -164,6 +164,66 @@ final class RestAPITests: XCTestCase {
         XCTAssertEqual(try second.object()["id"] as? String, try first.object()["id"] as? String)
     }
 
+    /// Issue 39: an upsert by a unique external id is one statement on its unique index. Twelve at once, the
+    /// value in three cases, make one record: one answer says created, every other one updated it. (Seen
+    /// failing with the index made without UNIQUE: the statements then have no conflict target and fail.)
+    func testTwelveUpsertsOfOneNewUniqueExternalIdAtOnceMakeOneRecord() async throws {
+        let client = try XCTUnwrap(self.client)
+        let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for i in 0..<12 {
+                let key = ["dev-at-once", "DEV-AT-ONCE", "Dev-At-Once"][i % 3]
+                group.addTask {
+                    let answer = try await client.send(try .json("PATCH", "/services/data/v66.0/sobjects/Contact/DeviceRecordId__c/\(key)", ["LastName": "Once \(i)"]))
+                    return (answer.status, try answer.object()["id"] as? String ?? "")
+                }
+            }
+            var all: [(Int, String)] = []
+            for try await answer in group { all.append(answer) }
+            return all
+        }
+        XCTAssertEqual(answers.filter { $0.0 == 201 }.count, 1, "\(answers)")
+        XCTAssertEqual(answers.filter { $0.0 == 200 }.count, 11, "\(answers)")
+        XCTAssertEqual(Set(answers.map(\.1)).count, 1, "\(answers)")
+        let found = try records(try await client.send(.query("SELECT Id, DeviceRecordId__c FROM Contact WHERE DeviceRecordId__c = 'dev-at-once'")))
+        XCTAssertEqual(found.count, 1, "\(found)")
+        XCTAssertEqual(found.first?["Id"] as? String, answers.first?.1)
+    }
+
+    /// The upsert on the unique index (DeviceRecordId__c) and the look-up upsert (Email, an external id that is
+    /// not unique) answer alike: system fields, the compound Name, recent items, and a create missing a
+    /// required field.
+    func testAnUpsertByTheUniqueIndexAnswersAsTheLookUpDoes() async throws {
+        for (field, value) in [("DeviceRecordId__c", "same-answer"), ("Email", "same.answer@acme.example")] {
+            let path = "/services/data/v66.0/sobjects/Contact/\(field)/\(value)"
+            let missing = await restError { _ = try await client.send(try .json("PATCH", path, ["FirstName": "Ada"])) }
+            XCTAssertEqual(missing?.errorCode, "REQUIRED_FIELD_MISSING", field)
+            let made = try await client.send(try .json("PATCH", path, ["FirstName": "Ada", "LastName": "Lovelace"]))
+            XCTAssertEqual(made.status, 201, field)
+            let id = try XCTUnwrap(try made.object()["id"] as? String)
+            let fields = "Name,FirstName,LastName,CreatedDate,LastModifiedDate,SystemModstamp,CreatedById,LastModifiedById,OwnerId,\(field)"
+            let first = try await client.send(RestRequest(path: "/services/data/v66.0/sobjects/Contact/\(id)?fields=\(fields)")).object()
+            XCTAssertEqual(first["Name"] as? String, "Ada Lovelace", field)
+            XCTAssertEqual(first[field] as? String, value, field)
+            let created = try XCTUnwrap(first["CreatedDate"] as? String, field)
+            XCTAssertEqual(first["LastModifiedDate"] as? String, created, field)
+            XCTAssertEqual(first["SystemModstamp"] as? String, created, field)
+            let user = try XCTUnwrap(first["CreatedById"] as? String, field)
+            XCTAssertTrue(user.hasPrefix("005"), user)
+            XCTAssertEqual(first["LastModifiedById"] as? String, user, field)
+            XCTAssertEqual(first["OwnerId"] as? String, user, field)
+            // An update without the required field: the stored one stays, and Name follows the new first name.
+            let again = try await client.send(try .json("PATCH", path, ["FirstName": "Augusta"]))
+            XCTAssertEqual(again.status, 200, field)
+            XCTAssertEqual(try again.object()["id"] as? String, id, field)
+            let second = try await client.send(RestRequest(path: "/services/data/v66.0/sobjects/Contact/\(id)?fields=\(fields)")).object()
+            XCTAssertEqual(second["Name"] as? String, "Augusta Lovelace", field)
+            XCTAssertEqual(second["CreatedDate"] as? String, created, field)
+            XCTAssertGreaterThan(second["LastModifiedDate"] as? String ?? "", created, field)
+            let describe = try await client.send(RestRequest(path: "/services/data/v66.0/sobjects/Contact")).object()
+            XCTAssertEqual((describe["recentItems"] as? [[String: Any]])?.first?["Id"] as? String, id, field)
+        }
+    }
+
     func testRecentItemsListWhatTheUserTouchedNewestFirst() async throws {
         let some = try records(try await client.send(.query("SELECT Id FROM Contact LIMIT 1")))
         let viewed = try XCTUnwrap(some.first?["Id"] as? String)

@@ -8,6 +8,8 @@ final class OrgDatabase: Sendable {
     let store: any SQLStore
     let definition: OrgDefinition
     var dialect: SQLDialect { store.dialect }
+    /// "table/field" of the unique external ids whose unique index this instance found or made.
+    private let upsertIndexes = LockedSet()
 
     /// The version of the schema below. A state made by another version is migrated when this sf-simulator
     /// knows how (none yet: a state without a version is version 1), and refused by name otherwise.
@@ -112,8 +114,38 @@ final class OrgDatabase: Sendable {
                 && (field.isExternalId || field.isUnique || field.idLookup == true || field.type == .reference) {
                 try tx.execute("CREATE INDEX IF NOT EXISTS \(Self.quote(table + "_" + field.name)) ON \(Self.quote(table)) (org_id, \(Self.quote(field.name)))")
             }
+            // A unique external id: a unique index on its live values, compared as the org compares them, so that
+            // an upsert by it is one statement (INSERT … ON CONFLICT) and two writers of one new value make one
+            // record. A state whose rows already repeat a value (written before this index, or by hand) keeps
+            // its look-up upserts: the index is not made, and nothing is changed.
+            for field in object.fields where Self.upsertsByIndex(field) {
+                do {
+                    try tx.inSavepoint {
+                        try tx.execute("CREATE UNIQUE INDEX IF NOT EXISTS \(Self.quote(Self.upsertIndex(table: table, field: field))) ON \(Self.quote(table)) \(Self.upsertKey(field, tx.dialect))")
+                        return .commit
+                    }
+                    upsertIndexes.insert(table + "/" + field.name)
+                } catch let error as SQLStoreError where error.kind == .other {
+                    continue
+                }
+            }
         }
     }
+
+    /// Whether upserts by `field` may use the unique index of `createSchema` (`upsertIndexes` says whether it was made).
+    static func upsertsByIndex(_ field: FieldDefinition) -> Bool { field.isExternalId && field.isUnique && field.type != .id }
+
+    static func upsertIndex(table: String, field: FieldDefinition) -> String { table + "_" + field.name + "_upsert" }
+
+    /// The unique index's columns and predicate, which `INSERT … ON CONFLICT` names as its target: the org, the
+    /// value as `SQLDialect.compare` compares it, live records only.
+    static func upsertKey(_ field: FieldDefinition, _ dialect: SQLDialect) -> String {
+        let column = quote(field.name)
+        return "(org_id, \(field.type.isText ? dialect.caseless(column) : column)) WHERE \"IsDeleted\" = 0"
+    }
+
+    /// Whether this instance found or made the unique index of `field` of `object`.
+    func hasUpsertIndex(_ object: ObjectDefinition, _ field: FieldDefinition) -> Bool { upsertIndexes.contains(object.table + "/" + field.name) }
 
     static func quote(_ identifier: String) -> String { SQL.quote(identifier) }
 
@@ -202,4 +234,12 @@ struct Session: Sendable, Equatable {
     var userId: String
     var clientId: String
     var refreshHash: String?
+}
+
+/// A set of strings shared between threads.
+final class LockedSet: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: Set<String> = []
+    func insert(_ item: String) { _ = lock.withLock { items.insert(item) } }
+    func contains(_ item: String) -> Bool { lock.withLock { items.contains(item) } }
 }

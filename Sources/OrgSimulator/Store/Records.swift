@@ -306,6 +306,7 @@ struct RecordStore: Sendable {
     /// Upsert by `field` = `value`: one match is updated, none is created with the value, several are
     /// refused (300 over REST).
     func upsert(_ db: SQLTransaction, session: Session, object: ObjectDefinition, field: FieldDefinition, value: String, body: [String: Any]) throws -> UpsertResult {
+        if let done = try upsertByIndex(db, session: session, object: object, field: field, value: value, body: body) { return done }
         // The value is locked while it is looked up and written: two upserts of one new value create one record.
         if field.type != .id { try lockValues(db, orgId: session.orgId, object: object, [(field, .string(value))]) }
         let matches = try ids(db, orgId: session.orgId, object: object, field: field, value: value)
@@ -319,6 +320,62 @@ struct RecordStore: Sendable {
         guard field.type != .id else { throw SalesforceError.notFound() }
         body[field.name] = value
         return .created(try create(db, session: session, object: object, body: body, checked: [field.name]))
+    }
+
+    /// An upsert by a unique external id as one statement on its unique index (`INSERT … ON CONFLICT`): the
+    /// index, not a look-up, decides between creating and updating, and makes a second writer of one new value
+    /// wait and then update. Nil when the upsert needs the look-up (`upsert`): the index is missing, or the
+    /// body's checks differ between a create and an update (a null, a missing required field, a reference, a
+    /// field only one of them may set, another unique value), so that both ways answer alike.
+    func upsertByIndex(_ db: SQLTransaction, session: Session, object: ObjectDefinition, field: FieldDefinition, value: String, body: [String: Any]) throws -> UpsertResult? {
+        guard OrgDatabase.upsertsByIndex(field), database.hasUpsertIndex(object, field), object.createable else { return nil }
+        let given = body.filter { $0.key.lowercased() != field.name.lowercased() }
+        var createBody = given
+        createBody[field.name] = value
+        guard case .success(let created) = fields(createBody, of: object, creating: true),
+              case .success(let changes) = fields(given, of: object, creating: false),
+              !changes.values.contains(.null),
+              changes.keys.allSatisfy({ name in object.field(name).map { !$0.isUnique && $0.type != .reference } ?? false }),
+              !object.fields.contains(where: { $0.isRequired && $0.isCreateable && (created[$0.name] ?? .null) == .null })
+        else { return nil }
+
+        var record = created
+        let newId = try database.nextId(db, orgId: session.orgId, object: object)
+        record["Id"] = .string(newId)
+        record["IsDeleted"] = .bool(false)
+        if object.name != "User" { record["OwnerId"] = .string(session.userId) }
+        record["CreatedById"] = .string(session.userId)
+        record["LastModifiedById"] = .string(session.userId)
+        let names = record.keys.sorted()
+        let updated = (changes.keys.sorted() + ["LastModifiedById"]).map { "\(OrgDatabase.quote($0)) = excluded.\(OrgDatabase.quote($0))" }
+        let parts = object.compoundName ?? []
+        let returning = (["Id"] + parts).map(OrgDatabase.quote).joined(separator: ", ")
+        let table = OrgDatabase.quote(object.table)
+        // CreatedDate stays NULL until the clock is read below: NULL in what the statement returns is a row it made.
+        // (Asked with COALESCE: SQLite 3.40's RETURNING answers `"CreatedDate" IS NULL` with 0 for a NULL.)
+        let row = try Self.locking(["\(field.name) \(value)"]) {
+            try db.fetchOne(
+                "INSERT INTO \(table) (org_id, \(names.map(OrgDatabase.quote).joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: names.count))) "
+                    + "ON CONFLICT \(OrgDatabase.upsertKey(field, db.dialect)) DO UPDATE SET \(updated.joined(separator: ", ")) "
+                    + "RETURNING \(returning), CASE WHEN COALESCE(\"CreatedDate\", '') = '' THEN 1 ELSE 0 END AS made",
+                [session.orgId.sqlValue] + names.map { FieldCoding.toDatabase(record[$0]!) })
+        }
+        guard let row, let id = row["Id"] as String? else { throw SQLStoreError(kind: .other, reason: "an upsert returned no row", code: "upsert") }
+        let made = (row["made"] as Int?) == 1
+        // The record's lock: a record a fault holds is waited for (on PostgreSQL the statement above waited).
+        _ = try Self.locking([id]) { try db.lockForUpdate(table: object.table, ids: [id]) }
+        let now = try database.nextWriteTime(db)
+        var set: [(String, SQLValue)] = [("LastModifiedDate", .text(now)), ("SystemModstamp", .text(now))]
+        if made { set.append(("CreatedDate", .text(now))) }
+        if !parts.isEmpty, made || parts.contains(where: { changes[$0] != nil }) {
+            var named: Record = [:]
+            for part in parts { named[part] = made ? record[part] : (changes[part] ?? (row[part] as String?).map { FieldValue.string($0) } ?? .null) }
+            fillName(object, &named)
+            set.append(("Name", FieldCoding.toDatabase(named["Name"] ?? .null)))
+        }
+        try db.execute("UPDATE \(table) SET \(set.map { "\(OrgDatabase.quote($0.0)) = ?" }.joined(separator: ", ")) WHERE \"Id\" = ?", set.map(\.1) + [SQLValue.text(id)])
+        try touch(db, session: session, object: object, id: id)
+        return made ? .created(id) : .updated(id)
     }
 
     // MARK: Locks
