@@ -34,9 +34,9 @@ package struct PostgresTimeouts: Sendable {
 /// A transaction's body is the same synchronous code the SQLite backend runs; it runs on a worker thread of
 /// its own that waits for each statement, never on Swift concurrency's pool or on an event loop. Writes lock
 /// what they touch, as Salesforce locks records: the rows they change (`FOR UPDATE`, in one order within a
-/// request), an external id or a unique value while it is looked up and written (a transaction-scoped advisory
-/// lock on the value), a user's cursors, and the org's write clock for the last statements of a write. Reads
-/// take no lock. Only setting up (the schema, the seeding) takes one lock for the whole database. A
+/// request), a unique value while it is looked up and written (a transaction-scoped advisory lock on the value;
+/// an upsert by a unique external id leaves that to the value's unique index), a user's cursors, and the org's
+/// write clock for the last statements of a write. Reads take no lock and no transaction. Only setting up (the schema, the seeding) takes one lock for the whole database. A
 /// connection that fails is dropped and a new one is made for the next transaction, so an instance recovers by
 /// itself when the database comes back.
 package final class PostgresStore: SQLStore, @unchecked Sendable {
@@ -186,11 +186,29 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
         slots.signal()
     }
 
+    /// Statements each of which is a transaction of its own (no BEGIN and COMMIT: two round trips fewer). Under
+    /// READ COMMITTED, which every transaction here uses, each statement of a transaction sees what was committed
+    /// when it started anyway, so reads, and writes each atomic by itself, need no transaction around them.
+    private func statements<T>(_ body: (SQLTransaction) throws -> T) throws -> T {
+        let connection = try checkOut()
+        let tx = PostgresTransaction(connection: connection, logger: logger, store: self)
+        do {
+            let result = try body(tx)
+            checkIn(connection, broken: false)
+            return result
+        } catch {
+            let mapped = Self.storeError(error)
+            checkIn(connection, broken: mapped.map { $0.kind == .unavailable } ?? false)
+            throw mapped ?? error
+        }
+    }
+
     private func transaction<T>(write: Bool, lockKey: String? = nil, setUp: Bool = false, _ body: (SQLTransaction) throws -> T) throws -> T {
+        guard write else { return try statements(body) }
         let connection = try checkOut()
         let tx = PostgresTransaction(connection: connection, logger: logger, store: self, patient: setUp)
         do {
-            try tx.simple(write ? "BEGIN ISOLATION LEVEL READ COMMITTED" : "BEGIN READ ONLY")
+            tx.begin("BEGIN ISOLATION LEVEL READ COMMITTED")
             if setUp {
                 // Another instance may be making the schema or seeding: waited for as long as that takes.
                 try tx.simple("SET LOCAL lock_timeout = 0")
@@ -227,7 +245,7 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
 
     package func update<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            workers.async { continuation.resume(with: Result { try self.transaction(write: true, body) }) }
+            workers.async { continuation.resume(with: Result { try self.statements(body) }) }
         }
     }
 
@@ -362,10 +380,33 @@ final class PostgresTransaction: SQLTransaction {
         self.patient = patient
     }
 
+    /// BEGIN, sent without waiting for its answer: PostgresNIO sends the next statement as soon as BEGIN is
+    /// answered, on the connection's event loop, so the transaction's worker thread waits once for both (the
+    /// next statement checks that BEGIN succeeded).
+    private var beginning: EventLoopFuture<PostgresQueryResult>?
+
+    func begin(_ sql: String) {
+        beginning = connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+    }
+
+    /// Throws BEGIN's error, once the statement after it has been answered.
+    private func began() throws {
+        guard let future = beginning else { return }
+        beginning = nil
+        do {
+            _ = try store.await(future, on: connection, patient: patient)
+        } catch {
+            throw PostgresStore.storeError(error) ?? error
+        }
+    }
+
     /// A statement without arguments and results (BEGIN, COMMIT).
     func simple(_ sql: String) throws {
+        defer { beginning = nil }
         do {
-            _ = try store.await(connection.query(PostgresQuery(unsafeSQL: sql), logger: logger), on: connection, patient: patient)
+            let answer = connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+            try began()
+            _ = try store.await(answer, on: connection, patient: patient)
         } catch {
             throw PostgresStore.storeError(error) ?? error
         }
@@ -423,8 +464,11 @@ final class PostgresTransaction: SQLTransaction {
             case .blob(let d): binds.append(ByteBuffer(bytes: d))
             }
         }
+        defer { beginning = nil }
         do {
-            return try store.await(connection.query(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds), logger: logger), on: connection, patient: patient)
+            let answer = connection.query(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds), logger: logger)
+            try began()
+            return try store.await(answer, on: connection, patient: patient)
         } catch {
             throw PostgresStore.storeError(error) ?? error
         }

@@ -49,8 +49,8 @@ struct Grants: Sendable {
         return Int(value ?? "0") ?? 0
     }
 
-    /// An API request with an access token: who it acts as, and the day's API request count with it, in one
-    /// transaction. Nil when the token is not a live one (the request is then not counted).
+    /// An API request with an access token: who it acts as, and the day's API request count with it. Nil when
+    /// the token is not a live one (the request is then not counted).
     func authenticate(accessToken token: String) async throws -> (Session, Int)? {
         let database = database
         let hash = OrgState.hash(token)

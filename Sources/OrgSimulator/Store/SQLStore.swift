@@ -191,9 +191,9 @@ package protocol SQLStore: Sendable {
     /// A write transaction from Swift concurrency: the caller's task waits without holding a thread of the pool.
     func write<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T
     func read<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T
-    /// A write transaction that need not be serialised with the others, because each of its statements is
-    /// atomic by itself (an upsert that adds one to a counter). SQLite serialises it anyway; PostgreSQL runs it
-    /// without the write lock every other write takes.
+    /// Writes that need no transaction around them, because each statement is atomic by itself and nothing
+    /// needs them kept together (a look-up, then an upsert that adds one to a counter). SQLite runs them in a
+    /// write transaction anyway; PostgreSQL runs each statement as a transaction of its own.
     func update<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T
     /// A write transaction serialised only with the others of the same `key` (a user's query cursors), not with
     /// every write. SQLite serialises it anyway.
