@@ -158,7 +158,7 @@ public final class DeviceExploration: @unchecked Sendable {
     }
 
     /// The built-in invariants, beside the developer's.
-    public static let builtInInvariants = ["actor-crashed", "actor-hung"]
+    public static let builtInInvariants = ["actor-crashed", "actor-hung", "secret-exposed"]
 
     /// `runs` seeded runs of `steps` steps; each broken invariant is reported once (its first run), shrunk and replayed.
     public func explore() async throws -> ExplorationReport {
@@ -226,7 +226,7 @@ public final class DeviceExploration: @unchecked Sendable {
             try? FileManager.default.removeItem(at: outputs)
         }
         try blocking { try await self.setUp(device, org) }
-        let run = ExplorationRunState(exploration: self, device: device, org: org, outputs: outputs)
+        let run = ExplorationRunState(exploration: self, device: device, deviceID: deviceID, org: org, outputs: outputs)
         defer { run.endAll() }
         plan.drive(choose: { run.choose(&$0) }, perform: run.perform)
         run.end()
@@ -278,8 +278,10 @@ final class ExplorationRunState {
 
     private let exploration: DeviceExploration
     private let device: SimulatedDevice
+    private let deviceID: String
     private let org: SimulatedOrg
     private let outputs: URL
+    private var secrets = SecretWatch()
     private var orgOffline = false
     private var running: [String: Running] = [:]
     private var lockState: DeviceLockState = .unlocked
@@ -290,9 +292,10 @@ final class ExplorationRunState {
     private(set) var violations: [DeviceExploration.Broken] = []
     private(set) var narrative: [String] = []
 
-    init(exploration: DeviceExploration, device: SimulatedDevice, org: SimulatedOrg, outputs: URL) {
+    init(exploration: DeviceExploration, device: SimulatedDevice, deviceID: String, org: SimulatedOrg, outputs: URL) {
         self.exploration = exploration
         self.device = device
+        self.deviceID = deviceID
         self.org = org
         self.outputs = outputs
         lockState = (try? Device.open(at: device.url).lockState()) ?? .unlocked
@@ -347,6 +350,11 @@ final class ExplorationRunState {
         for name in running.keys.sorted() {
             let outcome = resume(name, points: 100_000)
             narrative.append("end  \(name) finishes: \(outcome)")
+        }
+        learnSecrets()
+        if let file = secrets.fileHolding(under: device.url) {
+            let path = file.path.hasPrefix(device.url.path + "/") ? String(file.path.dropFirst(device.url.path.count + 1)) : file.path
+            violate("secret-exposed", "a token of the keychain is written in \(path)", atEnd: true)
         }
         for invariant in exploration.invariants {
             guard let check = invariant.atEnd else { continue }
@@ -419,8 +427,12 @@ final class ExplorationRunState {
         running[name] = nil
         let out = r.process.stdout
         let err = r.process.stderr
+        learnSecrets()
+        if secrets.isExposed(in: out, err) {
+            violate("secret-exposed", "a token of the keychain is in the output of \(name) (\(r.action))")
+        }
         if let signal, !killed {
-            violate("actor-crashed", "\(name) (\(r.action)) ended by signal \(signal): \(err.split(separator: "\n").last ?? "")")
+            violate("actor-crashed", "\(name) (\(r.action)) ended by signal \(signal): \(secrets.redacted(String(err.split(separator: "\n").last ?? "")))")
         }
         let outcome = ActionOutcome(actor: name, action: r.action, output: out, errorOutput: err, exitStatus: status, signal: signal, killedByExplorer: killed)
         for invariant in exploration.invariants {
@@ -432,8 +444,14 @@ final class ExplorationRunState {
             }
         }
         if killed { return "killed" }
-        let last = (status == 0 ? out : err).split(separator: "\n").last.map(String.init) ?? ""
+        let last = secrets.redacted((status == 0 ? out : err).split(separator: "\n").last.map(String.init) ?? "")
         return (status.map { "exit \($0)" } ?? "signal \(signal!)") + (last.isEmpty ? "" : ": \(last)")
+    }
+
+    /// The device's keychain values (the tokens the org gave), for `secret-exposed`.
+    private func learnSecrets() {
+        guard let items = try? LibsecretStore().search(["device": deviceID]) else { return }
+        secrets.learn(items.map(\.secret))
     }
 
     private func deviceStep(_ action: String) -> String {

@@ -36,7 +36,7 @@ final class ExploreRun {
     private var edits: [(lastName: String, owner: String?)] = []
     private var editCount = 0
     private var pushCount = 0
-    private var secrets: Set<String> = []
+    private var secrets = SecretWatch()
     private var accountFiles: [String: String] = [:]
 
     private(set) var steps: [ExploreStep] = []
@@ -243,12 +243,11 @@ final class ExploreRun {
         let verb = String(r.action.split(separator: " ").first ?? "")
         span(actor, r, status.map { "exit \($0)" } ?? "signal \(signal!)")
         refreshSecrets()
-        for secret in secrets where out.contains(secret) || err.contains(secret) {
+        if secrets.isExposed(in: out, err) {
             violate("secret-exposed", "a token of the keychain is in the output of \(actor) (\(r.action))")
-            break
         }
         if let signal {
-            violate("actor-crashed", "\(actor) (\(r.action)) ended by signal \(signal): \(Self.lastLine(err))")
+            violate("actor-crashed", "\(actor) (\(r.action)) ended by signal \(signal): \(secrets.redacted(Self.lastLine(err)))")
             return "crashed: signal \(signal)"
         }
         let code = status ?? 0
@@ -270,7 +269,7 @@ final class ExploreRun {
             }
         }
         if actor == "widget" { checkWidget(r, out) }
-        let line = (code == 0 ? Self.lastLine(out) : Self.lastLine(err)).replacingOccurrences(of: device.path + "/", with: "")
+        let line = secrets.redacted(code == 0 ? Self.lastLine(out) : Self.lastLine(err)).replacingOccurrences(of: device.path + "/", with: "")
         return "exit \(code)\(line.isEmpty ? "" : ": " + line)"
     }
 
@@ -410,7 +409,7 @@ final class ExploreRun {
             }
         }
         refreshSecrets()
-        if let file = fileHoldingSecret() {
+        if let file = secrets.fileHolding(under: device) {
             violate("secret-exposed", "a token of the keychain is written in \(relative(file.path))")
         }
     }
@@ -529,22 +528,10 @@ final class ExploreRun {
         return out
     }
 
-    /// The keychain's tokens on this device (values of printable text, 20 characters or more; keys are bytes).
+    /// The keychain's values on this device, for `secret-exposed`.
     private func refreshSecrets() {
         guard let items = try? LibsecretStore().search(["device": deviceID]) else { return }
-        for item in items where item.secret.count >= 20 && item.secret.allSatisfy({ $0 >= 0x21 && $0 < 0x7f }) {
-            secrets.insert(String(decoding: item.secret, as: UTF8.self))
-        }
-    }
-
-    private func fileHoldingSecret() -> URL? {
-        guard !secrets.isEmpty, let walker = FileManager.default.enumerator(at: device, includingPropertiesForKeys: [.isRegularFileKey]) else { return nil }
-        let needles = secrets.sorted().map { Data($0.utf8) }
-        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
-            guard let data = try? Data(contentsOf: url) else { continue }
-            if needles.contains(where: { data.range(of: $0) != nil }) { return url }
-        }
-        return nil
+        secrets.learn(items.map(\.secret))
     }
 
     private func relative(_ path: String) -> String {

@@ -33,8 +33,16 @@ case "add":
     ]], forSoupNamed: "contacts")
 case "clear":
     store.clearSoup("contacts")
+case "debug-session":
+    // A second mistake planted on purpose, which DeviceExploration's built-in secret-exposed finds: a debugging
+    // aid that prints the session's token and keeps it in the group's defaults for the widget.
+    let token = user.credentials.accessToken ?? ""
+    print("session of \(user.idData.username): \(token)")
+    UserDefaults.msdk().set(token, forKey: "debugSessionToken")
+    UserDefaults.msdk().synchronize()
+    exit(0)
 default:
-    print("usage: snapshot-app add|clear")
+    print("usage: snapshot-app add|clear|debug-session")
     exit(64)
 }
 let snapshot = WidgetSnapshot(names: names())

@@ -25,11 +25,12 @@ final class ExploreSnapshotTests: XCTestCase {
 
     /// Seed 1 first breaks it in run 57 (a run is a function of its seed); 80 leaves room for a change of the SDK's
     /// points before the snapshot's writes.
-    func exploration(fixed: Bool, runs: Int = 80) -> DeviceExploration {
+    func exploration(fixed: Bool, runs: Int = 80, leaky: Bool = false) -> DeviceExploration {
         let environment = fixed ? ["WIDGET_SNAPSHOT_ONE_WRITE": "1"] : [:]
         let actors = [
             ExploredActor("app", bundle: Self.app, executable: Self.products.appendingPathComponent("snapshot-app"),
-                          actions: ["add": ["add"], "clear": ["clear"]], environment: environment),
+                          actions: ["add": ["add"], "clear": ["clear"]].merging(leaky ? ["debug-session": ["debug-session"]] : [:]) { a, _ in a },
+                          environment: environment),
             ExploredActor("widget", bundle: Self.widget, executable: Self.products.appendingPathComponent("snapshot-widget"),
                           actions: ["draw": []], environment: environment),
         ]
@@ -77,6 +78,23 @@ final class ExploreSnapshotTests: XCTestCase {
         XCTAssertTrue(text.contains("exit 0: published 1 contact(s)"), text)
         XCTAssertTrue(text.contains("every access token expired"), text)
         XCTAssertTrue(text.contains("end  org: answers again"), "the run's end brings the org back: \(text)")
+    }
+
+    /// The built-in secret-exposed: the app's planted debugging aid prints the session's token (found when the
+    /// launch ends) and leaves it in the group's defaults (found in the device's files at the run's end).
+    func testATokenInTheOutputOrInAFileIsSecretExposed() async throws {
+        let run = try await exploration(fixed: true, leaky: true).replay([ExplorationStep("app", "debug-session")])
+        XCTAssertEqual(run.brokenInvariants, ["secret-exposed", "secret-exposed"], run.narrative.joined(separator: "\n"))
+        let text = run.narrative.joined(separator: "\n")
+        XCTAssertTrue(text.contains("a token of the keychain is in the output of app (debug-session)"), text)
+        XCTAssertTrue(text.contains("a token of the keychain is written in"), text)
+        XCTAssertTrue(text.contains("Library/Preferences/group."), text)
+        // What the explorer prints of the launch's output names no token.
+        XCTAssertTrue(text.contains("session of alice@acme.test: <token>"), text)
+        XCTAssertNil(text.range(of: #"00D[0-9A-Za-z]{15}!"#, options: .regularExpression), "a token (ORGID!…) in what the explorer printed")
+        // Without the aid, the same app breaks nothing.
+        let clean = try await exploration(fixed: true, leaky: true).replay([ExplorationStep("app", "add")])
+        XCTAssertEqual(clean.brokenInvariants, [], clean.narrative.joined(separator: "\n"))
     }
 
     func testTheFixBreaksNothing() async throws {
