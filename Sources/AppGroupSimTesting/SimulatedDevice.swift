@@ -32,6 +32,9 @@ public final class SimulatedDevice: @unchecked Sendable {
     public let url: URL
     let secretStore: (any SecretStore)?
     private let removeOnDeinit: Bool
+    /// The backup files `backup()` wrote (in the temporary directory): removed with this object.
+    private var backupFiles: [URL] = []
+    private let backupLock = NSLock()
 
     /// - Parameter url: the device directory, made if missing; nil: a new temporary one, removed with this object.
     public init(at url: URL? = nil, keychain: SimulatedKeychain = .secretService) throws {
@@ -56,6 +59,7 @@ public final class SimulatedDevice: @unchecked Sendable {
 
     deinit {
         if removeOnDeinit { try? FileManager.default.removeItem(at: url) }
+        for file in backupFiles { try? FileManager.default.removeItem(at: file) }
     }
 
     /// Starts an org from a definition directory (`org.json`, `records/`, as `sf-simulator --data`) on a free
@@ -98,9 +102,11 @@ public final class SimulatedDevice: @unchecked Sendable {
 
     /// Backs the device up as an encrypted iOS backup does (`msdk-sim device backup`): the containers' files with
     /// their protection classes, the installed apps, and the keychain items that are not `…ThisDeviceOnly` (kept
-    /// in the keychain under the backup's id, never in the file). The device must be unlocked.
+    /// in the keychain under the backup's id, never in the file). The device must be unlocked. The backup's file is
+    /// removed with this device.
     public func backup() throws -> SimulatedDeviceBackup {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("appgroupsim-backup-\(UUID().uuidString).backup")
+        backupLock.withLock { backupFiles.append(file) }
         let summary = try DeviceBackup.backup(try Device.open(at: url), store: secretStore ?? LibsecretStore(), to: file)
         return SimulatedDeviceBackup(file: file, keychainItems: summary.keychainItems, keychainItemsLeftOut: summary.keychainItemsLeftOut)
     }

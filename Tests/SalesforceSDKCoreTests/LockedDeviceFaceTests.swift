@@ -88,6 +88,17 @@ final class LockedDeviceFaceTests: XCTestCase {
         XCTAssertEqual(old, "alice@acme.test", "the old phone is unchanged")
     }
 
+    /// A test's backups do not pile up in the temporary directory: the file goes with the device that made it.
+    func testABackupFileGoesWithTheDeviceThatMadeIt() throws {
+        var file: URL?
+        do {
+            let device = try SimulatedDevice(keychain: .inMemory)
+            file = try device.backup().file
+            XCTAssertTrue(FileManager.default.fileExists(atPath: try XCTUnwrap(file).path))
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: try XCTUnwrap(file).path), "the backup outlived its device")
+    }
+
     /// The SDK's upgrade runs when code run as a bundle initialises the SDK, as in main-app and the widget: an older
     /// version kept in msdkUserDefaults is upgraded and the current one kept.
     func testInitializeSDKRunsTheSDKsUpgrade() async throws {
