@@ -216,7 +216,7 @@ final class OrgDatabase: Sendable {
     /// records take the first numbers): the counter, and on PostgreSQL the sequence, so that a new record's id is
     /// not first tried against every seeded one.
     func advanceIds(_ db: SQLTransaction, orgIndex: Int, object: ObjectDefinition, to number: Int) throws {
-        try setMeta(db, "next:\(definition.orgs[orgIndex].id):\(object.keyPrefix)", String(number))
+        try setMeta(db, Self.idCounterKey(orgId: definition.orgs[orgIndex].id, object: object), String(number))
         if db.dialect == .postgres {
             let sequence = Self.quote(Self.idSequence(orgIndex: orgIndex, object: object))
             _ = try db.value(as: Int.self, "SELECT setval(?::regclass, GREATEST(?, (SELECT last_value + 1 FROM \(sequence))), false)", [sequence, number])
