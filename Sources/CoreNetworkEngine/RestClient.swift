@@ -1,3 +1,4 @@
+import CoreEngine
 import FastJSON
 import Foundation
 import Keychain
@@ -32,6 +33,24 @@ package struct RestRequest: Sendable {
 
     /// The next page of a query: `nextRecordsUrl` is a path.
     package static func queryMore(_ nextRecordsUrl: String) -> RestRequest { RestRequest(path: nextRecordsUrl) }
+
+    /// Briefcase priming records (`connect/briefcase/priming-records`): the ids of the records in the briefcases
+    /// assigned to the connected app. As the SDK builds it, a `changedAfterTimestamp` (epoch ms, sent as an ISO
+    /// 8601 string) replaces the relay token when both are given: the Connect API takes one or the other.
+    package static func primingRecords(relayToken: String?, changedAfter timestamp: Int64?, version: String = RestClient.apiVersion) -> RestRequest {
+        var items: [URLQueryItem] = []
+        if let relayToken { items = [URLQueryItem(name: "relayToken", value: relayToken)] }
+        if let timestamp { items = [URLQueryItem(name: "changedAfterTimestamp", value: SalesforceTime.soqlLiteral(timestamp))] }
+        return RestRequest(path: "/services/data/\(version)/connect/briefcase/priming-records", queryItems: items)
+    }
+
+    /// At most this many ids in one collection retrieve (`SFRestCollectionRetrieveMaxSize`).
+    package static let collectionRetrieveMaxSize = 2000
+
+    /// A collection retrieve: the records of one type by id, with these fields (`composite/sobjects/<type>`).
+    package static func collectionRetrieve(_ objectType: String, ids: [String], fields: [String], version: String = RestClient.apiVersion) -> RestRequest {
+        .json("POST", "/services/data/\(version)/composite/sobjects/\(objectType)", value: ["ids": .array(ids.map(JSON.string)), "fields": .array(fields.map(JSON.string))])
+    }
 
     /// A request whose body is a JSON value, written by FastJSON (the one JSON model of the client side).
     package static func json(_ method: String, _ path: String, value: JSON) -> RestRequest {

@@ -93,8 +93,13 @@ public final class SyncState: NSObject, @unchecked Sendable {
     public var name: String { engine.name ?? "" }
     public var type: SyncType { engine.type == .syncUp ? .up : .down }
     public var soupName: String { engine.soupName }
-    /// The target's dictionary, as the SDK stores it.
-    public var target: [AnyHashable: Any] { engine.target.objectValue?.foundationEntry ?? [:] }
+    /// The target, made again from the dictionary the SDK stores (`SFSyncTarget`): a sync down target of its
+    /// type, or the sync up target. A down target type this package does not simulate is a plain `SyncDownTarget`.
+    public var target: SyncTarget {
+        let dict = engine.target.objectValue?.foundationEntry ?? [:]
+        if engine.type == .syncUp { return SyncUpTarget.build(dict: dict) ?? SyncUpTarget() }
+        return SyncDownTarget.new(fromDict: dict) ?? SyncDownTarget(dict: dict)
+    }
     public var options: SyncOptions { SyncOptions(engine: engine.options) }
     public var mergeMode: SyncMergeMode {
         get { options.mergeMode }

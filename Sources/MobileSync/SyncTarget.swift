@@ -79,6 +79,7 @@ open class SyncDownTarget: SyncTarget, @unchecked Sendable {
         case "refresh":
             guard let type = dict["sobjectType"] as? String, let soup = dict["soupName"] as? String else { return nil }
             return RefreshSyncDownTarget.newSyncTarget(soup, objectType: type, fieldlist: dict["fieldlist"] as? [Any] ?? [])
+        case "briefcase": return BriefcaseSyncDownTarget.new(fromDict: dict)
         default: return nil
         }
     }
@@ -307,7 +308,13 @@ extension SyncDownTarget {
     public func isSyncDownSortedByLatestModification() -> Bool { queryType == .soql }
 
     /// The ids a sync down must not overwrite: the records edited locally (merge mode leave-if-changed).
-    public func getIds(toSkip syncManager: SyncManager, soupName: String) -> NSOrderedSet {
-        getDirtyRecordIds(syncManager, soupName: soupName, idField: idFieldName)
+    /// A briefcase target's are those of every soup it fills.
+    public func getIdsToSkip(_ syncManager: SyncManager, soupName: String) -> NSOrderedSet {
+        if let briefcase = self as? BriefcaseSyncDownTarget {
+            return NSOrderedSet(array: briefcase.infosMap.values.sorted { $0.sobjectType < $1.sobjectType }.flatMap { info in
+                getDirtyRecordIds(syncManager, soupName: info.soupName, idField: info.idFieldName).array
+            })
+        }
+        return getDirtyRecordIds(syncManager, soupName: soupName, idField: idFieldName)
     }
 }

@@ -213,7 +213,7 @@ package final class SyncManager: @unchecked Sendable {
             if try syncStatus(name: name) != nil { continue }
             // As the SDK does (`newFromDict:` then `asDict`), a target that is simulated is stored in its
             // serialised form (iOSImpl, field names, the SOQL query completed). One of the SDK's other
-            // target types (sosl, layout, metadata, parent_children, briefcase) is kept as written: the
+            // target types (sosl, layout, metadata, parent_children) is kept as written: the
             // sync exists, and running it says the type is not simulated.
             let stored: JSON
             switch type {
@@ -314,7 +314,7 @@ package final class SyncManager: @unchecked Sendable {
         sync.totalSize = page.totalSize
         var saved = 0
         while true {
-            try saveFromServer(page.records, sync: sync)
+            try saveFromServer(page.records, sync: sync, target: target)
             saved += page.records.count
             for record in page.records {
                 if let ms = record[SyncField.lastModifiedDate]?.stringValue.flatMap(SalesforceTime.milliseconds) {
@@ -337,25 +337,35 @@ package final class SyncManager: @unchecked Sendable {
         try finish(&sync, progress)
     }
 
-    /// Saves server records with local flags cleared; LEAVE_IF_CHANGED skips records edited locally.
-    private func saveFromServer(_ records: [SoupEntry], sync: SyncState) throws {
+    /// Saves server records with local flags cleared; LEAVE_IF_CHANGED skips records edited locally. Each
+    /// record goes to the soup its target names (the sync's, or a briefcase type's own).
+    private func saveFromServer(_ records: [SoupEntry], sync: SyncState, target: any SyncDownTarget) throws {
         guard !records.isEmpty else { return }
-        var skip = Set<String>()
-        if sync.options.mergeMode == .leaveIfChanged {
-            skip = Set(try dirtyRecords(sync.soupName).compactMap { $0[SyncField.id]?.stringValue })
+        var bySoup: [String: [SoupEntry]] = [:]
+        var order: [String] = []
+        for record in records {
+            guard let soup = target.soupName(for: record, syncSoup: sync.soupName) else { continue }
+            if bySoup[soup] == nil { order.append(soup) }
+            bySoup[soup, default: []].append(record)
         }
-        let entries: [SoupEntry] = records.compactMap { record in
-            guard let id = record[SyncField.id]?.stringValue, !skip.contains(id) else { return nil }
-            var entry = record
-            entry[SyncField.local] = .bool(false)
-            entry[SyncField.locallyCreated] = .bool(false)
-            entry[SyncField.locallyUpdated] = .bool(false)
-            entry[SyncField.locallyDeleted] = .bool(false)
-            entry[SyncField.syncId] = .int(sync.id)
-            entry[SyncField.lastError] = nil
-            return entry
+        for soup in order {
+            var skip = Set<String>()
+            if sync.options.mergeMode == .leaveIfChanged {
+                skip = Set(try dirtyRecords(soup).compactMap { $0[SyncField.id]?.stringValue })
+            }
+            let entries: [SoupEntry] = (bySoup[soup] ?? []).compactMap { record in
+                guard let id = record[SyncField.id]?.stringValue, !skip.contains(id) else { return nil }
+                var entry = record
+                entry[SyncField.local] = .bool(false)
+                entry[SyncField.locallyCreated] = .bool(false)
+                entry[SyncField.locallyUpdated] = .bool(false)
+                entry[SyncField.locallyDeleted] = .bool(false)
+                entry[SyncField.syncId] = .int(sync.id)
+                entry[SyncField.lastError] = nil
+                return entry
+            }
+            try store.upsertReturningIds(entries, into: soup, externalIdPath: SyncField.id)
         }
-        try store.upsertReturningIds(entries, into: sync.soupName, externalIdPath: SyncField.id)
     }
 
     package func dirtyRecords(_ soupName: String) throws -> [SoupEntry] {
@@ -412,6 +422,10 @@ package final class SyncManager: @unchecked Sendable {
             return RefreshSyncDownTarget(
                 sobjectType: json["sobjectType"]?.stringValue ?? "Contact", fieldlist: json["fieldlist"]?.arrayValue?.compactMap(\.stringValue) ?? [],
                 countIdsPerSoql: Int(json[SyncTargetFormat.countIdsPerSoqlKey]?.intValue ?? json["countIdsPerSoql"]?.intValue ?? 500))
+        case "briefcase":
+            let target = try BriefcaseSyncDownTarget(json: json)
+            if let reason = target.notSimulated { throw MobileSyncError.invalidTarget(reason) }
+            return target
         case "custom":
             let name = json["customType"]?.stringValue ?? ""
             guard let factory = Self.registryLock.withLock({ Self.customTargets[name] }) else {
@@ -420,7 +434,7 @@ package final class SyncManager: @unchecked Sendable {
             return try factory(json)
         case let type?:
             throw MobileSyncError.invalidTarget(
-                "sync down target type \(type) is not simulated by AppGroupSim (simulated: soql, mru, refresh, and custom targets registered with SyncManager.register(customTarget:))")
+                "sync down target type \(type) is not simulated by AppGroupSim (simulated: soql, mru, refresh, briefcase, and custom targets registered with SyncManager.register(customTarget:))")
         case nil:
             throw MobileSyncError.invalidTarget("a sync down target needs a type")
         }
@@ -433,17 +447,20 @@ package final class SyncManager: @unchecked Sendable {
     package func cleanResyncGhosts(syncId: Int64) async throws -> Int {
         guard let sync = try syncStatus(id: syncId) else { throw MobileSyncError.noSuchSync("with id \(syncId)") }
         guard sync.type == .syncDown else { throw MobileSyncError.ghostsOnlyOnSyncDown(syncId: syncId) }
-        let remote = try await makeTarget(sync.target).remoteIds(client: client, store: store, soupName: sync.soupName)
-        let soup = sync.soupName
-        let spec = QuerySpec.smart(
-            "SELECT {\(soup):_soupEntryId}, {\(soup):Id} FROM {\(soup)} WHERE {\(soup):\(SyncField.syncId)} = ? AND ({\(soup):\(SyncField.local)} IS NULL OR {\(soup):\(SyncField.local)} != '1')",
-            pageSize: 1_000_000, whereArgs: [.int(syncId)])
-        let ghosts = try store.query(spec).compactMap { row -> Int64? in
-            guard let cols = row.arrayValue, cols.count == 2, let entryId = cols[0].intValue, let id = cols[1].stringValue else { return nil }
-            return remote.contains(id) ? nil : entryId
+        var removed = 0
+        let remoteBySoup = try await makeTarget(sync.target).remoteIdsBySoup(client: client, store: store, soupName: sync.soupName)
+        for (soup, remote) in remoteBySoup.sorted(by: { $0.key < $1.key }) {
+            let spec = QuerySpec.smart(
+                "SELECT {\(soup):_soupEntryId}, {\(soup):Id} FROM {\(soup)} WHERE {\(soup):\(SyncField.syncId)} = ? AND ({\(soup):\(SyncField.local)} IS NULL OR {\(soup):\(SyncField.local)} != '1')",
+                pageSize: 1_000_000, whereArgs: [.int(syncId)])
+            let ghosts = try store.query(spec).compactMap { row -> Int64? in
+                guard let cols = row.arrayValue, cols.count == 2, let entryId = cols[0].intValue, let id = cols[1].stringValue else { return nil }
+                return remote.contains(id) ? nil : entryId
+            }
+            try store.remove(ids: ghosts, from: soup)
+            removed += ghosts.count
         }
-        try store.remove(ids: ghosts, from: soup)
-        return ghosts.count
+        return removed
     }
 
     // MARK: Internals

@@ -22,11 +22,14 @@ package struct SyncPage: Sendable {
     package var records: [SoupEntry]
     package var totalSize: Int
     package var nextRecordsUrl: String?
+    /// How a target that does not page by `nextRecordsUrl` gets its next page (a briefcase's next slice of ids).
+    package var continuation: (@Sendable (RestClient) async throws -> SyncPage?)?
 
-    package init(records: [SoupEntry], totalSize: Int, nextRecordsUrl: String?) {
+    package init(records: [SoupEntry], totalSize: Int, nextRecordsUrl: String?, continuation: (@Sendable (RestClient) async throws -> SyncPage?)? = nil) {
         self.records = records
         self.totalSize = totalSize
         self.nextRecordsUrl = nextRecordsUrl
+        self.continuation = continuation
     }
 }
 
@@ -41,12 +44,24 @@ package protocol SyncDownTarget: Sendable {
     func continueFetch(client: RestClient, after page: SyncPage) async throws -> SyncPage?
     /// Every id the server would return now, for `cleanResyncGhosts`.
     func remoteIds(client: RestClient, store: SmartStore, soupName: String) async throws -> Set<String>
+    /// The soup a fetched record is saved in (nil: not saved). The sync's soup, except for a target that
+    /// fills several (a briefcase).
+    func soupName(for record: SoupEntry, syncSoup: String) -> String?
+    /// The soups whose ghosts `cleanResyncGhosts` removes, each with the ids the server would return now.
+    func remoteIdsBySoup(client: RestClient, store: SmartStore, soupName: String) async throws -> [String: Set<String>]
 }
 
 extension SyncDownTarget {
     package func continueFetch(client: RestClient, after page: SyncPage) async throws -> SyncPage? {
+        if let continuation = page.continuation { return try await continuation(client) }
         guard let next = page.nextRecordsUrl else { return nil }
         return try SyncPage(response: await client.send(.queryMore(next)))
+    }
+
+    package func soupName(for record: SoupEntry, syncSoup: String) -> String? { syncSoup }
+
+    package func remoteIdsBySoup(client: RestClient, store: SmartStore, soupName: String) async throws -> [String: Set<String>] {
+        [soupName: try await remoteIds(client: client, store: store, soupName: soupName)]
     }
 }
 

@@ -123,9 +123,8 @@ public final class RestClient: NSObject, @unchecked Sendable {
     }
 
     public func request(forPrimingRecords relayToken: String?, changedAfterTimestamp timestamp: NSNumber?, apiVersion: String?) -> RestRequest {
-        var params: [String: Any] = [:]
-        params["relayToken"] = relayToken
-        params["changedAfterTimestamp"] = timestamp?.int64Value
+        let engine = CoreNetworkEngine.RestRequest.primingRecords(relayToken: relayToken, changedAfter: timestamp?.int64Value)
+        let params = Dictionary(engine.queryItems.map { ($0.name, $0.value ?? "") as (String, Any) }, uniquingKeysWith: { _, last in last })
         return RestRequest(method: .GET, path: versioned(apiVersion) + "/connect/briefcase/priming-records", queryParams: params.isEmpty ? nil : params)
     }
 

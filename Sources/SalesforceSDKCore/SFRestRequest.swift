@@ -17,7 +17,7 @@ public let SFRestSOQLMinBatchSize = 200
 public let SFRestSOQLMaxBatchSize = 2000
 public let SFRestSOQLDefaultBatchSize = 2000
 public let SFRestQueryOptions = "Sforce-Query-Options"
-public let SFRestCollectionRetrieveMaxSize = 2000
+public let SFRestCollectionRetrieveMaxSize = CoreNetworkEngine.RestRequest.collectionRetrieveMaxSize
 public let kSFDefaultRestEndpoint = "/services/data"
 
 /// Called when a request fails: the decoded answer if any, the error, and the raw response.

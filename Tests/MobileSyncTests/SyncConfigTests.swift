@@ -59,10 +59,12 @@ final class SyncConfigTests: SyncTestCase {
         XCTAssertEqual(sosl["query"], "FIND {Joe} IN NAME FIELDS RETURNING Account")
         XCTAssertNil(sosl["iOSImpl"], "kept as written")
         XCTAssertEqual(try storedTarget("parentChildrenSyncUp")["parent"]?["sobjectType"], "Account")
+        XCTAssertNil(try storedTarget("briefcaseSyncDown")["iOSImpl"], "a briefcase info names IdX: kept as written")
 
         for (name, words) in [
             ("soslSyncDown", "sosl is not simulated"), ("parentChildrenSyncDown", "parent_children is not simulated"),
             ("parentChildrenSyncUp", "SFParentChildrenSyncUpTarget is not simulated"), ("batchSyncUp", "idFieldName IdX is not simulated"),
+            ("briefcaseSyncDown", "briefcase info Contact: idFieldName IdX is not simulated"),
         ] {
             do {
                 _ = try await manager.reSync(name: name)

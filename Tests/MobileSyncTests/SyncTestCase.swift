@@ -1,5 +1,6 @@
 import AppGroupSimTestSupport
 import Foundation
+import OrgSimulator
 import CoreEngine
 import CoreNetworkEngine
 import SmartStoreEngine
@@ -20,9 +21,11 @@ class SyncTestCase: XCTestCase {
     var password: String { "alice-pass" }
     /// The org's record lock timeout (Salesforce's 10 s unless a test waits for it).
     var recordLockTimeout: TimeInterval { 10 }
+    /// Connected apps laid over the fixture's (a test's own briefcases).
+    var connectedApps: [OrgDefinition.ConnectedApp] { [] }
 
     override func setUp() async throws {
-        org = try await OrgHarness.start(recordLockTimeout: recordLockTimeout)
+        org = try await OrgHarness.start(connectedApps: connectedApps, recordLockTimeout: recordLockTimeout)
         client = try await org.login(username, password)
         store = try SmartStore(url: try TestSupport.temporaryDirectory(self).appendingPathComponent("store.sqlite"), name: "test")
         try StoreConfig.load(TestSupport.fixtureApp.appendingPathComponent("userstore.json"))?.register(in: store)

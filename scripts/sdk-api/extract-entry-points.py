@@ -58,6 +58,9 @@ SWIFT_FILES = [
     ("MobileSync", "libs/MobileSync/MobileSync/Classes/Extensions/MobileSync.swift"),
 ]
 PREPOSITIONS = ["With", "For", "By", "From", "In", "Of", "To", "Using", "At", "On"]
+# Selectors whose Swift name the SDK's own Swift code shows to differ from the simplified rule above (the
+# importer does not split `getIdsToSkip:`: BriefcaseSyncDownTarget.swift overrides `getIdsToSkip(_:soupName:)`).
+IMPORTED_AS = {"getIdsToSkip:soupName:": "getIdsToSkip(_:soupName:)"}
 UI = re.compile(r"\b(UIViewController|UIScene|UIImage|UIView|UIWindow|UIApplication|UINavigationController|WKWebView|UIColor|ASWebAuthenticationSession)\b")
 
 
@@ -110,6 +113,8 @@ def swift_name_for_selector(pieces, is_class, returns_instance, objc_class, swif
     """The importer's name for a selector without NS_SWIFT_NAME (simplified, documented above)."""
     first = pieces[0]
     labels = pieces[1:]
+    if "".join(pieces) in IMPORTED_AS:
+        return IMPORTED_AS["".join(pieces)]
     if len(pieces) == 1 and not first.endswith(":"):
         # A class method returning the class, named after it, loses the class's name: `+msdkUserDefaults`
         # on NSUserDefaults is `msdk()`, `+sharedManager` on SFDirectoryManager is `shared()`.

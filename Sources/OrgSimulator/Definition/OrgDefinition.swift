@@ -19,8 +19,14 @@ package struct OrgDefinition: Sendable {
         package var scopes: [String]
         /// Overrides the org's policy for sessions of this app.
         package var mobilePolicy: OrgFixture.MobilePolicy?
+        /// The briefcases assigned to this app (Briefcase Builder), served by `connect/briefcase/priming-records`.
+        package var briefcases: [Briefcase]?
+        /// At most this many priming records in one response (default 2,000); lower it to test relay tokens.
+        package var primingRecordsPerResponse: Int?
 
-        enum CodingKeys: String, CodingKey { case name, consumerKey, redirectURIs, redirectURI, scopes, mobilePolicy }
+        enum CodingKeys: String, CodingKey {
+            case name, consumerKey, redirectURIs, redirectURI, scopes, mobilePolicy, briefcases, primingRecordsPerResponse
+        }
 
         /// `redirectURI` (one) or `redirectURIs` (several).
         package init(from decoder: any Decoder) throws {
@@ -30,6 +36,12 @@ package struct OrgDefinition: Sendable {
             redirectURIs = try c.decodeIfPresent([String].self, forKey: .redirectURIs) ?? [c.decode(String.self, forKey: .redirectURI)]
             scopes = try c.decodeIfPresent([String].self, forKey: .scopes) ?? ["api", "web", "refresh_token"]
             mobilePolicy = try c.decodeIfPresent(OrgFixture.MobilePolicy.self, forKey: .mobilePolicy)
+            briefcases = try c.decodeIfPresent([Briefcase].self, forKey: .briefcases)
+            primingRecordsPerResponse = try c.decodeIfPresent(Int.self, forKey: .primingRecordsPerResponse)
+            if let n = primingRecordsPerResponse, n < 1 {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .primingRecordsPerResponse, in: c, debugDescription: "primingRecordsPerResponse must be at least 1 (it is \(n))")
+            }
         }
 
         package func encode(to encoder: any Encoder) throws {
@@ -39,14 +51,45 @@ package struct OrgDefinition: Sendable {
             try c.encode(redirectURIs, forKey: .redirectURIs)
             try c.encode(scopes, forKey: .scopes)
             try c.encodeIfPresent(mobilePolicy, forKey: .mobilePolicy)
+            try c.encodeIfPresent(briefcases, forKey: .briefcases)
+            try c.encodeIfPresent(primingRecordsPerResponse, forKey: .primingRecordsPerResponse)
         }
 
-        package init(name: String? = nil, consumerKey: String, redirectURIs: [String], scopes: [String], mobilePolicy: OrgFixture.MobilePolicy? = nil) {
+        package init(
+            name: String? = nil, consumerKey: String, redirectURIs: [String], scopes: [String], mobilePolicy: OrgFixture.MobilePolicy? = nil,
+            briefcases: [Briefcase]? = nil, primingRecordsPerResponse: Int? = nil
+        ) {
+            self.briefcases = briefcases
+            self.primingRecordsPerResponse = primingRecordsPerResponse
             self.name = name
             self.consumerKey = consumerKey
             self.redirectURIs = redirectURIs
             self.scopes = scopes
             self.mobilePolicy = mobilePolicy
+        }
+    }
+
+    /// A briefcase (Briefcase Builder): rules, each an object with an optional filter (a SOQL condition) and a
+    /// record limit. Its rules are served in order, after the briefcases before it.
+    package struct Briefcase: Sendable, Codable, Equatable {
+        package var name: String
+        package var rules: [Rule]
+
+        package struct Rule: Sendable, Codable, Equatable {
+            package var object: String
+            package var filter: String?
+            package var limit: Int?
+
+            package init(object: String, filter: String? = nil, limit: Int? = nil) {
+                self.object = object
+                self.filter = filter
+                self.limit = limit
+            }
+        }
+
+        package init(name: String, rules: [Rule]) {
+            self.name = name
+            self.rules = rules
         }
     }
 
@@ -92,13 +135,32 @@ package struct OrgDefinition: Sendable {
         for extra in extraApps {
             if let i = apps.firstIndex(where: { $0.consumerKey == extra.consumerKey }) {
                 apps[i].redirectURIs = Array(Set(apps[i].redirectURIs + extra.redirectURIs)).sorted()
+                if let briefcases = extra.briefcases { apps[i].briefcases = briefcases }
+                if let n = extra.primingRecordsPerResponse { apps[i].primingRecordsPerResponse = n }
             } else {
                 apps.append(extra)
             }
         }
         let definition = OrgDefinition(seed: fixture.seed, referenceDate: reference, orgs: fixture.orgs, connectedApps: apps, objects: objects)
         try definition.check(file: objectsURL.path)
+        try definition.checkBriefcases(file: directory.appendingPathComponent("orgs.json").path)
         return definition
+    }
+
+    /// A briefcase rule names an object of this org and a record limit of at least 1. (A filter is checked
+    /// when it runs: one that does not compile is the response's rule error, as Salesforce reports it.)
+    func checkBriefcases(file: String) throws {
+        for app in connectedApps {
+            for briefcase in app.briefcases ?? [] {
+                for (i, rule) in briefcase.rules.enumerated() {
+                    let at = "\(file): connected app \(app.consumerKey), briefcase '\(briefcase.name)', rule \(i + 1)"
+                    guard object(rule.object) != nil else {
+                        throw OrgSimulatorError.fixture("\(at): object \(rule.object) is not an object of this org (objects.json); name one of \(objects.map(\.name).joined(separator: ", "))")
+                    }
+                    if let limit = rule.limit, limit < 1 { throw OrgSimulatorError.fixture("\(at): limit must be at least 1 (it is \(limit))") }
+                }
+            }
+        }
     }
 
     /// References point at objects of this org; relationship names are unique per object.

@@ -92,6 +92,7 @@ package struct OrgSimulator: Sendable {
             queries.register(on: api)
             sobjects.register(on: api)
             CompositeRoutes(state: state, sobjects: sobjects, queries: queries).register(on: api)
+            BriefcaseRoutes(state: state).register(on: api)
             var logger = Logger(label: "sf-simulator")
             logger.logLevel = .warning
             let app = Application(
