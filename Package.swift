@@ -115,7 +115,7 @@ let package = Package(
         .target(name: "SmartStore", dependencies: ["SalesforceSDKCore", "SalesforceSDKCommon", "SmartStoreEngine", "CoreEngine", "AppGroup", "FastJSON", "AppGroupSimCombine"]),
         .target(name: "WidgetKit", dependencies: ["AppGroup", "SalesforceSDKCommon"]),
         .target(name: "UserNotifications", dependencies: ["AppGroup", "SalesforceSDKCommon"]),
-        .target(name: "AppGroupSimTesting", dependencies: ["AppGroup", "Keychain", "CoreEngine", "MobileApp", "OrgSimulator", "SalesforceSDKCommon", "UserNotifications", "Exploring"]),
+        .target(name: "AppGroupSimTesting", dependencies: ["AppGroup", "Keychain", "CoreEngine", "CoreNetworkEngine", "MobileApp", "OrgSimulator", "SalesforceSDKCommon", "UserNotifications", "Exploring"]),
         // The SDK's MobileSync, as Swift sees it (SyncManager.sharedInstance(forUserAccount:), SyncState, the targets,
         // MobileSyncSDKManager), on the engine's sync manager; re-exports SmartStore.
         .target(name: "MobileSync", dependencies: [

@@ -1,5 +1,6 @@
 import AppGroup
 import CoreEngine
+import CoreNetworkEngine
 import Foundation
 import Keychain
 import MobileApp
@@ -202,6 +203,27 @@ public final class SimulatedOrg: @unchecked Sendable {
         guard (response as? HTTPURLResponse)?.statusCode == 200 else {
             throw PushFailed(description: "the org refused the faults \(json): \(String(decoding: data, as: UTF8.self))")
         }
+    }
+
+    /// The SDK's `test_credentials.json` for `username` of this org, logged in with the connected app of `app`'s
+    /// `bootconfig.plist` (the SDK's keys: `test_client_id`, `test_redirect_uri`, `test_login_domain`,
+    /// `refresh_token`, `access_token`, `instance_url`, `identity_url`, `username`), for
+    /// `TestSetupUtils.populateAuthCredentials(from:)` as the SDK's own tests use it. It holds a live refresh
+    /// token: keep it in memory, never in a file or a log (the session is this org's alone).
+    public func testCredentials(app: URL, username: String, password: String) async throws -> String {
+        let boot = try BootConfig.load(from: try AppBundle(at: app))
+        let keychain = KeychainHelper(store: InMemorySecretStore(), deviceID: "test-credentials", accessGroups: ["AppGroupSim.testCredentials"])
+        let credentials = try await OAuthLogin.login(
+            loginHost: url, app: OAuthLogin.App(clientId: boot.consumerKey, redirectURI: boot.redirectURI, scopes: boot.scopes),
+            username: username, password: password, keychain: keychain)
+        let tokens = TokenStore(keychain: keychain, account: credentials.keychainAccount)
+        guard let refresh = try await tokens.refreshToken() else { throw PushFailed(description: "the login kept no refresh token") }
+        let json: [String: String] = [
+            "test_client_id": credentials.clientId, "test_redirect_uri": credentials.redirectURI, "test_login_domain": url.absoluteString,
+            "refresh_token": refresh, "access_token": try await tokens.accessToken() ?? "", "instance_url": credentials.instanceURL.absoluteString,
+            "identity_url": credentials.identityURL.absoluteString, "username": username,
+        ]
+        return String(decoding: try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]), as: UTF8.self)
     }
 
     public struct PushFailed: Error, CustomStringConvertible {

@@ -31,6 +31,12 @@ package struct RestRequest: Sendable {
             headers: batchSize.map { ["Sforce-Query-Options": "batchSize=\($0)"] } ?? [:])
     }
 
+    /// The SDK's `Sforce-Query-Options` for a batch size: none for the default 2,000, else the size brought
+    /// within 200…2,000 (so 2,001 asks for 2,000 explicitly, as the SDK's request does).
+    package static func queryOptions(batchSize: Int) -> String? {
+        batchSize == 2000 ? nil : "batchSize=\(min(max(batchSize, 200), 2000))"
+    }
+
     /// The next page of a query: `nextRecordsUrl` is a path.
     package static func queryMore(_ nextRecordsUrl: String) -> RestRequest { RestRequest(path: nextRecordsUrl) }
 

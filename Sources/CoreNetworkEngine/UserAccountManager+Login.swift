@@ -31,6 +31,25 @@ extension UserAccountManager {
         }
     }
 
+    /// A session from saved credentials, as the SDK's `TestSetupUtils` makes one for a test: the refresh token
+    /// (and the access token, when given) go to the keychain under a new account, a refresh grant proves them
+    /// (`synchronousAuthRefresh`), then identity, policy and persist run as a login's steps 2 to 5. A refresh
+    /// token the org refuses is `RestError.sessionRevoked`, and nothing is kept.
+    package func logIn(
+        refreshToken: String, accessToken: String?, app: OAuthLogin.App, loginHost: URL, instanceURL: URL, identityURL: URL
+    ) async throws -> UserAccount {
+        try await loginSteps(loginHost: loginHost, username: "", passcode: nil) { keychainAccount in
+            let (orgId, userId) = try OAuthLogin.identityIds(identityURL)
+            let credentials = OAuthCredentials(
+                clientId: app.clientId, redirectURI: app.redirectURI, loginHost: loginHost, instanceURL: instanceURL, identityURL: identityURL,
+                orgId: orgId, userId: userId, keychainAccount: keychainAccount)
+            let tokens = TokenStore(keychain: self.launch.keychain, account: keychainAccount)
+            try await tokens.save(accessToken: accessToken ?? "", refreshToken: refreshToken)
+            _ = try await RestClient(credentials: credentials, tokens: tokens).refreshAccessToken()
+            return credentials
+        }
+    }
+
     /// A login as its steps, shared by the password login and the identity provider login:
     /// 1. tokens: the web view's code flow, or a code from the IDP app, exchanged (`obtainTokens`, given the
     ///    keychain account to save them under);

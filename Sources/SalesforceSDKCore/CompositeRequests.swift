@@ -128,6 +128,11 @@ public class CompositeSubResponse: NSObject, @unchecked Sendable {
     public let httpStatusCode: Int
     public let referenceId: String
 
+    /// The SDK's `-initWith:`, which Swift names `init(_:)`.
+    public convenience init(_ dict: [AnyHashable: Any]) {
+        self.init(with: Dictionary(dict.compactMap { key, value in (key.base as? String).map { ($0, value) } }, uniquingKeysWith: { _, last in last }))
+    }
+
     init(with dict: [String: Any]) {
         self.dict = dict
         body = dict["body"] ?? NSNull()
@@ -143,6 +148,9 @@ public class CompositeSubResponse: NSObject, @unchecked Sendable {
 public class CompositeResponse: NSObject, @unchecked Sendable {
     public let subResponses: [CompositeSubResponse]
 
+    /// The SDK's `-initWith:`, which Swift names `init(_:)`.
+    public convenience init(_ dict: [AnyHashable: Any]) { self.init(with: dict) }
+
     public init(with dict: [AnyHashable: Any]) {
         subResponses = (dict["compositeResponse"] as? [[String: Any]] ?? []).map(CompositeSubResponse.init(with:))
     }
@@ -152,6 +160,9 @@ public class CompositeResponse: NSObject, @unchecked Sendable {
 public class BatchResponse: NSObject, @unchecked Sendable {
     public let hasErrors: Bool
     public let results: [Any]
+
+    /// The SDK's `-initWith:`, which Swift names `init(_:)`.
+    public convenience init(_ dict: [AnyHashable: Any]) { self.init(with: dict) }
 
     public init(with dict: [AnyHashable: Any]) {
         hasErrors = dict["hasErrors"] as? Bool ?? false

@@ -172,7 +172,7 @@ public final class RestClient: NSObject, @unchecked Sendable {
 
     public func request(forQuery soql: String, apiVersion: String?, batchSize: Int) -> RestRequest {
         let request = self.request(forQuery: soql, apiVersion: apiVersion)
-        request.setHeaderValue("batchSize=\(min(max(batchSize, SFRestSOQLMinBatchSize), SFRestSOQLMaxBatchSize))", forHeaderName: SFRestQueryOptions)
+        if let options = CoreNetworkEngine.RestRequest.queryOptions(batchSize: batchSize) { request.setHeaderValue(options, forHeaderName: SFRestQueryOptions) }
         return request
     }
 
