@@ -19,9 +19,12 @@ package struct BootConfig: Sendable, Equatable {
         return BootConfig(
             consumerKey: key, redirectURI: redirect, scopes: plist["oauthScopes"]?.arrayValue?.compactMap(\.stringValue) ?? ["api"],
             shouldAuthenticate: plist["shouldAuthenticate"]?.boolValue ?? true,
-            loginHost: bundle.info["SFDCOAuthLoginHost"]?.stringValue.flatMap { host in
-                URL(string: host.contains("://") ? host : "https://\(host)")
-            })
+            loginHost: bundle.info["SFDCOAuthLoginHost"]?.stringValue.flatMap(loginHostURL))
+    }
+
+    /// A login host as the SDK's files write it (`login.salesforce.com`, or a URL) as a URL.
+    package static func loginHostURL(_ host: String) -> URL? {
+        URL(string: host.contains("://") ? host : "https://\(host)")
     }
 
 }

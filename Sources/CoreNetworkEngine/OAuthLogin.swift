@@ -32,7 +32,7 @@ package enum OAuthLogin {
         let authorize = loginHost.appendingPathComponent("services/oauth2/authorize")
         let params = [
             "response_type": "code", "client_id": app.clientId, "redirect_uri": app.redirectURI,
-            "code_challenge": challenge, "code_challenge_method": "S256", "scope": app.scopes.joined(separator: " "),
+            "code_challenge": challenge, "code_challenge_method": "S256", "scope": OAuthScopes.parameter(OAuthScopes.parse(app.scopes)),
         ]
         var components = URLComponents(url: authorize, resolvingAgainstBaseURL: false)!
         components.queryItems = params.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }

@@ -149,7 +149,7 @@ package actor RestClient {
     package func authorizationCode(for app: OAuthLogin.App, codeChallenge: String, state: String?) async throws(RestError) -> String {
         var query = [
             "response_type": "code", "client_id": app.clientId, "redirect_uri": app.redirectURI,
-            "code_challenge": codeChallenge, "code_challenge_method": "S256", "scope": app.scopes.joined(separator: " "),
+            "code_challenge": codeChallenge, "code_challenge_method": "S256", "scope": OAuthScopes.parameter(OAuthScopes.parse(app.scopes)),
         ]
         if let state { query["state"] = state }
         var authorize = URLComponents()

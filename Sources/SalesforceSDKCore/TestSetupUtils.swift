@@ -92,7 +92,7 @@ public final class TestSetupUtils: NSObject, @unchecked Sendable {
         guard let data = lock.withLock({ populated }) else {
             SDKProcess.fail("TestSetupUtils: call populateAuthCredentialsFromConfigFile(for:) before synchronousAuthRefresh()")
         }
-        guard let login = hostURL(data.loginHost), let instance = URL(string: data.instanceUrl), let identity = URL(string: data.identityUrl) else {
+        guard let login = CoreEngine.BootConfig.loginHostURL(data.loginHost), let instance = URL(string: data.instanceUrl), let identity = URL(string: data.identityUrl) else {
             SDKProcess.fail("TestSetupUtils: test_login_domain, instance_url and identity_url must be URLs")
         }
         let accounts = SDKEngine.current.loadedAccounts()
@@ -107,19 +107,9 @@ public final class TestSetupUtils: NSObject, @unchecked Sendable {
         }
     }
 
-    /// A login domain as the SDK's files write it: a host, or a URL.
-    static func hostURL(_ text: String) -> URL? {
-        URL(string: text.contains("://") ? text : "https://\(text)")
-    }
-
-    /// The resource beside the test class: its bundle, then the SwiftPM resource bundles beside the test binary.
+    /// The resource beside the test class (the engine's `TestResources`).
     static func resource(_ name: String, for testClass: AnyClass) -> URL? {
         let bundle = Bundle(for: testClass)
-        var candidates = [bundle.resourceURL?.appendingPathComponent(name), bundle.bundleURL.appendingPathComponent(name)].compactMap { $0 }
-        let beside = bundle.bundleURL.deletingLastPathComponent()
-        if let items = try? FileManager.default.contentsOfDirectory(at: beside, includingPropertiesForKeys: nil) {
-            candidates += items.filter { $0.pathExtension == "resources" }.sorted { $0.path < $1.path }.map { $0.appendingPathComponent(name) }
-        }
-        return candidates.first { FileManager.default.fileExists(atPath: $0.path) }
+        return TestResources.url(named: name, bundleURL: bundle.bundleURL, resourceURL: bundle.resourceURL)
     }
 }
