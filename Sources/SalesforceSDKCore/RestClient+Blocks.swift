@@ -6,10 +6,15 @@ import FoundationNetworking
 // The SDK's RestClient+Blocks.swift: the block forms over the same sends (its deprecated SDK 13 forms included,
 // since the SDK's own tests still call them).
 
+/// A block that gets a response's JSON object and the raw response.
 public typealias SFRestDictionaryResponseBlock = (_ dict: [String: Any]?, _ rawResponse: URLResponse?) -> Void
+/// A block that gets a response's JSON array and the raw response.
 public typealias SFRestArrayResponseBlock = (_ array: [Any]?, _ rawResponse: URLResponse?) -> Void
+/// A block that gets a response's body and the raw response.
 public typealias SFRestDataResponseBlock = (_ data: Data?, _ rawResponse: URLResponse?) -> Void
+/// A block that gets a composite request's `CompositeResponse` and the raw response.
 public typealias SFRestCompositeResponseBlock = (_ response: CompositeResponse, _ rawResponse: URLResponse?) -> Void
+/// A block that gets a batch request's `BatchResponse` and the raw response.
 public typealias SFRestBatchResponseBlock = (_ response: BatchResponse, _ rawResponse: URLResponse?) -> Void
 
 extension RestClient {
