@@ -5,11 +5,16 @@
 source "$(dirname "$0")/../lib/integration.sh"
 OUT=$("$ROOT/scripts/sdk-api/coverage" --missing) || fail "the coverage script failed: $OUT"
 SHARE=$(printf '%s\n' "$OUT" | sed -n 's/^SDK entry points offered: [0-9]* of [0-9]* outside UI (\([0-9.]*\)%).*/\1/p')
-[ -n "$SHARE" ] || fail "no figure in: $(printf '%s\n' "$OUT" | head -3)"
-FLOOR=90.0
-python3 -c "import sys; sys.exit(0 if float('$SHARE') >= $FLOOR else 1)" || fail "coverage fell to $SHARE% (README says at least $FLOOR%)"
+NAMED=$(printf '%s\n' "$OUT" | sed -n 's/^  of which the data layers. named classes: [0-9]* of [0-9]* (\([0-9.]*\)%).*/\1/p')
+[ -n "$SHARE" ] && [ -n "$NAMED" ] || fail "no figures in: $(printf '%s\n' "$OUT" | head -3)"
+# Every public entry point of the four modules (issue 37), and within them the classes the data layers use (issue 26).
+FLOOR=48.0
+NAMED_FLOOR=90.0
+python3 -c "import sys; sys.exit(0 if float('$SHARE') >= $FLOOR else 1)" || fail "coverage of every public entry point fell to $SHARE% (README says at least $FLOOR%)"
+python3 -c "import sys; sys.exit(0 if float('$NAMED') >= $NAMED_FLOOR else 1)" || fail "coverage of the data layers' classes fell to $NAMED% (README says at least $NAMED_FLOOR%)"
 grep -qF "outside UI ($SHARE%)" "$ROOT/docs/your-code.md" || fail "docs/your-code.md does not quote today's figure $SHARE%"
-grep -qF "$SHARE% of the SDK's entry points outside UI" "$ROOT/README.md" || fail "the README's limits do not quote today's figure $SHARE%"
+grep -qF "$SHARE% of every public entry point" "$ROOT/README.md" || fail "the README's limits do not quote today's figure $SHARE%"
+grep -qF "$NAMED% of the entry points of the classes" "$ROOT/README.md" || fail "the README's limits do not quote today's figure $NAMED%"
 # Every entry point the SDK's umbrella modules are judged by appears once in the output, offered or not.
 for name in "SmartStore.shared(withName:forUserAccount:)" "QuerySpec.buildSmartQuerySpec(smartSql:pageSize:)" "SyncManager.sharedInstance(forUserAccount:)" "UserAccountManager.currentUserAccount"; do
   python3 - "$ROOT/Fixtures/sdk-api/entry-points.json" "$name" <<'PY' || fail "the fact file does not list $name"
@@ -20,4 +25,4 @@ sys.exit(0 if any(e["type"] == owner and e["name"] == member for e in entries) e
 PY
   printf '%s\n' "$OUT" | grep -qF "$name" && fail "$name is listed as not offered"
 done
-ok "SDK entry points offered: $SHARE% (at least $FLOOR%); the left-out ones are named with a reason, the rest listed"
+ok "SDK entry points offered: $SHARE% of every public one (at least $FLOOR%), $NAMED% of the data layers' classes (at least $NAMED_FLOOR%); the left-out ones are named with a reason, the rest listed"

@@ -127,17 +127,22 @@ def swift_name_for_selector(pieces, is_class, returns_instance, objc_class, swif
         return first + "()"
     first = first.rstrip(":")
     labels = [p.rstrip(":") for p in labels]
-    # `-initWithPath:indexType:` is `init(path:indexType:)`.
+    # `-initWithPath:indexType:` is `init(path:indexType:)`; a bare `-initWith:` is `init(_:)` (the SDK's Swift
+    # calls `CompositeResponse(dict)`).
+    if first == "initWith":
+        return "init(" + "".join(f"{l}:" for l in ["_"] + labels) + ")"
     if first.startswith("initWith"):
         return "init(" + "".join(f"{l}:" for l in [lower_first(first[len("initWith"):])] + labels) + ")"
     # A factory method named after the class (`+requestWithMethod:` on SFRestRequest) is an initializer.
-    class_word = re.findall(r"[A-Z][a-z]+", objc_class)[-1].lower() if objc_class else ""
+    words = re.findall(r"[A-Z][a-z]+", objc_class or "")
+    class_word = words[-1].lower() if words else ""
     if is_class and returns_instance and class_word:
         match = re.match(rf"^{class_word}With([A-Z]\w*)$", first, flags=re.I)
         if match:
             return "init(" + "".join(f"{label}:" for label in [lower_first(match.group(1))] + labels) + ")"
     split = None
-    for prep in PREPOSITIONS:
+    # A setter-like selector is not split (`setHaltOnError:` is `setHaltOnError(_:)` in the SDK's Swift tests).
+    for prep in ([] if re.match(r"^set[A-Z]", first) else PREPOSITIONS):
         for m in re.finditer(prep + r"(?=[A-Z])", first):
             if m.start() > 0 and (split is None or m.start() > split):
                 split = m.start()
@@ -149,7 +154,75 @@ def swift_name_for_selector(pieces, is_class, returns_instance, objc_class, swif
                 label = label[: -len(word)]
     else:
         base, label = first, "_"
+        # Omit needless words: a last word that repeats the parameter's class (`addRequest:(SFRestRequest *)` is
+        # `add(_:)`, as the SDK's Swift tests call it).
+        # Only for the SDK's own classes, and not for setters (`setCustomRequestBodyData:` keeps its name).
+        cls = None if re.match(r"^set[A-Z]", first) else re.match(r"\s*(?:nullable\s+|nonnull\s+)?(SF[A-Z]\w+)\s*\*", first_type or "")
+        tail = re.findall(r"[A-Z][a-z]+", cls.group(1))[-1] if cls and re.findall(r"[A-Z][a-z]+", cls.group(1)) else None
+        if tail and base.endswith(tail) and len(base) > len(tail) and base[-len(tail) - 1].islower():
+            base = base[: -len(tail)]
     return f"{base}(" + "".join(f"{l}:" for l in [label] + labels) + ")"
+
+
+UI_BASES = {"UIViewController", "UINavigationController", "UITableViewController", "UITableViewCell", "UIWindow", "UIView",
+            "UIColor", "UIScreen", "UIApplication", "UIAlertController", "UIButton", "UILabel"}
+BLOCK = re.compile(r"(?:NS_SWIFT_NAME\(([\w.]+)\)\s*)?@(interface|protocol)\s+(\w+)\s*(\(\s*\w*\s*\))?\s*(?::\s*(\w+))?([^\n;]*)\n(.*?)@end", re.S)
+# Filled by main() from every public header: Objective-C class -> Swift name, and class -> superclass.
+SWIFT_NAMES = {"NSUserDefaults": "UserDefaults"}
+SUPERCLASS = {}
+
+
+def scan_types(clean):
+    """Record the Swift name (NS_SWIFT_NAME before the @interface) and superclass of every class in a header."""
+    for m in BLOCK.finditer(clean):
+        swift, _, objc, category, superclass = m.group(1), m.group(2), m.group(3), m.group(4), m.group(5)
+        if swift and not category:
+            SWIFT_NAMES[objc] = swift
+        if superclass and not category:
+            SUPERCLASS[objc] = superclass
+
+
+def ui_class(objc):
+    seen = set()
+    while objc and objc not in seen:
+        if objc in UI_BASES:
+            return True
+        seen.add(objc)
+        objc = SUPERCLASS.get(objc)
+    return False
+
+
+def blocks(clean, classes):
+    """Every @interface (class, category or extension) and @protocol body of a header: with `classes`, those
+    classes only under the names given; without, all of them, each under its Swift name. A class that is a view
+    (UIKit in its ancestry, or a category on a UIKit class) is UI as a whole."""
+    for m in BLOCK.finditer(clean):
+        kind, objc, category, body = m.group(2), m.group(3), m.group(4), m.group(7)
+        if classes is not None:
+            if objc in classes:
+                yield objc, classes[objc], body, None
+            continue
+        swift = SWIFT_NAMES.get(objc, objc)
+        reason = "UI: a view or view controller" if ui_class(objc) else None
+        yield objc, swift, body, reason
+
+
+def type_entries(module, path, clean):
+    """The public types a header declares (classes, protocols, enums), as entries named by their Swift name."""
+    found = []
+    for m in BLOCK.finditer(clean):
+        kind, objc, category = m.group(2), m.group(3), m.group(4)
+        if category:
+            continue
+        found.append((SWIFT_NAMES.get(objc, objc), "class" if kind == "interface" else "protocol", objc))
+    for m in re.finditer(r"typedef\s+NS_(?:ENUM|OPTIONS|CLOSED_ENUM|ERROR_ENUM)\s*\(\s*\w+\s*,\s*(\w+)\s*\)\s*\{[^}]*\}\s*(?:NS_SWIFT_NAME\(([\w.]+)\))?", clean):
+        found.append((m.group(2) or m.group(1), "enum", m.group(1)))
+    entries, left_out = [], []
+    for swift, kind, objc in found:
+        owner, name = (swift.rsplit(".", 1) if "." in swift else (None, swift))
+        record = {"module": module, "type": owner, "name": name, "kind": kind, "from": path, "declaration": f"{kind} {objc}"}
+        (left_out.append(dict(record, reason="UI: a view or view controller")) if ui_class(objc) else entries.append(record))
+    return entries, left_out
 
 
 def header_entries(module, path, classes, text):
@@ -163,11 +236,8 @@ def header_entries(module, path, classes, text):
             entries.append({"module": module, "type": owner, "name": member, "kind": "constant", "from": path, "declaration": m.group(0).strip()})
         else:
             entries.append({"module": module, "type": None, "name": swift or name, "kind": "constant", "from": path, "declaration": m.group(0).strip()})
-    for objc_class, swift_type in classes.items():
-        body = re.search(rf"@interface\s+{re.escape(objc_class)}\b[^\n]*\n(.*?)@end", clean, flags=re.S)
-        if not body:
-            continue
-        decls = re.split(r";\s*\n", body.group(1))
+    for objc_class, swift_type, body, ui_reason in blocks(clean, classes):
+        decls = re.split(r";\s*\n", body)
         for decl in decls:
             decl = " ".join(decl.split())
             if not decl or decl.startswith("{"):
@@ -176,8 +246,8 @@ def header_entries(module, path, classes, text):
             if "NS_SWIFT_UNAVAILABLE" in decl or "NS_UNAVAILABLE" in decl or "__attribute__((unavailable" in decl:
                 left_out.append(dict(record, reason="unavailable in Swift"))
                 continue
-            if UI.search(decl):
-                left_out.append(dict(record, reason="UI"))
+            if ui_reason or UI.search(decl):
+                left_out.append(dict(record, reason=ui_reason or "UI"))
                 continue
             explicit = re.search(r"NS_SWIFT_NAME\(([^()]*(?:\([^()]*\))?)\)", decl)
             if decl.startswith("@property"):
@@ -205,7 +275,7 @@ def header_entries(module, path, classes, text):
             else:
                 pieces, types = selector_pieces(decl)
                 # An `NSError **` last parameter becomes `throws`; a selector that was only that keeps its name.
-                throws = bool(pieces) and "NSError" in types[-1] and "**" in types[-1].replace(" ", "")
+                throws = bool(pieces) and "NSError" in types[-1] and types[-1].count("*") >= 2
                 only = pieces[0].rstrip(":") if throws and len(pieces) == 1 else None
                 if throws:
                     pieces, types = pieces[:-1], types[:-1]
@@ -295,30 +365,89 @@ def swift_entries(module, path, text):
     return entries
 
 
+MODULES = ["SalesforceSDKCommon", "SalesforceSDKCore", "SmartStore", "MobileSync"]
+SWIFT_UI = re.compile(r"\b(View|UIViewController|UIHostingController|UIView|UIWindow|UIColor|UIImage|UIScene|UIApplication|WKWebView|ASWebAuthenticationSession|LAContext|Color|Image|some View|SwiftUI)\b")
+
+
+def public_files(git_dir, commit):
+    """Each module's public headers (those its umbrella header imports) and its Swift files outside tests."""
+    tree = subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", commit, "libs"], capture_output=True, text=True, check=True).stdout.split()
+    headers, swift = [], []
+    for module in MODULES:
+        own = [p for p in tree if p.startswith(f"libs/{module}/{module}/") and "Test" not in p]
+        by_name = {p.rsplit("/", 1)[1]: p for p in own if p.endswith(".h")}
+        umbrella = show(git_dir, commit, f"libs/{module}/{module}/{module}.h")
+        for name in re.findall(rf"#import\s*<{module}/([\w+]+\.h)>", umbrella):
+            if name in by_name and name != f"{module}.h":
+                headers.append((module, by_name[name]))
+        swift += [(module, p) for p in own if p.endswith(".swift")]
+    return headers, swift
+
+
+def ui_swift(entries):
+    """Swift entries that are UI: a type whose declaration names a view (SwiftUI or UIKit), its members, and any
+    member whose declaration names one."""
+    ui_types = {e["name"] for e in entries if e["type"] is None and e["kind"] in ("class", "struct", "enum", "protocol") and SWIFT_UI.search(e["declaration"].split("{")[0].split(":", 1)[-1])}
+    kept, left = [], []
+    for e in entries:
+        if (e["type"] is None and e["name"] in ui_types) or e["type"] in ui_types or SWIFT_UI.search(e["declaration"]):
+            left.append(dict(e, reason="UI: a view, or a member that takes or returns one"))
+        else:
+            kept.append(e)
+    return kept, left
+
+
 def main():
     git_dir, commit, out = sys.argv[1:4]
+    headers, swift_files = public_files(git_dir, commit)
+    texts = {path: strip_comments(show(git_dir, commit, path)) for _, path in headers}
+    for path in texts:
+        scan_types(texts[path])
+    named_paths = {path for _, path, _ in HEADERS} | {path for _, path in SWIFT_FILES}
+    named = set()
     entries, left_out = [], []
+    # The classes the data layers and extensions use (the first count, issue 26): their keys are marked `named`.
     for module, path, classes in HEADERS:
         found, skipped = header_entries(module, path, classes, show(git_dir, commit, path))
+        named |= {(e["module"], e["type"], e["name"]) for e in found}
         entries += found
         left_out += skipped
     for module, path in SWIFT_FILES:
-        entries += swift_entries(module, path, show(git_dir, commit, path))
+        found = swift_entries(module, path, show(git_dir, commit, path))
+        named |= {(e["module"], e["type"], e["name"]) for e in found}
+        entries += found
+    # Then every public entry point of the four modules (issue 37): every class, category and protocol of every
+    # header the umbrella header imports, and every public declaration of every Swift file.
+    for module, path in headers:
+        found, skipped = header_entries(module, path, None, texts[path])
+        types, ui_types = type_entries(module, path, texts[path])
+        entries += found + types
+        left_out += skipped + ui_types
+    for module, path in swift_files:
+        found, skipped = ui_swift(swift_entries(module, path, show(git_dir, commit, path)))
+        entries += found
+        left_out += skipped
     seen, unique = set(), []
     for entry in entries:
         key = (entry["module"], entry["type"], entry["name"])
         if key not in seen:
             seen.add(key)
-            unique.append(entry)
+            unique.append(dict(entry, named=key in named))
+    seen_left, unique_left = set(seen), []
+    for entry in left_out:
+        key = (entry["module"], entry["type"], entry["name"] if "name" in entry else entry["declaration"])
+        if key not in seen_left:
+            seen_left.add(key)
+            unique_left.append(entry)
     data = {
         "sdk": "forcedotcom/SalesforceMobileSDK-iOS", "commit": commit,
         "note": "names and signatures only, extracted by scripts/sdk-api/extract-entry-points.py",
-        "entryPoints": unique, "leftOutBySDK": left_out,
+        "entryPoints": unique, "leftOutBySDK": unique_left,
     }
     with open(out, "w") as f:
         json.dump(data, f, indent=1, sort_keys=True)
         f.write("\n")
-    print(f"{len(unique)} entry points, {len(left_out)} left out (UI, unavailable, variadic) -> {out}")
+    print(f"{len(unique)} entry points ({len(named)} in the named classes), {len(unique_left)} left out (UI, unavailable, variadic) -> {out}")
 
 
 if __name__ == "__main__":
