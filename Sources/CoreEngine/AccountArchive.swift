@@ -13,6 +13,19 @@ import Keychain
 extension UserAccount {
     static let credentialsArchiveVersion = "1.0.3"
 
+    /// The identity service's answer as the SDK keeps it (`idData`): the rest of the answer, with the account's
+    /// own fields written over it (the screen-lock policy only when there is one).
+    package var identityData: IdentityFields {
+        var idData = identityFields.dictionary
+        for (key, value) in ["user_id": userId, "organization_id": orgId, "username": username, "display_name": displayName, "email": email] {
+            idData[key] = .string(value)
+        }
+        if let pin = screenLockPinLength {
+            idData["mobile_policy"] = .dictionary(["pin_length": .int(pin), "screen_lock": .int(screenLockTimeoutMinutes ?? 0)])
+        }
+        return IdentityFields(idData)
+    }
+
     var sdkArchive: PlistValue {
         var credentialsDict: [String: PlistValue] = [
             "SFOAuthClusterImplementation": "SFOAuthKeychainCredentials",
@@ -28,17 +41,12 @@ extension UserAccount {
             "SFOAuthEncrypted": true,
         ]
         if !accessScopes.isEmpty { credentialsDict["SFOAuthScopes"] = .array(accessScopes.map(PlistValue.string)) }
-        var idData: [String: PlistValue] = [
-            "user_id": .string(userId), "organization_id": .string(orgId), "username": .string(username),
-            "display_name": .string(displayName), "email": .string(email),
-        ]
-        if let pin = screenLockPinLength {
-            idData["mobile_policy"] = .dictionary(["pin_length": .int(pin), "screen_lock": .int(screenLockTimeoutMinutes ?? 0)])
-        }
+        // The whole answer of the identity service, as the SDK archives `SFIdentityData`; the fields the
+        // engine itself decides by (who, and the screen-lock policy) are written over it.
         return .dictionary([
             "accessScopes": .array(accessScopes.map(PlistValue.string)),
             "credentials": .dictionary(credentialsDict),
-            "idData": .dictionary(idData),
+            "idData": .dictionary(identityData.dictionary),
             "customData": .dictionary([:]),
             "accessRestrictions": .int(0),
             "notificationTypes": .array([]),
@@ -68,6 +76,7 @@ extension UserAccount {
             credentials: credentials, username: id["username"]?.stringValue ?? "", displayName: id["display_name"]?.stringValue ?? "",
             email: id["email"]?.stringValue ?? "", screenLockPinLength: pin, screenLockTimeoutMinutes: pin == nil ? nil : policy?["screen_lock"]?.intValue)
         accessScopes = root["accessScopes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        identityFields = IdentityFields(id).withoutAccountKeys
     }
 
     /// `SFOAuthDomain`: the login host's host, with its port when it has one.

@@ -15,6 +15,9 @@ package struct UserAccount: Sendable, Codable, Equatable {
     package var screenLockTimeoutMinutes: Int?
     /// The scopes the session was granted (`accessScopes`).
     package var accessScopes: [String] = []
+    /// The rest of the identity service's answer (`idData`, as the SDK keeps it), beside the fields above
+    /// (`IdentityFields.accountKeys`); empty for an account made before it was read.
+    package var identityFields = IdentityFields([:])
 
     /// What a build before the SDK's keys wrote (a plain plist of these names): still read, once.
     enum CodingKeys: String, CodingKey {

@@ -1,3 +1,4 @@
+import CoreEngine
 import Foundation
 
 /// The token endpoint's answer (code exchange and refresh) or its OAuth error.
@@ -30,6 +31,8 @@ package struct IdentityResponse: Decodable, Sendable, Equatable {
     package var displayName: String?
     package var email: String?
     package var mobilePolicy: MobilePolicy?
+    /// The whole answer, kept with the account (`idData`).
+    package var fields = IdentityFields([:])
 
     enum CodingKeys: String, CodingKey { case username, displayName = "display_name", email, mobilePolicy = "mobile_policy" }
 }

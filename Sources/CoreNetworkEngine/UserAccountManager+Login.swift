@@ -94,7 +94,10 @@ extension UserAccountManager {
     /// Step 2: the identity service, with the new session.
     private func identityStep(_ credentials: OAuthCredentials) async throws -> IdentityResponse {
         let client = RestClient(credentials: credentials, tokens: TokenStore(keychain: launch.keychain, account: credentials.keychainAccount))
-        return try await client.identity().decode(IdentityResponse.self)
+        let response = try await client.identity()
+        var identity = try response.decode(IdentityResponse.self)
+        identity.fields = IdentityFields(json: response.body) ?? IdentityFields([:])
+        return identity
     }
 
     /// What steps 3 and 4 decided: the policy's passcode length (nil without a screen-lock policy), and
@@ -135,10 +138,11 @@ extension UserAccountManager {
     private func persistStep(
         _ credentials: OAuthCredentials, identity: IdentityResponse, policy: PolicyOutcome, username: String, passcode: String?
     ) async throws -> UserAccount {
-        let account = UserAccount(
+        var account = UserAccount(
             credentials: credentials, username: identity.username ?? username,
             displayName: identity.displayName ?? username, email: identity.email ?? "",
             screenLockPinLength: policy.pinLength, screenLockTimeoutMinutes: policy.timeoutMinutes)
+        account.identityFields = identity.fields.withoutAccountKeys
         // The same user logging in again replaces the session in the account file; the one it replaces
         // must not stay live in the keychain with nothing pointing to it.
         // Journaled first, so that a kill anywhere after the save still leaves it to the next launch.

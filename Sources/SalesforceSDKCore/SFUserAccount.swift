@@ -22,9 +22,13 @@ public final class UserAccountIdentity: NSObject, @unchecked Sendable {
         return mine == theirs ? .orderedSame : (mine < theirs ? .orderedAscending : .orderedDescending)
     }
 
-    public func matchesCredentials(_ credentials: OAuthCredentials) -> Bool {
+    /// `matchesCredentials:` as Swift imports it (the last word repeats the parameter's type).
+    public func matches(_ credentials: OAuthCredentials) -> Bool {
         credentials.userId == userId && credentials.organizationId == orgId
     }
+
+    /// The selector's own words, as the earlier face named it.
+    public func matchesCredentials(_ credentials: OAuthCredentials) -> Bool { matches(credentials) }
 
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? UserAccountIdentity else { return false }
@@ -116,21 +120,63 @@ public final class OAuthCredentials: NSObject, @unchecked Sendable {
     }
 }
 
-/// The parts of the identity service's answer (`SFIdentityData`) the account keeps.
+/// The SDK's `SFIdentityData` (`NS_SWIFT_NAME(IdentityData)`): the identity service's answer, kept with the
+/// account. Which key gives which field is the engine's (`IdentityFields`); this face converts types.
 public final class IdentityData: NSObject, @unchecked Sendable {
-    public let username: String
-    public let displayName: String
-    public let email: String
-    public let userId: String
-    public let orgId: String
+    let fields: CoreEngine.IdentityFields
+
+    init(_ fields: CoreEngine.IdentityFields) { self.fields = fields }
 
     init(_ account: CoreEngine.UserAccount) {
-        username = account.username
-        displayName = account.displayName
-        email = account.email
-        userId = account.userId
-        orgId = account.orgId
+        fields = account.identityData
     }
+
+    /// `initWithJsonDict:`: the identity service's JSON, as a dictionary.
+    public convenience init(jsonDict: [AnyHashable: Any]) {
+        let data = (try? JSONSerialization.data(withJSONObject: Dictionary(uniqueKeysWithValues: jsonDict.compactMap { key, value in
+            (key.base as? String).map { ($0, value) }
+        }))) ?? Data("{}".utf8)
+        self.init(CoreEngine.IdentityFields(json: data) ?? CoreEngine.IdentityFields([:]))
+    }
+
+    public var dictRepresentation: [AnyHashable: Any] { fields.dictionary.mapValues(\.foundationValue) }
+    public var idUrl: URL { fields.idURL ?? URL(string: "about:blank")! }
+    public var assertedUser: Bool { fields.bool("asserted_user") ?? false }
+    public var userId: String { fields.userId ?? "" }
+    public var orgId: String { fields.orgId ?? "" }
+    public var username: String { fields.username ?? "" }
+    public var nickname: String? { fields.nickname }
+    public var displayName: String? { fields.displayName }
+    public var email: String { fields.email ?? "" }
+    public var firstName: String? { fields.firstName }
+    public var lastName: String { fields.lastName ?? "" }
+    public var pictureUrl: URL? { fields.pictureURL }
+    public var thumbnailUrl: URL? { fields.thumbnailURL }
+    public var enterpriseSoapUrl: String? { fields.serviceURL("enterprise") }
+    public var metadataSoapUrl: String? { fields.serviceURL("metadata") }
+    public var partnerSoapUrl: String? { fields.serviceURL("partner") }
+    public var restUrl: String? { fields.serviceURL("rest") }
+    public var restSObjectsUrl: String? { fields.serviceURL("sobjects") }
+    public var restSearchUrl: String? { fields.serviceURL("search") }
+    public var restQueryUrl: String? { fields.serviceURL("query") }
+    public var restRecentUrl: String? { fields.serviceURL("recent") }
+    public var profileUrl: URL? { fields.serviceURL("profile").flatMap(URL.init(string:)) }
+    public var chatterFeedsUrl: String? { fields.serviceURL("feeds") }
+    public var chatterGroupsUrl: String? { fields.serviceURL("groups") }
+    public var chatterUsersUrl: String? { fields.serviceURL("users") }
+    public var chatterFeedItemsUrl: String? { fields.serviceURL("feed_items") }
+    public var isActive: Bool { fields.bool("active") ?? false }
+    public var userType: String { fields.string("user_type") ?? "" }
+    public var language: String { fields.string("language") ?? "" }
+    public var locale: String { fields.string("locale") ?? "" }
+    public var utcOffset: Int32 { Int32(clamping: fields.int("utcOffset") ?? 0) }
+    public var mobilePoliciesConfigured: Bool { fields.mobilePolicy != nil }
+    public var mobileAppPinLength: Int32 { Int32(clamping: fields.pinLength ?? 0) }
+    public var mobileAppScreenLockTimeout: Int32 { Int32(clamping: fields.screenLockTimeout ?? 0) }
+    public var customAttributes: [AnyHashable: Any]? { fields.dictionary["custom_attributes"]?.dictionaryValue?.mapValues(\.foundationValue) }
+    public var customPermissions: [AnyHashable: Any]? { fields.dictionary["custom_permissions"]?.dictionaryValue?.mapValues(\.foundationValue) }
+    public var lastModifiedDate: Date? { fields.lastModifiedDate }
+    public var nativeLogin: Bool { fields.bool("native_login") ?? false }
 }
 
 /// The SDK's `SFUserAccount` (`NS_SWIFT_NAME(UserAccount)`): a user whose account file is on the device, in
