@@ -230,7 +230,7 @@ let package = Package(
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "MobileSyncTests", dependencies: ["CoreEngine", "FastJSON", "MobileSyncEngine", "SmartStoreEngine", "CoreNetworkEngine", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
         .testTarget(name: "OrgSimulatorTests", dependencies: [
-            "OrgSimulator", "OrgSimulatorPostgres", "CoreEngine", "CoreNetworkEngine", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "OrgSimulator", "OrgSimulatorPostgres", "CoreEngine", "CoreNetworkEngine", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "FastJSONTests", dependencies: ["FastJSON"]),
         .testTarget(name: "CoreEngineTests", dependencies: ["CoreEngine", "AppGroup", "Keychain", "AppGroupSimTestSupport", "OrgSimulator", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto")]),

@@ -187,9 +187,9 @@ package actor RestClient {
 
     private func performRefresh() async throws(RestError) -> String {
         guard let refresh = try await tokens.refreshToken() else { throw .notAuthenticated }
-        let request = OAuthLogin.formPost(credentials.loginHost.appendingPathComponent("services/oauth2/token"), [
-            "grant_type": "refresh_token", "refresh_token": refresh, "client_id": credentials.clientId, "format": "json",
-        ])
+        let request = OAuthLogin.formPost(
+            credentials.loginHost.appendingPathComponent("services/oauth2/token"),
+            OAuthTokenEndpoint.form(.refresh(token: refresh), clientId: credentials.clientId, redirectURI: nil))
         let reply = try await transport.send(request)
         let body = try? JSONDecoder().decode(OAuthTokenResponse.self, from: reply.body)
         if reply.status >= 400 {

@@ -9,8 +9,10 @@ public class NotificationTypesResponse: NSObject, Codable, @unchecked Sendable {
     public init(notificationTypes: [NotificationType]) { self.notificationTypes = notificationTypes }
 }
 
-/// The SDK's `NotificationType`: a kind of notification and its action groups.
-public class NotificationType: NSObject, Codable, @unchecked Sendable {
+/// The SDK's `NotificationType`: a kind of notification and its action groups; archived with the SDK's keys
+/// (`NSSecureCoding`), as the SDK keeps them with the account.
+public class NotificationType: NSObject, Codable, NSSecureCoding, @unchecked Sendable {
+    public static var supportsSecureCoding: Bool { true }
     public let type: String
     public let apiName: String
     public let label: String
@@ -21,6 +23,22 @@ public class NotificationType: NSObject, Codable, @unchecked Sendable {
         self.apiName = apiName
         self.label = label
         self.actionGroups = actionGroups
+    }
+
+    public required convenience init?(coder aDecoder: NSCoder) {
+        guard let type = aDecoder.decodeObject(of: NSString.self, forKey: "type") as String?,
+            let apiName = aDecoder.decodeObject(of: NSString.self, forKey: "apiName") as String?,
+            let label = aDecoder.decodeObject(of: NSString.self, forKey: "label") as String?
+        else { return nil }
+        let groups = aDecoder.decodeObject(of: [NSArray.self, ActionGroup.self], forKey: "actionGroups") as? [ActionGroup]
+        self.init(type: type, apiName: apiName, label: label, actionGroups: groups)
+    }
+
+    public func encode(with aCoder: NSCoder) {
+        aCoder.encode(type, forKey: "type")
+        aCoder.encode(apiName, forKey: "apiName")
+        aCoder.encode(label, forKey: "label")
+        aCoder.encode(actionGroups, forKey: "actionGroups")
     }
 
     /// A copy with, in each action group, only the actions whose type is allowed.
@@ -42,7 +60,8 @@ public class NotificationType: NSObject, Codable, @unchecked Sendable {
 }
 
 /// The SDK's `ActionGroup`.
-public class ActionGroup: NSObject, Codable, @unchecked Sendable {
+public class ActionGroup: NSObject, Codable, NSSecureCoding, @unchecked Sendable {
+    public static var supportsSecureCoding: Bool { true }
     public let name: String
     public let actions: [Action]
 
@@ -50,10 +69,23 @@ public class ActionGroup: NSObject, Codable, @unchecked Sendable {
         self.name = name
         self.actions = actions
     }
+
+    public required convenience init?(coder aDecoder: NSCoder) {
+        guard let name = aDecoder.decodeObject(of: NSString.self, forKey: "name") as String?,
+            let actions = aDecoder.decodeObject(of: [NSArray.self, Action.self], forKey: "actions") as? [Action]
+        else { return nil }
+        self.init(name: name, actions: actions)
+    }
+
+    public func encode(with aCoder: NSCoder) {
+        aCoder.encode(name, forKey: "name")
+        aCoder.encode(actions, forKey: "actions")
+    }
 }
 
-/// The SDK's `Action` (its JSON key for `identifier` is `actionKey`).
-public class Action: NSObject, Codable, @unchecked Sendable {
+/// The SDK's `Action` (its JSON key for `identifier` is `actionKey`; its archive key is `identifier`).
+public class Action: NSObject, Codable, NSSecureCoding, @unchecked Sendable {
+    public static var supportsSecureCoding: Bool { true }
     public let name: String
     public let identifier: String
     public let label: String
@@ -69,6 +101,22 @@ public class Action: NSObject, Codable, @unchecked Sendable {
         self.identifier = identifier
         self.label = label
         self.type = type
+    }
+
+    public required convenience init?(coder aDecoder: NSCoder) {
+        guard let name = aDecoder.decodeObject(of: NSString.self, forKey: "name") as String?,
+            let identifier = aDecoder.decodeObject(of: NSString.self, forKey: "identifier") as String?,
+            let label = aDecoder.decodeObject(of: NSString.self, forKey: "label") as String?,
+            let type = aDecoder.decodeObject(of: NSString.self, forKey: "type") as String?
+        else { return nil }
+        self.init(name: name, identifier: identifier, label: label, type: type)
+    }
+
+    public func encode(with aCoder: NSCoder) {
+        aCoder.encode(name, forKey: "name")
+        aCoder.encode(identifier, forKey: "identifier")
+        aCoder.encode(label, forKey: "label")
+        aCoder.encode(type, forKey: "type")
     }
 }
 

@@ -167,7 +167,25 @@ struct OAuthRoutes {
             "signature": signature, "scope": scopes.joined(separator: " "),
         ]
         if let refresh { body["refresh_token"] = refresh }
+        // A session granted `openid` gets an OpenID Connect ID token with each token answer, as Salesforce
+        // sends one. Difference: signed with HS256 under the consumer key, where Salesforce signs with RS256
+        // under the org's key; no client here verifies it.
+        if scopes.contains("openid") {
+            let now = Int(Date().timeIntervalSince1970)
+            let claims: [String: Any] = ["iss": baseURL(), "sub": id, "aud": app.consumerKey, "iat": now, "exp": now + 300, "user_id": userId,
+                                         "organization_id": orgId]
+            body["id_token"] = Self.jwt(header: ["alg": "HS256", "typ": "JWT"], claims: claims, key: key)
+        }
         return body
+    }
+
+    static func jwt(header: [String: Any], claims: [String: Any], key: SymmetricKey) -> String {
+        func part(_ data: Data) -> String {
+            data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        let json = { (value: [String: Any]) in (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])) ?? Data() }
+        let signed = part(json(header)) + "." + part(json(claims))
+        return signed + "." + part(Data(HMAC<SHA256>.authenticationCode(for: Data(signed.utf8), using: key)))
     }
 
     private func revoke(_ request: Request) async throws -> Outcome {
