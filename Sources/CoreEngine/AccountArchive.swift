@@ -47,7 +47,7 @@ extension UserAccount {
             "accessScopes": .array(accessScopes.map(PlistValue.string)),
             "credentials": .dictionary(credentialsDict),
             "idData": .dictionary(identityData.dictionary),
-            "customData": .dictionary([:]),
+            "customData": .dictionary(customData),
             "accessRestrictions": .int(0),
             "notificationTypes": .array([]),
         ])
@@ -77,6 +77,7 @@ extension UserAccount {
             email: id["email"]?.stringValue ?? "", screenLockPinLength: pin, screenLockTimeoutMinutes: pin == nil ? nil : policy?["screen_lock"]?.intValue)
         accessScopes = root["accessScopes"]?.arrayValue?.compactMap(\.stringValue) ?? []
         identityFields = IdentityFields(id).withoutAccountKeys
+        customData = root["customData"]?.dictionaryValue ?? [:]
     }
 
     /// `SFOAuthDomain`: the login host's host, with its port when it has one.

@@ -18,6 +18,16 @@ package struct UserAccount: Sendable, Codable, Equatable {
     /// The rest of the identity service's answer (`idData`, as the SDK keeps it), beside the fields above
     /// (`IdentityFields.accountKeys`); empty for an account made before it was read.
     package var identityFields = IdentityFields([:])
+    /// The app's own values kept with the account (`customData`): property-list values only, in the account
+    /// file (sealed), so not for secrets, as the SDK says of it.
+    package var customData: [String: PlistValue] = [:]
+
+    /// Sets a custom value from Foundation's types; false (nothing changed) for a value a property list cannot hold.
+    package mutating func setCustomData(_ value: Any, forKey key: String) -> Bool {
+        guard let plist = PlistValue(foundation: value) else { return false }
+        customData[key] = plist
+        return true
+    }
 
     /// What a build before the SDK's keys wrote (a plain plist of these names): still read, once.
     enum CodingKeys: String, CodingKey {

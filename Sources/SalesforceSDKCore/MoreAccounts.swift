@@ -126,6 +126,13 @@ extension UserAccountManager {
         } catch { throw Self.nsError(error) }
     }
 
+    /// `setObjectForUserCustomData:forKey:andUser:`: sets the value in the account's custom data and saves the
+    /// account file; a save that fails is a warning, as the SDK ignores it.
+    public func setCustomData(withObject object: Any, key: String, userAccount: UserAccount) {
+        userAccount.setCustomDataObject(object, forKey: key)
+        do { try upsert(userAccount) } catch { SDKProcess.warn("UserAccountManager could not save the account's custom data: \(error)") }
+    }
+
     /// An account for the credentials, saved (the SDK adds it to its accounts).
     public func createUserAccount(with credentials: OAuthCredentials) -> UserAccount {
         let account = UserAccount(credentials: credentials)

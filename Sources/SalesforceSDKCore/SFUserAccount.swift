@@ -189,14 +189,16 @@ public final class UserAccount: NSObject, @unchecked Sendable {
         case loggingOut
     }
 
-    let engine: CoreEngine.UserAccount
+    private let lock = NSLock()
+    private var engineValue: CoreEngine.UserAccount
+    var engine: CoreEngine.UserAccount { lock.withLock { engineValue } }
 
-    init(_ engine: CoreEngine.UserAccount) { self.engine = engine }
+    init(_ engine: CoreEngine.UserAccount) { engineValue = engine }
 
     /// An account for these credentials, not saved yet (`UserAccountManager.upsert` writes its file); its
     /// identity data is empty until the identity service is read, as in the SDK.
     public init(credentials: OAuthCredentials) {
-        engine = CoreEngine.UserAccount(credentials: credentials.engine, username: "", displayName: "", email: "")
+        engineValue = CoreEngine.UserAccount(credentials: credentials.engine, username: "", displayName: "", email: "")
     }
 
     /// An empty account, as `[[SFUserAccount alloc] init]`: no user, no org, no token; its login host and instance
@@ -212,6 +214,26 @@ public final class UserAccount: NSObject, @unchecked Sendable {
     public var credentials: OAuthCredentials { OAuthCredentials(engine.credentials) }
     public var idData: IdentityData { IdentityData(engine) }
     public var accessScopes: Set<String>? { engine.accessScopes.isEmpty ? nil : Set(engine.accessScopes) }
+
+    /// Sets a value of the app's own in the account's `customData`; `UserAccountManager.setCustomData(withObject:
+    /// key:userAccount:)` (or `upsert`) saves it in the account file, where the app's other processes read it.
+    /// Keys are strings and values property-list values (strings, numbers, dates, data, arrays and dictionaries of
+    /// them), which is what an `NSCoding` value of the SDK's becomes here; anything else is refused with a warning.
+    public func setCustomDataObject(_ object: Any, forKey key: Any) {
+        guard let key = key as? String, lock.withLock({ engineValue.setCustomData(object, forKey: key) }) else {
+            return SDKProcess.warn("UserAccount: custom data needs a string key and a property-list value; \(type(of: object)) under \(type(of: key)) was not kept")
+        }
+    }
+
+    public func removeCustomDataObject(forKey key: Any) {
+        guard let key = key as? String else { return }
+        lock.withLock { _ = engineValue.customData.removeValue(forKey: key) }
+    }
+
+    public func customDataObject(forKey key: Any) -> Any? {
+        guard let key = key as? String else { return nil }
+        return engine.customData[key]?.foundationValue
+    }
 
     /// Logged in while the session's refresh token is in the keychain (how the engine, and `main-app`, decide).
     public var loginState: LoginState { SDKEngine.current.isLoggedIn(engine) ? .loggedIn : .notLoggedIn }

@@ -5,7 +5,8 @@ import SalesforceSDKCore
 import XCTest
 
 /// `IdentityData` (the SDK's `SFIdentityData`): the identity service's whole answer is kept with the account, read
-/// with the SDK's keys, and is there again in the next process, which reads the account file.
+/// with the SDK's keys, and is there again in the next process, which reads the account file. And the account's
+/// custom data, which the app saves and its widget reads.
 final class IdentityDataFaceTests: XCTestCase {
     var root: URL!
     var app: URL { root.appendingPathComponent("MobileSyncExplorer.app") }
@@ -76,5 +77,35 @@ final class IdentityDataFaceTests: XCTestCase {
         XCTAssertEqual(id.lastModifiedDate, Date(timeIntervalSince1970: 1_709_287_200))
         XCTAssertNil(IdentityData(jsonDict: ["last_modified_date": "2024-03-01T10:00:00.000+0000"]).lastModifiedDate)
         XCTAssertFalse(IdentityData(jsonDict: [:]).mobilePoliciesConfigured)
+    }
+
+    func testCustomDataSavedByTheAppIsReadByItsWidget() async throws {
+        let device = try SimulatedDevice(at: root.appendingPathComponent("device"), keychain: .inMemory)
+        let org = try await device.startOrg(definition: TestSupport.packageRoot.appendingPathComponent("Fixtures/org"))
+        defer { Task { await org.stop() } }
+        try await device.logIn(app: app, org: org, username: "alice@acme.test", password: "alice-pass")
+        try device.run(as: app) {
+            let user = try XCTUnwrap(UserAccountManager.shared.currentUserAccount)
+            UserAccountManager.shared.setCustomData(withObject: ["region": "EMEA", "seats": 3] as [String: Any], key: "team", userAccount: user)
+            user.setCustomDataObject("not saved", forKey: "draft")
+            XCTAssertEqual(user.customDataObject(forKey: "draft") as? String, "not saved", "set on the instance")
+            user.setCustomDataObject(NSObject(), forKey: "refused")
+            XCTAssertNil(user.customDataObject(forKey: "refused"), "not a property-list value")
+            user.removeCustomDataObject(forKey: "draft")
+            XCTAssertNil(user.customDataObject(forKey: "draft"))
+        }
+        let again = try device.run(as: app) { () -> String? in
+            (UserAccountManager.shared.currentUserAccount?.customDataObject(forKey: "team") as? [String: Any])?["region"] as? String
+        }
+        XCTAssertEqual(again, "EMEA", "read from the account file by the app's next process")
+        let widget = app.appendingPathComponent("PlugIns/RecentContacts.appex")
+        // The widget's side, as the sample's extension writes it: the group first, then the SDK.
+        let team = try device.run(as: widget) { () -> [String: Any]? in
+            DataSharingHelper.shared.appGroupName = "group.com.salesforce.mobilesdk.MobileSyncExplorer"
+            SalesforceManager.initializeSDK()
+            return UserAccountManager.shared.currentUserAccount?.customDataObject(forKey: "team") as? [String: Any]
+        }
+        XCTAssertEqual(team?["region"] as? String, "EMEA")
+        XCTAssertEqual(team?["seats"] as? Int, 3)
     }
 }
