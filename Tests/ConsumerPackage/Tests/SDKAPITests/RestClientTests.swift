@@ -95,6 +95,21 @@ final class RestClientTests: XCTestCase {
         XCTAssertGreaterThanOrEqual((try result.asJson() as? [String: Any])?["totalSize"] as? Int ?? 0, 1000)
     }
 
+    /// Not in the SDK's test: queries written by the SDK's query builders, run at the org.
+    func testQueriesFromTheSDKsQueryBuildersRunAtTheOrg() async throws {
+        let soql = try XCTUnwrap(SFSDKSoqlBuilder.withFieldsArray(["Id", "LastName"]).from("Contact").whereClause("LastName != null").orderBy("LastName").limit(3).build())
+        let queried = try await RestClient.shared.send(request: RestClient.shared.request(forQuery: soql, apiVersion: nil))
+        XCTAssertEqual(((try queried.asJson() as? [String: Any])?["records"] as? [Any])?.count, 3)
+        let plain = try XCTUnwrap(RestClient.SOQLQuery(withFields: ["Id", "Name", "Id"], sObject: "Contact", whereClause: nil, limit: 2))
+        XCTAssertEqual(plain, "select Id,Name from Contact limit 2")
+        let counted = try await RestClient.shared.send(request: RestClient.shared.request(forQuery: plain, apiVersion: nil))
+        XCTAssertEqual((try counted.asJson() as? [String: Any])?["totalSize"] as? Int, 2)
+        let sosl = try XCTUnwrap(RestClient.SOSLSearch(withSearchTerm: "Archer", fieldScope: "IN ALL FIELDS", objectScope: ["Contact": "Id, LastName"], limit: 500))
+        XCTAssertEqual(sosl, "FIND {Archer} IN ALL FIELDS RETURNING Contact (Id, LastName) LIMIT 200")
+        let searched = try await RestClient.shared.send(request: RestClient.shared.request(forSearch: sosl, apiVersion: nil))
+        XCTAssertNotNil((try searched.asJson() as? [String: Any])?["searchRecords"], "the org answered the search: \(searched)")
+    }
+
     func testQueryWithDefaultBatchSize() {
         let request = RestClient.shared.request(forQuery: "select name from CONTACT", apiVersion: nil, batchSize: 2000)
         XCTAssertNil(request.customHeaders?["Sforce-Query-Options"])
