@@ -267,9 +267,7 @@ extension SyncTarget {
 
     /// The ids (`idField`) of the soup's records edited locally and not synced up yet.
     public func getDirtyRecordIds(_ syncManager: SyncManager, soupName: String, idField: String) -> NSOrderedSet {
-        let sql = "SELECT {\(soupName):\(idField)} FROM {\(soupName)} WHERE {\(soupName):\(kSyncTargetLocal)} = 1 OR {\(soupName):\(kSyncTargetLocal)} = 'true' ORDER BY {\(soupName):_soupEntryId}"
-        guard case .success(let rows) = syncManager.store.query(sql) else { return NSOrderedSet() }
-        return NSOrderedSet(array: rows.compactMap { ($0 as? [Any])?.first }.filter { !($0 is NSNull) })
+        NSOrderedSet(array: ((try? syncManager.engine.dirtyRecordIds(soupName, idField: idField)) ?? []).map(\.foundationValue))
     }
 
     public func get(fromLocalStore syncManager: SyncManager, soupName: String, storeId: NSNumber) -> [AnyHashable: Any] {
@@ -307,14 +305,11 @@ extension SyncDownTarget {
     /// SOQL, MRU and refresh targets return records ordered by their modification date, as the SDK's do.
     public func isSyncDownSortedByLatestModification() -> Bool { queryType == .soql }
 
-    /// The ids a sync down must not overwrite: the records edited locally (merge mode leave-if-changed).
-    /// A briefcase target's are those of every soup it fills.
+    /// The ids a sync down must not overwrite: the records edited locally (merge mode leave-if-changed), in
+    /// every soup the target fills (`MobileSyncEngine.SyncManager.idsToSkip`). A target the engine does not run
+    /// skips its own soup's.
     public func getIdsToSkip(_ syncManager: SyncManager, soupName: String) -> NSOrderedSet {
-        if let briefcase = self as? BriefcaseSyncDownTarget {
-            return NSOrderedSet(array: briefcase.infosMap.values.sorted { $0.sobjectType < $1.sobjectType }.flatMap { info in
-                getDirtyRecordIds(syncManager, soupName: info.soupName, idField: info.idFieldName).array
-            })
-        }
-        return getDirtyRecordIds(syncManager, soupName: soupName, idField: idFieldName)
+        guard let target = engineTarget else { return getDirtyRecordIds(syncManager, soupName: soupName, idField: idFieldName) }
+        return NSOrderedSet(array: ((try? syncManager.engine.idsToSkip(target: target, soupName: soupName, idField: idFieldName)) ?? []).map(\.foundationValue))
     }
 }

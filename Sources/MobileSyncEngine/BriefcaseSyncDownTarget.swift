@@ -127,6 +127,11 @@ package struct BriefcaseSyncDownTarget: SyncDownTarget {
         return bySoup
     }
 
+    /// Every type's soup, by type name (the SDK's `getIdsToSkip` goes through its infos map).
+    package func filledSoups(syncSoup: String, idField: String) -> [(soup: String, idField: String)] {
+        infos.sorted { $0.sobjectType < $1.sobjectType }.map { ($0.soupName, $0.idFieldName) }
+    }
+
     package func soupName(for record: SoupEntry, syncSoup: String) -> String? {
         guard let type = record["attributes"]?["type"]?.stringValue else { return nil }
         return infos.first { $0.sobjectType == type }?.soupName

@@ -368,6 +368,26 @@ package final class SyncManager: @unchecked Sendable {
         }
     }
 
+    /// `getDirtyRecordIds`: the id field of the soup's records edited locally (`__local__` true, stored as 1
+    /// or as the text `true`), in the order they were stored; records without the field are left out.
+    package func dirtyRecordIds(_ soupName: String, idField: String) throws -> [JSON] {
+        let local = "{\(soupName):\(SyncField.local)}"
+        let spec = QuerySpec.smart(
+            "SELECT {\(soupName):\(idField)} FROM {\(soupName)} WHERE \(local) = 1 OR \(local) = 'true' ORDER BY {\(soupName):_soupEntryId}",
+            pageSize: 1_000_000)
+        return try store.query(spec).compactMap { $0.arrayValue?.first }.filter { $0 != .null }
+    }
+
+    /// `getIdsToSkip`: what a sync down must not overwrite, the dirty ids of every soup the target fills.
+    package func idsToSkip(target: any SyncDownTarget, soupName: String, idField: String) throws -> [JSON] {
+        var ids: [JSON] = []
+        var seen = Set<JSON>()
+        for filled in target.filledSoups(syncSoup: soupName, idField: idField) {
+            for id in try dirtyRecordIds(filled.soup, idField: filled.idField) where seen.insert(id).inserted { ids.append(id) }
+        }
+        return ids
+    }
+
     package func dirtyRecords(_ soupName: String) throws -> [SoupEntry] {
         let spec = QuerySpec.smart(
             "SELECT {\(soupName):_soup} FROM {\(soupName)} WHERE {\(soupName):\(SyncField.local)} = '1' ORDER BY {\(soupName):_soupEntryId}",

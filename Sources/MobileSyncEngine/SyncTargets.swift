@@ -49,6 +49,8 @@ package protocol SyncDownTarget: Sendable {
     func soupName(for record: SoupEntry, syncSoup: String) -> String?
     /// The soups whose ghosts `cleanResyncGhosts` removes, each with the ids the server would return now.
     func remoteIdsBySoup(client: RestClient, store: SmartStore, soupName: String) async throws -> [String: Set<String>]
+    /// The soups the target fills, each with its id field: the sync's soup, or a briefcase's soups by type.
+    func filledSoups(syncSoup: String, idField: String) -> [(soup: String, idField: String)]
 }
 
 extension SyncDownTarget {
@@ -59,6 +61,8 @@ extension SyncDownTarget {
     }
 
     package func soupName(for record: SoupEntry, syncSoup: String) -> String? { syncSoup }
+
+    package func filledSoups(syncSoup: String, idField: String) -> [(soup: String, idField: String)] { [(syncSoup, idField)] }
 
     package func remoteIdsBySoup(client: RestClient, store: SmartStore, soupName: String) async throws -> [String: Set<String>] {
         [soupName: try await remoteIds(client: client, store: store, soupName: soupName)]
