@@ -131,6 +131,13 @@ package struct KeyValueFileStore: @unchecked Sendable {
         version >= 2 ? files.filter { $0.hasSuffix("_key") }.count : files.filter { $0 != Self.gcmFile }.count
     }
 
+    /// Removes the store `name` of a stores directory, and everything in it; true when it is gone.
+    @discardableResult
+    package static func removeStore(parent: URL, name: String) -> Bool {
+        guard isValidName(name) else { return false }
+        return removeFile(parent.appendingPathComponent(name, isDirectory: true))
+    }
+
     /// The names of the stores in a stores directory.
     package static func names(in parent: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []).filter(isValidName).sorted()

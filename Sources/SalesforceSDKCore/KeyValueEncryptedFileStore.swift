@@ -88,13 +88,13 @@ public class KeyValueEncryptedFileStore: NSObject, @unchecked Sendable {
 
     public static func removeShared(withName name: String, forUserAccount user: UserAccount) {
         guard KeyValueFileStore.isValidName(name), let directory = storesDirectory(user) else { return }
-        remove(URL(fileURLWithPath: directory).appendingPathComponent(name))
+        remove(directory, name)
         userStores.withValue { _ = $0[user.engine.identity.description]?.removeValue(forKey: name) }
     }
 
     public static func removeSharedGlobal(withName name: String) {
         guard KeyValueFileStore.isValidName(name), let directory = storesDirectory(nil) else { return }
-        remove(URL(fileURLWithPath: directory).appendingPathComponent(name))
+        remove(directory, name)
         globalStores.withValue { _ = $0.removeValue(forKey: name) }
     }
 
@@ -118,10 +118,9 @@ public class KeyValueEncryptedFileStore: NSObject, @unchecked Sendable {
             ?? SFDirectoryManager.shared().globalDirectory(ofType: .documentDirectory, components: [KeyValueFileStore.directoryName])
     }
 
-    private static func remove(_ url: URL) {
-        guard FileManager.default.fileExists(atPath: url.path) else { return }
-        do { try FileManager.default.removeItem(at: url) } catch {
-            SalesforceLogger.e(KeyValueEncryptedFileStore.self, message: "Error removing the store at '\(url.path)': \(error)")
+    private static func remove(_ directory: String, _ name: String) {
+        if !KeyValueFileStore.removeStore(parent: URL(fileURLWithPath: directory), name: name) {
+            SalesforceLogger.e(KeyValueEncryptedFileStore.self, message: "Error removing the store '\(name)' in '\(directory)'")
         }
     }
 

@@ -24,7 +24,7 @@ ok "a package depending on AppGroupSim by path builds with the SDK-named product
 # variables), and the app-then-widget flow on AppGroupSimTesting's simulated device.
 APPGROUPSIM_BUNDLE="$APP" APPGROUPSIM_DEVICE="$WORK/tests-device" swift test --package-path "$ROOT/Tests/ConsumerPackage" --disable-build-manifest-caching --scratch-path "$SCRATCH" --skip-build > "$WORK/test.log" 2>&1 \
   || fail "the consumer package's tests failed: $(grep -m5 'error' "$WORK/test.log")"
-grep -q "Executed 73 tests, with 0 failures" "$WORK/test.log" || fail "not the 73 tests expected: $(grep Executed "$WORK/test.log" | tail -1)"
+grep -q "Executed 78 tests, with 0 failures" "$WORK/test.log" || fail "not the 78 tests expected: $(grep Executed "$WORK/test.log" | tail -1)"
 ok "its XCTests pass: the SDK's SmartStoreTests, KeychainHelperTests (on the real keyring), EncryptionTests, BootconfigTests, EncryptStreamTests, DecryptStreamTests, RestClientPublisherTests, URLRequest+RestRequestTests, NotificationCategoryFactoryTests, BriefcaseSyncDownTests, ScopeParserTests and RestClientTest (its session made by TestSetupUtils from SimulatedOrg.testCredentials, on the real keyring) rewritten, the API's errors, REST, directories, revoke and logout as the app, and the app syncing then the widget listing the newest 3 through the group"
 # Code against the SDK's SalesforceSDKCommon, run as the widget of an app that main-app launched and logged
 # in (userLoggedIn written): the process is the bundle APPGROUPSIM_BUNDLE names, on APPGROUPSIM_DEVICE.

@@ -49,7 +49,7 @@ RULES += [
            "NativeLoginManager", "NativeLoginManagerInternal", "NativeLoginResult", "OtpRequestResult", "OtpVerificationMethod",
            "SPConfig", "SPLoginStatus", "SPLoginError", "AuthFlowTypesView"),
      "UI: the login screen, its web view, login hosts, native and IDP login; the simulated apps log in with main-app login"),
-    (whole("BiometricAuthenticationManager", "BiometricAuthenticationManagerInternal", "ScreenLockManager", "ScreenLockManagerInternal"),
+    (whole("BiometricAuthenticationManagerInternal", "ScreenLockManager", "ScreenLockManagerInternal"),
      "UI: screen lock and biometrics; main-app simulates the screen lock"),
     (whole("GenerationsResponseBody", "GenerationsRequestBody", "ChatGenerationsResponseBody", "ChatGenerationsRequestBody", "EmbeddingsResponseBody",
            "EmbeddingsRequestBody", "FeedbackRequestBody", "FeedbackResponseBody", "SfapClient", "SfapError", "SfapErrorResponseBody"),

@@ -197,9 +197,13 @@ struct OAuthRoutes {
         return HTTP.empty(.ok)
     }
 
+    /// What Salesforce answers the identity and userinfo URLs for a token it does not know: 403 with the text
+    /// `Bad_OAuth_Token` as the whole body, which the SDK's retry policy (`URLSessionTask.shouldRetry`) compares.
+    static let badOAuthToken = Outcome(status: .forbidden, headers: [.contentType: "text/plain;charset=UTF-8"], body: Data("Bad_OAuth_Token".utf8))
+
     private func userinfo(_ request: Request) async -> Outcome {
         guard let session = authenticate(request), let (org, user) = state.grants.user(orgId: session.orgId, userId: session.userId) else {
-            return HTTP.oauthError(.forbidden, "Bad_OAuth_Token", "Session expired or invalid")
+            return Self.badOAuthToken
         }
         return HTTP.json(.ok, [
             "sub": "\(baseURL())/id/\(org.id)/\(user.id)", "user_id": user.id, "organization_id": org.id,
@@ -211,7 +215,7 @@ struct OAuthRoutes {
 
     private func identity(_ request: Request, _ context: OrgContext) async -> Outcome {
         guard let session = authenticate(request) else {
-            return HTTP.oauthError(.forbidden, "Bad_OAuth_Token", "Session expired or invalid")
+            return Self.badOAuthToken
         }
         let orgId = context.parameters.get("orgId") ?? "", userId = context.parameters.get("userId") ?? ""
         guard session.orgId == orgId, let (org, user) = state.grants.user(orgId: orgId, userId: userId) else {
