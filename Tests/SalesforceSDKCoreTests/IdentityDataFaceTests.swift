@@ -7,14 +7,9 @@ import XCTest
 /// `IdentityData` (the SDK's `SFIdentityData`): the identity service's whole answer is kept with the account, read
 /// with the SDK's keys, and is there again in the next process, which reads the account file. And the account's
 /// custom data, which the app saves and its widget reads.
-final class IdentityDataFaceTests: XCTestCase {
-    var root: URL!
-    var app: URL { root.appendingPathComponent("MobileSyncExplorer.app") }
-
-    override func setUpWithError() throws {
-        root = try TestSupport.temporaryDirectory(self)
-        try FileManager.default.copyItem(at: TestSupport.fixtureApp, to: app)
-    }
+final class IdentityDataFaceTests: FixtureAppTestCase {
+    var app: URL { appURL }
+    var widget: URL { widgetURL }
 
     func testTheWholeAnswerIsKeptAndReadAfterARelaunch() async throws {
         let device = try SimulatedDevice(at: root.appendingPathComponent("device"), keychain: .inMemory)
@@ -98,8 +93,7 @@ final class IdentityDataFaceTests: XCTestCase {
             (UserAccountManager.shared.currentUserAccount?.customDataObject(forKey: "team") as? [String: Any])?["region"] as? String
         }
         XCTAssertEqual(again, "EMEA", "read from the account file by the app's next process")
-        let widget = app.appendingPathComponent("PlugIns/RecentContacts.appex")
-        // The widget's side, as the sample's extension writes it: the group first, then the SDK.
+                // The widget's side, as the sample's extension writes it: the group first, then the SDK.
         let team = try device.run(as: widget) { () -> [String: Any]? in
             DataSharingHelper.shared.appGroupName = "group.com.salesforce.mobilesdk.MobileSyncExplorer"
             SalesforceManager.initializeSDK()

@@ -7,15 +7,9 @@ import XCTest
 /// `KeyValueEncryptedFileStore` as an app and its widget use it: the app writes a user's store in the group, the
 /// widget reads it; the files hold no plaintext; a version 1 store is read; a value sealed with another key reads
 /// as nil and is left on disk.
-final class KeyValueStoreFaceTests: XCTestCase {
-    var root: URL!
-    var app: URL { root.appendingPathComponent("MobileSyncExplorer.app") }
-    var widget: URL { app.appendingPathComponent("PlugIns/RecentContacts.appex") }
-
-    override func setUpWithError() throws {
-        root = try TestSupport.temporaryDirectory(self)
-        try FileManager.default.copyItem(at: TestSupport.fixtureApp, to: app)
-    }
+final class KeyValueStoreFaceTests: FixtureAppTestCase {
+    var app: URL { appURL }
+    var widget: URL { widgetURL }
 
     func testTheAppsStoreIsReadByItsWidgetAndHoldsNoPlaintext() async throws {
         let device = try SimulatedDevice(at: root.appendingPathComponent("device"), keychain: .inMemory)
