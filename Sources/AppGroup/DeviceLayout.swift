@@ -23,20 +23,20 @@ package struct DeviceLayout: Sendable, Equatable {
     package init(root: URL) { self.root = root }
 
     /// `device.json`: id, team, created.
-    package var manifest: URL { root.appendingPathComponent("device.json") }
+    package var manifest: URL { root.appendingPathComponent("device.json", isDirectory: false) }
 
     /// Which team each app group used on this device belongs to: the first team to use it (`AppGroupOwners.plist`).
-    package var appGroupOwners: URL { root.appendingPathComponent("AppGroupOwners.plist") }
+    package var appGroupOwners: URL { root.appendingPathComponent("AppGroupOwners.plist", isDirectory: false) }
 
     /// `Containers/Data`: one private container per bundle id that ever ran.
-    package var dataContainers: URL { root.appendingPathComponent("Containers/Data") }
+    package var dataContainers: URL { root.appendingPathComponent("Containers/Data", isDirectory: true) }
 
     /// `Containers/Data/<bundle id>`.
-    package func dataContainer(bundleID: String) -> URL { dataContainers.appendingPathComponent(bundleID) }
+    package func dataContainer(bundleID: String) -> URL { dataContainers.appendingPathComponent(bundleID, isDirectory: true) }
 
     /// `Containers/Shared/AppGroup/<group id>`.
     package func sharedContainer(groupID: String) -> URL {
-        root.appendingPathComponent("Containers/Shared/AppGroup").appendingPathComponent(groupID)
+        root.appendingPathComponent("Containers/Shared/AppGroup", isDirectory: true).appendingPathComponent(groupID, isDirectory: true)
     }
 
     /// `UserDefaults.standard` of a process: `Library/Preferences/<bundle id>.plist` in its container.
@@ -67,7 +67,7 @@ package struct DeviceLayout: Sendable, Equatable {
     package func privateSuite(_ name: String, bundleID: String) -> URL { Self.preferences(in: dataContainer(bundleID: bundleID), suite: name) }
 
     /// Where the SDK keeps its files for a process whose app group is on: `<group container>/<group>`.
-    package func groupSDKRoot(groupID: String) -> SDKRoot { SDKRoot(sharedContainer(groupID: groupID).appendingPathComponent(groupID)) }
+    package func groupSDKRoot(groupID: String) -> SDKRoot { SDKRoot(sharedContainer(groupID: groupID).appendingPathComponent(groupID, isDirectory: true)) }
 
     /// Where the SDK keeps its files for a process whose app group is off: its own container, in folders
     /// named after its bundle id.
@@ -79,7 +79,7 @@ package struct DeviceLayout: Sendable, Equatable {
     }
 
     static func preferences(in container: URL, suite: String) -> URL {
-        container.appendingPathComponent("Library/Preferences").appendingPathComponent("\(suite).plist")
+        container.appendingPathComponent("Library/Preferences", isDirectory: true).appendingPathComponent("\(suite).plist", isDirectory: false)
     }
 
     /// The SDK's path rule for a component it builds from an id: `/\?%*|"<>:@` become `_`. And ours on top:

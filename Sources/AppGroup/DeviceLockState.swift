@@ -27,7 +27,7 @@ package enum DeviceLockState: String, Codable, Sendable, CaseIterable {
 }
 
 extension Device {
-    package var lockStateFile: URL { root.appendingPathComponent("lock-state") }
+    package var lockStateFile: URL { URL(fileURLWithPath: DeviceLockStateFile(root: root).path, isDirectory: false) }
 
     /// `DEVICE/restored-from`: the backup this device was made from (`msdk-sim device restore`), nil for a device
     /// that was set up new.
@@ -67,23 +67,29 @@ extension Device {
 }
 
 /// The device's `lock-state` file, read from the device's root alone: the file layer knows a path, not a
-/// `Device`, and reads the same file (`FileProtection.check`).
+/// `Device`, and reads the same file (`FileProtection.check`). Built from a path, not a URL: every file access
+/// reads it, and a URL would be parsed (and its folder looked up) each time.
 struct DeviceLockStateFile {
-    let root: URL
+    /// The file's path.
+    let path: String
+
+    init(root: URL) { path = root.path + "/lock-state" }
+
+    /// The device whose root is `rootPath`.
+    init(rootPath: some StringProtocol) { path = rootPath + "/lock-state" }
 
     func read() throws(DeviceError) -> DeviceLockState {
-        let file = root.appendingPathComponent("lock-state")
-        let fd = Glibc.open(file.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         if fd < 0 {
             if errno == ENOENT { return .unlocked }
-            throw .unreadable(path: file.path, reason: String(cString: strerror(errno)))
+            throw .unreadable(path: path, reason: String(cString: strerror(errno)))
         }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = Glibc.read(fd, &buffer, buffer.count)
         let text = count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
         guard let state = DeviceLockState(rawValue: text) else {
-            throw .unreadable(path: file.path, reason: "it holds '\(visible(String(text.prefix(40))))', not one of \(DeviceLockState.allCases.map(\.rawValue).joined(separator: ", ")); set it with msdk-sim device unlock")
+            throw .unreadable(path: path, reason: "it holds '\(visible(String(text.prefix(40))))', not one of \(DeviceLockState.allCases.map(\.rawValue).joined(separator: ", ")); set it with msdk-sim device unlock")
         }
         return state
     }

@@ -128,23 +128,34 @@ package enum FileProtection {
 
     /// The device whose `Containers` hold `url`, as its root; nil for a file outside any device's containers.
     package static func deviceRoot(of url: URL) -> URL? {
-        let path = url.path
-        guard let range = path.range(of: "/Containers/") else { return nil }
-        return URL(fileURLWithPath: String(path[..<range.lowerBound]), isDirectory: true)
+        deviceRootPath(of: url.path).map { URL(fileURLWithPath: String($0), isDirectory: true) }
+    }
+
+    /// The path before the first `/Containers/` in `path` (searched in its bytes: every file access asks, and
+    /// Foundation's `range(of:)` goes through NSString on Linux).
+    static func deviceRootPath(of path: String) -> Substring? {
+        let marker = Array("/Containers/".utf8)
+        let bytes = path.utf8
+        var start = bytes.startIndex
+        while let first = bytes[start...].firstIndex(of: marker[0]) {
+            if bytes[first...].starts(with: marker) { return path[..<first] }
+            start = bytes.index(after: first)
+        }
+        return nil
     }
 
     /// The device's state for a file at `url` (unlocked for a file outside a device's containers).
     package static func state(for url: URL) -> DeviceLockState {
-        guard let root = deviceRoot(of: url) else { return .unlocked }
-        return DeviceLockStateFile(root: root).stateOrStrictest
+        guard let root = deviceRootPath(of: url.path) else { return .unlocked }
+        return DeviceLockStateFile(rootPath: root).stateOrStrictest
     }
 
     /// Throws when iOS would not let a process open the file at `url` (for reading, or for `writing`) in the
     /// device's state now. A file that is not there is not checked (its folder's metadata is never protected),
     /// except that creating one in a folder of `complete` class while locked is refused, as on iOS.
     package static func check(_ url: URL, writing: Bool = false) throws(FileProtectionError) {
-        guard !outside.isSet, let root = deviceRoot(of: url) else { return }
-        let state = DeviceLockStateFile(root: root).stateOrStrictest
+        guard !outside.isSet, let root = deviceRootPath(of: url.path) else { return }
+        let state = DeviceLockStateFile(rootPath: root).stateOrStrictest
         if state == .unlocked { return }
         if let own = storedClass(of: url) ?? (exists(url) ? .sdkDefault : nil) {
             guard own.isAvailable(state) else { throw FileProtectionError(path: url.path, protection: own, state: state, writing: writing) }

@@ -6,8 +6,9 @@ import Glibc
 /// A fast reader and writer for the XML property lists SharedDefaults keeps (issue "Speed": every
 /// write is a read-modify-write of the whole suite, and corelibs Foundation's XML codec was most of
 /// its cost). It handles the plist elements and what Foundation, CFPreferences and Python's plistlib
-/// write; anything else (comments, CDATA, odd numbers, a binary plist) makes `decode` return nil and
-/// the caller falls back to `PropertyListSerialization`, which stays the authority on what is valid.
+/// write, with comments between elements; anything else (CDATA, comments inside text, odd numbers, a binary
+/// plist) makes `decode` return nil and the caller falls back to `PropertyListSerialization`, which stays the
+/// authority on what is valid.
 enum PlistXML {
     static let header = """
         <?xml version="1.0" encoding="UTF-8"?>
@@ -146,8 +147,36 @@ enum PlistXML {
 
         var atEnd: Bool { i >= bytes.count }
 
-        mutating func skipSpace() {
-            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
+        /// White space and (unless `comments` is false) the comments between elements, `<!-- … -->`, which
+        /// Xcode's and developers' plists carry. A comment this reader does not take on (unterminated, or with
+        /// `--` inside, which XML does not allow) is left where it is, so the parse fails and Foundation decides.
+        mutating func skipSpace(comments: Bool = true) {
+            while true {
+                while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
+                guard comments, let end = commentEnd() else { return }
+                i = end
+            }
+        }
+
+        /// Where the well-formed comment starting at `i` ends (just past `-->`); nil if none starts there.
+        func commentEnd() -> Int? {
+            guard i + 4 <= bytes.count, bytes[i] == UInt8(ascii: "<"), bytes[i + 1] == UInt8(ascii: "!"), bytes[i + 2] == UInt8(ascii: "-"),
+                bytes[i + 3] == UInt8(ascii: "-")
+            else { return nil }
+            var k = i + 4
+            while k + 1 < bytes.count {
+                let b = bytes[k]
+                // Characters XML 1.0 does not allow, as in text.
+                if b < 0x20, b != 0x09, b != 0x0A, b != 0x0D { return nil }
+                if b == UInt8(ascii: "-"), bytes[k + 1] == UInt8(ascii: "-") {
+                    guard k + 2 < bytes.count, bytes[k + 2] == UInt8(ascii: ">"),
+                        String(validating: UnsafeBufferPointer(rebasing: bytes[(i + 4)..<k]), as: UTF8.self) != nil
+                    else { return nil }
+                    return k + 3
+                }
+                k += 1
+            }
+            return nil
         }
 
         mutating func consume(_ literal: StaticString) -> Bool {
@@ -161,7 +190,7 @@ enum PlistXML {
 
         /// `<?xml …?>`, an optional `<!DOCTYPE …>`, then `<plist …>`.
         mutating func skipProlog() -> Bool {
-            skipSpace()
+            skipSpace(comments: false)
             // Only the declarations plist writers use; any other goes to Foundation (an unknown encoding,
             // an unterminated declaration: fuzzing found Foundation refuses those).
             if !consume("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"), !consume("<?xml version=\"1.0\"?>") {

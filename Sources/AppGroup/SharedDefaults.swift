@@ -10,8 +10,10 @@ import Glibc
 ///   different keys lose nothing, and `update(_:_:)` is a true transaction on one key;
 /// - every write replaces the file atomically, so a reader needs no lock and never sees a torn file,
 ///   even when a writer is killed mid-write;
-/// - values are read from disk on every call: there is no cache that could hold another process's
-///   stale data (Foundation's `UserDefaults` on Linux only sees other writers after `synchronize()`).
+/// - every call looks at the file on disk: a parsed copy is reused only while the file is the very one
+///   it was parsed from (same inode, size and modification time, and that time older than the file
+///   system's clock tick when it was kept), so no other process's write is ever missed (Foundation's
+///   `UserDefaults` on Linux only sees other writers after `synchronize()`).
 ///
 /// ```swift
 /// let suite = SharedDefaults(url: container.appendingPathComponent("Library/Preferences/group.x.plist"))
@@ -29,18 +31,21 @@ package final class SharedDefaults: Sendable {
 
     /// Makes the suffix of a moved-aside corrupt file (`.corrupt-<suffix>`); tests pin it.
     let corruptSuffix: @Sendable () -> String
-    /// The last dictionary this process read or wrote, by the file's identity: a write whose file no
-    /// other process replaced since does not parse it again.
-    private let cache = ParsedCache()
+    /// The last dictionary this process read or wrote of this file, by the file's identity: a read of a file
+    /// no process replaced since does not parse it again. One per file in the process, shared by every
+    /// instance naming that file (a launch makes several instances of one suite).
+    private let cache: ParsedCache
 
     package init(url: URL) {
         self.url = url
         self.corruptSuffix = SharedDefaults.timestamp
+        self.cache = ParsedCache.forFile(url.path)
     }
 
     init(url: URL, corruptSuffix: @escaping @Sendable () -> String) {
         self.url = url
         self.corruptSuffix = corruptSuffix
+        self.cache = ParsedCache.forFile(url.path)
     }
 
     // MARK: Reading
@@ -201,7 +206,8 @@ package final class SharedDefaults: Sendable {
             let data = try Self.encode(dict)
             try SecureFiles.writeAtomically(data, to: url, durability: .atomic)
             // What a reader gets back (dates to the second), not the values as given.
-            cache.store(dict.mapValues(\.asWritten), identity: FileIdentity(url))
+            let identity = FileIdentity(url)
+            cache.store(dict.mapValues(\.asWritten), identity: identity.flatMap { $0.isRacy ? nil : $0 })
         } catch let e as FileError {
             throw SharedDefaultsError.io(e)
         } catch let e as FileProtectionError {
@@ -220,7 +226,7 @@ package final class SharedDefaults: Sendable {
         if let before, let dict = cache.lookup(before) { return .success(dict) }
         let result = Self.load(url)
         // Cached only when the file was not replaced while it was read.
-        if case .success(let dict) = result, let before, FileIdentity(url) == before { cache.store(dict, identity: before) }
+        if case .success(let dict) = result, let before, !before.isRacy, FileIdentity(url) == before { cache.store(dict, identity: before) }
         return result
     }
 
@@ -250,6 +256,17 @@ package final class SharedDefaults: Sendable {
 struct FileIdentity: Equatable, Sendable {
     let dev: UInt64, ino: UInt64, size: Int64, sec: Int, nsec: Int
 
+    /// Whether a file written later could still carry this identity: file systems stamp modification times
+    /// from a coarse clock (a few milliseconds on ext4), and a freed inode can be given again at once, so two
+    /// writes of one size within one tick could look the same. A copy is kept only for a file older than that
+    /// (git's "racy clean" rule).
+    var isRacy: Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let age = Double(now.tv_sec - sec) + Double(now.tv_nsec - nsec) / 1e9
+        return age < 0.05
+    }
+
     init?(_ url: URL) {
         var info = stat()
         guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
@@ -262,6 +279,19 @@ struct FileIdentity: Equatable, Sendable {
 }
 
 final class ParsedCache: @unchecked Sendable {
+    private static let registryLock = NSLock()
+    nonisolated(unsafe) private static var registry: [String: ParsedCache] = [:]
+
+    /// The process's cache for the file at `path` (made on first use).
+    static func forFile(_ path: String) -> ParsedCache {
+        registryLock.withLock {
+            if let cache = registry[path] { return cache }
+            let cache = ParsedCache()
+            registry[path] = cache
+            return cache
+        }
+    }
+
     private let lock = NSLock()
     private var identity: FileIdentity?
     private var dict: [String: PlistValue] = [:]

@@ -70,7 +70,11 @@ enum SmartSQL {
     /// statement (a trailing semicolon is tolerated). Queries run on a read-only connection, so a
     /// statement that would write anyway fails there and changes nothing.
     static func checkIsSingleSelect(_ sql: String) throws {
-        let trimmed = sql.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Trimmed of Unicode white space (new lines included) without Foundation's `trimmingCharacters`, whose
+        // generic set-up a widget's launch paid for at its one query.
+        var trimmed = Substring(sql)
+        while let first = trimmed.first, first.isWhitespace { trimmed.removeFirst() }
+        while let last = trimmed.last, last.isWhitespace { trimmed.removeLast() }
         let lower = trimmed.lowercased()
         guard !["insert", "update", "delete"].contains(where: { lower.hasPrefix($0) }) else { throw SmartStoreError.smartSQLNotSelect(sql) }
         var inQuote = false

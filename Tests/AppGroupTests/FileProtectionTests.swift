@@ -145,4 +145,16 @@ final class FileProtectionTests: XCTestCase {
         XCTAssertThrowsError(try SecureFiles.writeAtomically(Data("y".utf8), to: plain), "nothing is written in the strictest state")
         XCTAssertFalse(FileManager.default.fileExists(atPath: plain.path))
     }
+
+    /// The device's root is the path before the first `/Containers/`, found without Foundation's string search.
+    func testTheDeviceRootOfAPath() {
+        XCTAssertEqual(FileProtection.deviceRootPath(of: "/tmp/d/Containers/Data/x.plist"), "/tmp/d")
+        XCTAssertEqual(FileProtection.deviceRootPath(of: "/tmp/Containersx/d/Containers/Shared/a"), "/tmp/Containersx/d")
+        XCTAssertEqual(FileProtection.deviceRootPath(of: "/a/Containers/b/Containers/c"), "/a")
+        XCTAssertEqual(FileProtection.deviceRootPath(of: "/Containers/x"), "")
+        XCTAssertNil(FileProtection.deviceRootPath(of: "/tmp/d/Containers"))
+        XCTAssertNil(FileProtection.deviceRootPath(of: "/tmp/é/Container/x"))
+        XCTAssertEqual(FileProtection.deviceRootPath(of: "/tmp/é/Containers/x"), "/tmp/é")
+        XCTAssertEqual(FileProtection.deviceRoot(of: URL(fileURLWithPath: "/tmp/d/Containers/Data/x"))?.path, "/tmp/d")
+    }
 }

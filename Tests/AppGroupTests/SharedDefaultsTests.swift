@@ -244,6 +244,33 @@ final class Received: @unchecked Sendable {
 
 /// The fast XML reader and writer against Foundation's, both ways, and the fallback for what it does not take on.
 final class PlistXMLTests: XCTestCase {
+    /// Comments between elements (as in the fixture's AppGroupConfig.plist) are read by the fast reader, to the
+    /// same dictionary as Foundation's; a comment it does not take on goes to Foundation, never read differently.
+    func testCommentsBetweenElementsReadAsFoundationReadsThem() throws {
+        let head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        let read: [String] = [
+            head + "<!-- c -->\n<plist version=\"1.0\"><dict><key>a</key><string>x</string></dict></plist>",
+            head + "<plist version=\"1.0\">\n<!-- before --><dict>\n\t<!-- one\n two - three -->\n\t<key>a</key><!-- between --><string>x</string>\n<!---->"
+                + "<key>l</key><array><!-- in --><integer>1</integer><!-- é --></array></dict><!-- after --></plist>\n<!-- end -->\n",
+        ]
+        for text in read {
+            let data = Data(text.utf8)
+            let fast = try XCTUnwrap(PlistXML.decode(data), text)
+            let object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            XCTAssertEqual(PlistValue(foundation: object), .dictionary(fast), text)
+        }
+        let refused: [String] = [
+            "<!-- before the declaration -->" + head + "<plist><dict/></plist>",
+            head + "<plist><dict><!-- a -- b --><key>a</key><string>x</string></dict></plist>",
+            head + "<plist><dict><!-- unterminated <key>a</key><string>x</string></dict></plist>",
+            head + "<plist><dict><key>a<!-- in text --></key><string>x</string></dict></plist>",
+            head + "<plist><dict><key>a</key><string>x<!-- in text --></string></dict></plist>",
+            head + "<plist><dict><!-- a --->\n<key>a</key><string>x</string></dict></plist>",
+        ]
+        for text in refused { XCTAssertNil(PlistXML.decode(Data(text.utf8)), text) }
+        XCTAssertNil(PlistXML.decode(Data(head.utf8) + Data([0x3C, 0x21, 0x2D, 0x2D, 0xFF, 0x2D, 0x2D, 0x3E]) + Data("<plist><dict/></plist>".utf8)))
+    }
+
     let sample: [String: PlistValue] = [
         "bool": .bool(true), "no": .bool(false), "int": .int(-42), "big": .int(Int.max), "double": .double(1.5), "tiny": .double(1e-300),
         "text": .string("a & b < c > d \"q\" 'a' — ünïcødé 🎉\ttab\nline"), "empty": .string(""),
@@ -290,12 +317,12 @@ final class PlistXMLTests: XCTestCase {
     }
 
     func testWhatItDoesNotTakeOnGoesToFoundation() throws {
-        let commented = Data("""
+        let cdata = Data("""
             <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><!-- a comment --><dict><key>k</key><integer>1</integer></dict></plist>
+            <plist version="1.0"><dict><key>k</key><string><![CDATA[a<b]]></string></dict></plist>
             """.utf8)
-        XCTAssertNil(PlistXML.decode(commented))
-        XCTAssertEqual(try SharedDefaults.decode(commented).get(), ["k": .int(1)], "Foundation reads it")
+        XCTAssertNil(PlistXML.decode(cdata))
+        XCTAssertEqual(try SharedDefaults.decode(cdata).get(), ["k": .string("a<b")], "Foundation reads it")
         XCTAssertNil(PlistXML.encode(["nan": .double(.nan)]), "a non-finite number is left to Foundation")
         XCTAssertNil(PlistXML.encode(["ctl": .string("\u{1}")]), "a control character XML 1.0 cannot carry")
         XCTAssertNil(PlistXML.encode(["d": .date(Date(timeIntervalSince1970: -1e300))]), "found by fuzzing: a date no calendar year holds")
@@ -321,5 +348,64 @@ final class PlistXMLTests: XCTestCase {
         XCTAssertNil(PlistXML.decode(found))
         guard case .failure(.corrupt) = SharedDefaults.decode(found) else { return XCTFail("the fuzzer's input must be refused as corrupt") }
         XCTAssertEqual(PlistXML.decode(Data("<plist><dict><key>l</key><array><string>a</string></array></dict></plist>".utf8)), ["l": .array([.string("a")])])
+    }
+
+}
+
+/// The parsed copy of a suite's file that a process keeps (`ParsedCache`).
+final class SharedDefaultsParsedCopyTests: XCTestCase {
+
+    /// Every instance naming one file shares the process's parsed copy of it (a launch makes several instances of
+    /// one suite, and each parsed the file again).
+    func testInstancesOfOneFileShareOneParsedCopy() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let file = dir.appendingPathComponent("s.plist")
+        XCTAssertTrue(ParsedCache.forFile(file.path) === ParsedCache.forFile(file.path))
+        XCTAssertFalse(ParsedCache.forFile(file.path) === ParsedCache.forFile(dir.appendingPathComponent("t.plist").path))
+        try SharedDefaults(url: file).set("a", forKey: "k")
+        XCTAssertEqual(try SharedDefaults(url: file).string(forKey: "k"), "a")
+    }
+
+    /// A file replaced within the file system's clock tick, by a writer that reused the inode and kept the size,
+    /// looks the same as the one parsed: a copy of a file that young is never kept, so the new value is read.
+    /// (Seen failing without `isRacy`: the second read gave the first value.)
+    func testAFileRewrittenWithinOneClockTickIsReadAgain() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let file = dir.appendingPathComponent("s.plist")
+        let suite = SharedDefaults(url: file)
+        try suite.set("a", forKey: "k")
+        // The file's time is set a second ahead, so that however slow this machine is, the read below sees a file
+        // younger than one tick.
+        var times = [timespec(tv_sec: time(nil) + 1, tv_nsec: 0), timespec(tv_sec: time(nil) + 1, tv_nsec: 0)]
+        XCTAssertEqual(utimensat(AT_FDCWD, file.path, &times, 0), 0)
+        XCTAssertEqual(try SharedDefaults(url: file).string(forKey: "k"), "a")
+        // Another writer: the same inode, the same size, the same time.
+        let data = try Data(contentsOf: file)
+        let changed = Data(String(decoding: data, as: UTF8.self).replacingOccurrences(of: "<string>a</string>", with: "<string>b</string>").utf8)
+        XCTAssertEqual(changed.count, data.count)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.write(contentsOf: changed)
+        try handle.close()
+        XCTAssertEqual(utimensat(AT_FDCWD, file.path, &times, 0), 0)
+        XCTAssertEqual(try SharedDefaults(url: file).string(forKey: "k"), "b")
+        XCTAssertEqual(try suite.string(forKey: "k"), "b")
+    }
+
+    /// A file older than a tick is parsed once, and read from the copy while it stays the same file.
+    func testAnOldFileIsParsedOnceAndAReplacementIsSeen() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let file = dir.appendingPathComponent("s.plist")
+        try SharedDefaults(url: file).set("a", forKey: "k")
+        var times = [timespec(tv_sec: time(nil) - 60, tv_nsec: 0), timespec(tv_sec: time(nil) - 60, tv_nsec: 0)]
+        XCTAssertEqual(utimensat(AT_FDCWD, file.path, &times, 0), 0)
+        XCTAssertEqual(try SharedDefaults(url: file).string(forKey: "k"), "a")
+        let identity = try XCTUnwrap(FileIdentity(file))
+        XCTAssertFalse(identity.isRacy)
+        XCTAssertEqual(ParsedCache.forFile(file.path).lookup(identity)?["k"], "a")
+        // Another process's write renames a new file into place: a new identity, read again.
+        let other = dir.appendingPathComponent("other.plist")
+        try SharedDefaults(url: other).set("b", forKey: "k")
+        XCTAssertEqual(rename(other.path, file.path), 0)
+        XCTAssertEqual(try SharedDefaults(url: file).string(forKey: "k"), "b")
     }
 }

@@ -86,6 +86,15 @@ final class QueryTests: XCTestCase {
         XCTAssertThrowsError(try store.query(.smart("SELECT 1 FROM {employees}; DROP TABLE soup_attrs"))) {
             guard case .smartSQLNotSelect? = $0 as? SmartStoreError else { return XCTFail("\($0)") }
         }
+        // White space and new lines around the statement are trimmed first: a write behind them is still a write,
+        // and a second statement after a trailing semicolon is refused.
+        XCTAssertThrowsError(try store.query(.smart(" \n\t\u{2003}Delete FROM {employees}"))) {
+            guard case .smartSQLNotSelect? = $0 as? SmartStoreError else { return XCTFail("\($0)") }
+        }
+        XCTAssertEqual(try store.query(.smart("\n SELECT count(*) FROM {employees} \n\u{2003}")), [.array([10])])
+        XCTAssertThrowsError(try store.query(.smart("SELECT count(*) FROM {employees}; ;"))) {
+            guard case .smartSQLNotSelect? = $0 as? SmartStoreError else { return XCTFail("\($0)") }
+        }
         XCTAssertThrowsError(try store.query(.smart("SELECT {nope:_soup} FROM {nope}"))) {
             XCTAssertEqual($0 as? SmartStoreError, .smartSQLUnknownSoup("nope"))
         }
