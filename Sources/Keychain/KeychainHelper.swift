@@ -37,7 +37,9 @@ package final class KeychainHelper: Sendable {
     nonisolated(unsafe) private var newItemClass: KeychainAccessibility
     /// Reads done ahead (`readAhead`), each kept for the read that asks for it next, with the lock state it was
     /// read in. Touched only on `queue`.
-    nonisolated(unsafe) private var aheadResults: [[String: String]: (state: KeychainProtectionState, result: KeychainResult)] = [:]
+    /// Keyed by `aheadKey(query)`, a string: a dictionary keyed by dictionaries costs each launch the runtime's
+    /// look-up of Dictionary's conditional Hashable conformance (seen in a profile of the widget's launch).
+    nonisolated(unsafe) private var aheadResults: [String: (state: KeychainProtectionState, result: KeychainResult)] = [:]
     /// Whether the call running on `queue` took a read done ahead; any other call drops them all.
     nonisolated(unsafe) private var tookAhead = false
 
@@ -160,7 +162,7 @@ package final class KeychainHelper: Sendable {
             // also asks whether the keychain could be used at all.
             for (i, match) in found.enumerated() {
                 if case .found(let secret) = match.lookup, let alternative = match.alternative {
-                    self.aheadResults[queries[i]] = (state, .ok(secret, group: self.accessGroups[alternative]))
+                    self.aheadResults[Self.aheadKey(queries[i])] = (state, .ok(secret, group: self.accessGroups[alternative]))
                 }
             }
         }
@@ -484,7 +486,7 @@ package final class KeychainHelper: Sendable {
     /// The read done ahead for `query`, taken (it answers one read), when the lock state is still the one it was
     /// read in.
     private func takeAhead(_ query: [String: String]) -> KeychainResult? {
-        guard let ahead = aheadResults.removeValue(forKey: query) else { return nil }
+        guard let ahead = aheadResults.removeValue(forKey: Self.aheadKey(query)) else { return nil }
         tookAhead = true
         return ahead.state == protection() ? ahead.result : nil
     }
@@ -493,6 +495,14 @@ package final class KeychainHelper: Sendable {
     private func dropAheadUnlessTaken() {
         if !tookAhead { aheadResults = [:] }
         tookAhead = false
+    }
+
+    /// One string per query: its attributes in order of name, each `name=value`, separated by NUL (which no
+    /// attribute here holds).
+    private static func aheadKey(_ query: [String: String]) -> String {
+        var key = ""
+        for name in query.keys.sorted() { key += name + "=" + (query[name] ?? "") + "\u{0}" }
+        return key
     }
 
     private static func keyQuery(tag: String, device: String) -> [String: String] {
