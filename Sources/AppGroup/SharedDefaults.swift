@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(SchedulePoints)
+import SchedulePoints  // (scripts/fuzz compiles this file with SchedulePoint.swift in one module)
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,19 +36,22 @@ package final class SharedDefaults: Sendable {
     let corruptSuffix: @Sendable () -> String
     /// The last dictionary this process read or wrote of this file, by the file's identity: a read of a file
     /// no process replaced since does not parse it again. One per file in the process, shared by every
-    /// instance naming that file (a launch makes several instances of one suite).
+    /// instance naming that file (a launch makes several instances of one suite). Under `msdk-sim explore`
+    /// each instance keeps its own, as before: a read of a file in a shared container is a point where the
+    /// scheduler may let another actor write, and a copy shared by the whole process would answer most reads
+    /// without one, so the interleavings around them would never be explored.
     private let cache: ParsedCache
 
     package init(url: URL) {
         self.url = url
         self.corruptSuffix = SharedDefaults.timestamp
-        self.cache = ParsedCache.forFile(url.path)
+        self.cache = SchedulePoint.isExplored ? ParsedCache() : ParsedCache.forFile(url.path)
     }
 
     init(url: URL, corruptSuffix: @escaping @Sendable () -> String) {
         self.url = url
         self.corruptSuffix = corruptSuffix
-        self.cache = ParsedCache.forFile(url.path)
+        self.cache = SchedulePoint.isExplored ? ParsedCache() : ParsedCache.forFile(url.path)
     }
 
     // MARK: Reading
