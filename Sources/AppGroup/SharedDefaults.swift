@@ -288,10 +288,18 @@ final class ParsedCache: @unchecked Sendable {
     private static let registryLock = NSLock()
     nonisolated(unsafe) private static var registry: [String: ParsedCache] = [:]
 
+    /// At most this many files have a copy in the registry: a long-lived process (`msdk-sim`'s scenarios and
+    /// explorer) reads many devices' files, and a copy is only ever a saving, so past the bound it starts again.
+    static let registryBound = 256
+
+    /// How many files have a copy in the registry now.
+    static var registeredFiles: Int { registryLock.withLock { registry.count } }
+
     /// The process's cache for the file at `path` (made on first use).
     static func forFile(_ path: String) -> ParsedCache {
         registryLock.withLock {
             if let cache = registry[path] { return cache }
+            if registry.count >= registryBound { registry.removeAll(keepingCapacity: true) }
             let cache = ParsedCache()
             registry[path] = cache
             return cache

@@ -366,6 +366,19 @@ final class SharedDefaultsParsedCopyTests: XCTestCase {
         XCTAssertEqual(try SharedDefaults(url: file).string(forKey: "k"), "a")
     }
 
+    /// The registry of copies stays bounded however many files a long-lived process reads, and a suite still
+    /// reads right after its copy was dropped.
+    func testTheRegistryOfCopiesStaysBounded() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let file = dir.appendingPathComponent("s.plist")
+        let suite = SharedDefaults(url: file)
+        try suite.set("a", forKey: "k")
+        for n in 0..<(ParsedCache.registryBound * 2 + 3) { _ = ParsedCache.forFile(dir.appendingPathComponent("f\(n).plist").path) }
+        XCTAssertLessThanOrEqual(ParsedCache.registeredFiles, ParsedCache.registryBound)
+        XCTAssertEqual(try suite.string(forKey: "k"), "a")
+        XCTAssertEqual(try SharedDefaults(url: file).string(forKey: "k"), "a")
+    }
+
     /// A file replaced within the file system's clock tick, by a writer that reused the inode and kept the size,
     /// looks the same as the one parsed: a copy of a file that young is never kept, so the new value is read.
     /// (Seen failing without `isRacy`: the second read gave the first value.)
