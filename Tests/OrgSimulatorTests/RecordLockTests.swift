@@ -56,6 +56,23 @@ final class RecordLockTests: XCTestCase {
         XCTAssertEqual(name, "Held")
     }
 
+    /// An upsert by a unique external id whose record is held names the record, as a write by id does (and as
+    /// Salesforce does). On PostgreSQL the statement that waited is the one that would have said which record it
+    /// was, and its transaction is aborted: the record is found after the rollback.
+    func testAHeldUpsertByExternalIdNamesTheRecordAndChangesNothing() async throws {
+        let path = "\(base)/DeviceRecordId__c/held-upsert-1"
+        let created = try await client.send(try .json("PATCH", path, ["LastName": "Held"]))
+        let id = try XCTUnwrap(try created.object()["id"] as? String)
+        try await hold(id, seconds: 30)
+        let caught = await restError { _ = try await self.client.send(try .json("PATCH", path, ["LastName": "Changed"])) }
+        guard case .http(let status, let errors)? = caught else { return XCTFail(String(describing: caught)) }
+        XCTAssertEqual(status, 400)
+        XCTAssertEqual(errors.first?.errorCode, "UNABLE_TO_LOCK_ROW")
+        XCTAssertEqual(errors.first?.message, "unable to obtain exclusive access to this record or 1 records: \(id)")
+        let name = try await lastName(id)
+        XCTAssertEqual(name, "Held")
+    }
+
     func testAWriteWaitsForALockHeldLessThanTheTimeoutThenApplies() async throws {
         let id = try await create("Before")
         // Held for less than the timeout: the write waits for it, then applies.

@@ -15,6 +15,16 @@ struct SalesforceError: Error, Sendable, Equatable {
     var errorCode: String
     var message: String
     var fields: [String] = []
+    /// An upsert by an external id whose record was held (`UNABLE_TO_LOCK_ROW`) before the statement that waited
+    /// could say which record it was: `OrgState.write` names the record once the transaction is rolled back.
+    var heldValue: HeldValue?
+
+    struct HeldValue: Sendable, Equatable {
+        var orgId: String
+        var object: String
+        var field: String
+        var value: String
+    }
 
     init(_ status: Status = .badRequest, _ errorCode: String, _ message: String, fields: [String] = []) {
         self.status = status
@@ -26,6 +36,14 @@ struct SalesforceError: Error, Sendable, Equatable {
     /// A write that waited for a record another transaction holds longer than the org's record lock timeout.
     static func unableToLockRow(_ ids: [String]) -> SalesforceError {
         SalesforceError(.badRequest, "UNABLE_TO_LOCK_ROW", "unable to obtain exclusive access to this record or \(ids.count) records: \(ids.joined(separator: ","))")
+    }
+
+    /// A write by external id that waited for the record holding `value` longer than the lock timeout: named by the
+    /// value until `OrgState.write` finds the record's id.
+    static func unableToLockRow(orgId: String, object: String, field: String, value: String) -> SalesforceError {
+        var error = unableToLockRow(["\(field) \(value)"])
+        error.heldValue = HeldValue(orgId: orgId, object: object, field: field, value: value)
+        return error
     }
 
     static func notFound() -> SalesforceError { SalesforceError(.notFound, "NOT_FOUND", "The requested resource does not exist") }

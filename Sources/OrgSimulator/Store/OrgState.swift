@@ -73,7 +73,20 @@ final class OrgState: Sendable {
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (SQLTransaction) throws -> T) async throws -> T {
-        try await database.store.write(body)
+        do {
+            return try await database.store.write(body)
+        } catch let error as SalesforceError where error.heldValue != nil {
+            throw await namingHeldRecord(error)
+        }
+    }
+
+    /// `UNABLE_TO_LOCK_ROW` for an upsert by external id names the record that holds the value, read after the
+    /// write was rolled back (a look-up without a lock); by the value when no live record has it any more.
+    private func namingHeldRecord(_ error: SalesforceError) async -> SalesforceError {
+        guard let held = error.heldValue, let object = database.definition.object(held.object), let field = object.field(held.field) else { return error }
+        let records = self.records
+        let ids = (try? await database.store.read { db in try records.ids(db, orgId: held.orgId, object: object, field: field, value: held.value) }) ?? []
+        return ids.isEmpty ? error : SalesforceError.unableToLockRow(ids)
     }
 
     // MARK: Helpers

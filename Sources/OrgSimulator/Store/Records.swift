@@ -353,12 +353,17 @@ struct RecordStore: Sendable {
         let table = OrgDatabase.quote(object.table)
         // CreatedDate stays NULL until the clock is read below: NULL in what the statement returns is a row it made.
         // (Asked with COALESCE: SQLite 3.40's RETURNING answers `"CreatedDate" IS NULL` with 0 for a NULL.)
-        let row = try Self.locking(["\(field.name) \(value)"]) {
-            try db.fetchOne(
+        let row: SQLRow?
+        do {
+            row = try db.fetchOne(
                 "INSERT INTO \(table) (org_id, \(names.map(OrgDatabase.quote).joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: names.count))) "
                     + "ON CONFLICT \(OrgDatabase.upsertKey(field, db.dialect)) DO UPDATE SET \(updated.joined(separator: ", ")) "
                     + "RETURNING \(returning), CASE WHEN COALESCE(\"CreatedDate\", '') = '' THEN 1 ELSE 0 END AS made",
                 [session.orgId.sqlValue] + names.map { FieldCoding.toDatabase(record[$0]!) })
+        } catch let error as SQLStoreError where error.kind == .lockTimeout {
+            // On PostgreSQL the statement waited for the record that holds the value, and the transaction is
+            // aborted: the record is named once it is rolled back (OrgState.write), as Salesforce names it.
+            throw SalesforceError.unableToLockRow(orgId: session.orgId, object: object.name, field: field.name, value: value)
         }
         guard let row, let id = row["Id"] as String? else { throw SQLStoreError(kind: .other, reason: "an upsert returned no row", code: "upsert") }
         let made = (row["made"] as Int?) == 1
