@@ -13,6 +13,8 @@ import CoreEngine
 package final class PushNotificationManager: Sendable {
     /// Where the app keeps its simulated APNs device token (standard defaults).
     package static let deviceTokenKey = "APNSDeviceToken"
+    /// The id of the device `deviceTokenKey`'s token was made on.
+    package static let deviceTokenDeviceKey = "APNSDeviceTokenDevice"
     /// Where the app keeps each user's registration (`orgId/userId` → `{id, token}`), in its standard defaults.
     package static let registrationsKey = "MobilePushServiceDevices"
 
@@ -25,16 +27,26 @@ package final class PushNotificationManager: Sendable {
     }
 
     /// The device's APNs token for this app: 32 random bytes as 64 hex digits, made at the first
-    /// registration for remote notifications and kept on the device (the app's standard defaults).
+    /// registration for remote notifications and kept on the device (the app's standard defaults), with the id of
+    /// the device it was made on. APNs gives a new token on another device: a token that came along in a backup
+    /// restored to a new phone is not this phone's, so a new one is made (and `registerIfNeeded` registers again,
+    /// as the SDK does when `didRegisterForRemoteNotificationsWithDeviceToken` brings a new token).
     package func deviceToken() throws -> String {
         let defaults = launch.sandbox.standardDefaults
-        return try defaults.update(Self.deviceTokenKey) { value -> String in
-            if let existing = value?.stringValue, !existing.isEmpty { return existing }
-            var generator = SystemRandomNumberGenerator()
-            let made = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-            value = .string(made)
-            return made
+        let device = launch.sandbox.device.id.uuidString
+        if let existing = try defaults.string(forKey: Self.deviceTokenKey), !existing.isEmpty {
+            let madeOn = try defaults.string(forKey: Self.deviceTokenDeviceKey)
+            if madeOn == device { return existing }
+            if madeOn == nil {  // kept before the device was recorded with it: this device's
+                try defaults.set(.string(device), forKey: Self.deviceTokenDeviceKey)
+                return existing
+            }
         }
+        var generator = SystemRandomNumberGenerator()
+        let made = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        try defaults.set(.string(made), forKey: Self.deviceTokenKey)
+        try defaults.set(.string(device), forKey: Self.deviceTokenDeviceKey)
+        return made
     }
 
     /// What the org answered for a user's device: the record id and the token it was made for.

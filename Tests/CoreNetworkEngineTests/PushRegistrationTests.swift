@@ -81,6 +81,37 @@ final class PushRegistrationTests: XCTestCase {
         XCTAssertNil(try keychain.search(["service": PushKey.service]).first, "the last logout removes the push key (the SDK keeps it; DESIGN differences)")
     }
 
+    /// APNs gives a new token on a new phone: a backup restored there carries the app's standard defaults (the
+    /// old phone's token and registration with them), and the app must not keep using the old phone's token, or
+    /// the org goes on delivering the user's notifications to the old phone (found by msdk-sim explore's
+    /// `device restore`: the notification extension on the new phone never saw a push).
+    func testARestoredPhoneGetsItsOwnTokenAndRegistersAgain() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        let sdk = try sdk()
+        let alice = try await sdk.userAccountManager.login(org: org.baseURL, username: "alice@acme.test", password: "alice-pass", passcode: nil)
+        let oldToken = try PushNotificationManager(launch: sdk.launch, events: SDKEvents()).deviceToken()
+        let backup = root.appendingPathComponent("phone.backup")
+        _ = try DeviceBackup.backup(sdk.launch.sandbox.device, store: keychain, to: backup)
+        let (restored, _) = try DeviceBackup.restore(backup, to: root.appendingPathComponent("new-phone"), store: keychain)
+        let launch = try ProcessLaunch(
+            bundlePath: root.appendingPathComponent("MobileSyncExplorer.app").path, devicePath: restored.root.path, secretStore: keychain)
+        let push = PushNotificationManager(launch: launch, events: SDKEvents())
+        let carried = try XCTUnwrap(try push.registration(for: alice), "the registration came along in the app's defaults")
+        XCTAssertEqual(carried.token, oldToken)
+        let newToken = try push.deviceToken()
+        XCTAssertNotEqual(newToken, oldToken, "the new phone has a token of its own")
+        XCTAssertEqual(try push.deviceToken(), newToken, "and keeps it")
+        // The session's tokens do not come along (…ThisDeviceOnly): she logs in again on the new phone, which registers it.
+        let newSDK = SDKManager.initializeSDK(.mobileSync, launch: launch, events: SDKEvents())
+        // As the app's launch does first: the account its key did not come along for is set aside, kept.
+        try await LaunchPreparation.run(launch, accounts: newSDK.userAccountManager, recovery: .keepFiles, requireKeychain: true, note: { _ in })
+        let again = try await newSDK.userAccountManager.login(org: org.baseURL, username: "alice@acme.test", password: "alice-pass", passcode: nil)
+        XCTAssertEqual(try push.registration(for: again)?.token, newToken)
+        let records = try await devices(org)
+        XCTAssertTrue(records.contains { $0["ConnectionToken"]?.stringValue == newToken }, "the org delivers to the new phone")
+    }
+
     /// At logout the device drops the user's registration even when the org cannot be reached (the SDK logs
     /// the failed DELETE and goes on), and the push key goes with the last user, so nothing delivered
     /// afterwards can be decrypted. While another user is on the device, the app's one key stays.
