@@ -79,3 +79,25 @@ extension OrgProcess {
         return send(request)
     }
 }
+
+extension OrgProcess {
+    /// Whether the org grants an access token for `refreshToken` (a session still live there). The token is sent,
+    /// never printed.
+    func acceptsRefreshToken(_ refreshToken: String, clientId: String) -> Bool {
+        guard let request = Self.refreshRequest(orgURL: url, refreshToken: refreshToken, clientId: clientId) else { return false }
+        return send(request)
+    }
+
+    /// `POST /services/oauth2/token` with `grant_type=refresh_token`, as a connected app sends it.
+    static func refreshRequest(orgURL: String, refreshToken: String, clientId: String) -> URLRequest? {
+        guard let url = URL(string: orgURL + "/services/oauth2/token") else { return nil }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        var form = URLComponents()
+        form.queryItems = [URLQueryItem(name: "grant_type", value: "refresh_token"), URLQueryItem(name: "refresh_token", value: refreshToken),
+                           URLQueryItem(name: "client_id", value: clientId), URLQueryItem(name: "format", value: "json")]
+        request.httpBody = Data((form.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B").utf8)
+        return request
+    }
+}

@@ -215,7 +215,10 @@ package enum Scenarios {
             let out = run.exec("msdk-sim", ["device", "install", "--device", run.device.path, "--app", app.path])
             guard out.status == 0 else { throw Failure.setup("msdk-sim device install: \(out.stderr)") }
         }
-        let app = try run.variant("MobileSyncExplorer") { _ in }
+        // The SDK's default: nothing revokes what a previous install left (the sample sets the fix; this variant not).
+        let app = try run.variant("MobileSyncExplorer") { url in
+            try Run.editPlist(url.appendingPathComponent(AppGroupConfig.fileName)) { $0["revokeTokensOfPreviousInstall"] = false }
+        }
         try install(app)
         try run.step("alice logs in", run.app(app, ["login", "--username", "alice@acme.test", "--password", "alice-pass"]), expect: 0)
         try reinstall(app)
@@ -259,14 +262,7 @@ package enum Scenarios {
         let items = try LibsecretStore().search(["device": device.id.uuidString, "service": TokenStore.refreshService])
         guard let refresh = items.first(where: { !$0.secret.isEmpty }).map({ String(decoding: $0.secret, as: UTF8.self) }) else { return false }
         let boot = try BootConfig.load(from: AppBundle(at: app))
-        guard let url = URL(string: run.orgURL + "/services/oauth2/token") else { throw Failure.setup("no org URL") }
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        var form = URLComponents()
-        form.queryItems = [URLQueryItem(name: "grant_type", value: "refresh_token"), URLQueryItem(name: "refresh_token", value: refresh),
-                           URLQueryItem(name: "client_id", value: boot.consumerKey), URLQueryItem(name: "format", value: "json")]
-        request.httpBody = Data((form.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B").utf8)
+        guard let request = OrgProcess.refreshRequest(orgURL: run.orgURL, refreshToken: refresh, clientId: boot.consumerKey) else { throw Failure.setup("no org URL") }
         let (_, response) = try await URLSession.shared.data(for: request)
         return (response as? HTTPURLResponse)?.statusCode == 200
     }

@@ -119,8 +119,10 @@ package final class AppSession: @unchecked Sendable {
         try await LaunchPreparation.run(
             session.launch, accounts: session.accounts, recovery: options.sdkRecovery ? .sdkDestructive : .keepFiles,
             requireKeychain: requireKeychain, note: note)
-        guard requireKeychain else { return session }
-        if session.launch.config?.revokeTokensOfPreviousInstall == true {
+        // The app's own code at its first launch after an install: the status report runs it too when the keychain
+        // can be used (it is a launch of the app like any other; msdk-sim explore's relaunch is one).
+        let keychainUsable = requireKeychain ? true : await session.launch.keychain.status().success
+        if keychainUsable, session.launch.config?.revokeTokensOfPreviousInstall == true {
             let leftover = try await session.accounts.revokeTokensOfPreviousInstall(loginHost: options.org.flatMap(URL.init(string:)))
             if !leftover.revoked.isEmpty {
                 note("revoked at the org and removed the tokens of \(leftover.revoked.count) session(s) a previous install of the app left in the keychain (revokeTokensOfPreviousInstall)")
@@ -129,6 +131,7 @@ package final class AppSession: @unchecked Sendable {
                 note("\(leftover.kept.count) session(s) a previous install left in the keychain could not be revoked yet (no --org, or the org is unreachable); they are kept and tried again at the next launch")
             }
         }
+        guard requireKeychain else { return session }
         if try await session.screenLock.checkForScreenLockUsers() {
             session.events.step("screenLockPasscodeForgotten", ["why": "no account on the device needs it (keychain values outlive the app)"])
             note("the screen-lock passcode left in the keychain was forgotten: no account on this device needs it (the app was removed and installed again, as SalesforceSDKManager's checkForScreenLockUsers does)")

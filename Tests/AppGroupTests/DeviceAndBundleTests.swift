@@ -82,7 +82,9 @@ final class DeviceAndBundleTests: XCTestCase {
         XCTAssertEqual(plugIns[1].entitlements.applicationGroups, app.entitlements.applicationGroups)
         XCTAssertEqual(app.entitlements.raw["aps-environment"]?.stringValue, "development")
         let config = try XCTUnwrap(try AppGroupConfig.load(from: app))
-        XCTAssertEqual(config, AppGroupConfig(appGroupName: "group.com.salesforce.mobilesdk.MobileSyncExplorer", appGroupsEnabled: true))
+        var expected = AppGroupConfig(appGroupName: "group.com.salesforce.mobilesdk.MobileSyncExplorer", appGroupsEnabled: true)
+        expected.revokeTokensOfPreviousInstall = true  // the app revokes what a previous install left (scenario k's fix)
+        XCTAssertEqual(config, expected)
         // The extension sets only the name and follows the app's flag.
         let widgetConfig = try XCTUnwrap(try AppGroupConfig.load(from: plugIns[1]))
         XCTAssertEqual(widgetConfig, AppGroupConfig(appGroupName: "group.com.salesforce.mobilesdk.MobileSyncExplorer", appGroupsEnabled: nil))

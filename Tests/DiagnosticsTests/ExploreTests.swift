@@ -7,12 +7,13 @@ import XCTest
 /// `msdk-sim explore` (issue 38): a run is a function of its seed, and a schedule file is checked before it runs.
 /// These run the real binaries (built by `swift build --build-tests`) on the keyring of scripts/with-keyring.
 final class ExploreTests: XCTestCase {
-    func explorer() throws -> Explorer {
+    func explorer(app: URL? = nil, sdkRecovery: Bool = false) throws -> Explorer {
         let bin = try TestSupport.executable("main-app").deletingLastPathComponent()
         let root = TestSupport.packageRoot
         var options = Explorer.Options(
-            app: root.appendingPathComponent("Fixtures/MobileSyncExplorer/MobileSyncExplorer.app"), bin: bin,
+            app: app ?? root.appendingPathComponent("Fixtures/MobileSyncExplorer/MobileSyncExplorer.app"), bin: bin,
             orgData: root.appendingPathComponent("Fixtures/org"))
+        options.sdkRecovery = sdkRecovery
         options.contacts = 10
         return try Explorer(options)
     }
@@ -103,5 +104,44 @@ final class ExploreTests: XCTestCase {
             }
         }
         XCTAssertThrowsError(try ExploreSchedule.load(dir.appendingPathComponent("missing.json"))) { XCTAssertTrue("\($0)".contains("cannot be read"), "\($0)") }
+    }
+
+    /// The user deletes the app and installs it again: keychain values outlive the app, so the session of the
+    /// first install stays live at the org unless the app revokes it at its first launch (the sample does:
+    /// `revokeTokensOfPreviousInstall`); the SDK's default does not.
+    func testAReinstallLeavesALiveSessionUnlessTheAppRevokesIt() throws {
+        let steps = [ExploreStep("app", "login alice@acme.test"), ExploreStep("app", "finish"), ExploreStep("device", "reinstall")]
+        let fixed = try explorer().replay(steps)
+        XCTAssertEqual(fixed.violations, [], fixed.narrative.joined(separator: "\n"))
+        XCTAssertTrue(fixed.narrative.contains { $0.contains("deleted and installed again") }, fixed.narrative.joined(separator: "\n"))
+
+        let work = try TestSupport.temporaryDirectory(self)
+        let app = work.appendingPathComponent("MobileSyncExplorer.app")
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("Fixtures/MobileSyncExplorer/MobileSyncExplorer.app"), to: app)
+        let config = app.appendingPathComponent("AppGroupConfig.plist")
+        var plist = try XCTUnwrap(try PropertyListSerialization.propertyList(from: Data(contentsOf: config), format: nil) as? [String: Any])
+        plist["revokeTokensOfPreviousInstall"] = nil
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: config)
+        let sdkDefault = try explorer(app: app).replay(steps)
+        XCTAssertEqual(sdkDefault.violations.map(\.invariant), ["orphaned-session"], sdkDefault.narrative.joined(separator: "\n"))
+    }
+
+    /// A move to a new phone from a backup: the account's key does not come along, so the app sets the account
+    /// file aside (kept, not deleted; under --sdk-recovery the SDK deletes it, which is its rule); a new login
+    /// there gets the new phone's own push token, so a push at rest reaches its notification extension.
+    func testARestoreDeletesNothingAndTheNewPhoneGetsItsOwnPushes() throws {
+        let steps = [
+            ExploreStep("app", "login alice@acme.test"), ExploreStep("app", "finish"), ExploreStep("app", "edit"), ExploreStep("app", "finish"),
+            ExploreStep("device", "restore"), ExploreStep("app", "view"), ExploreStep("app", "finish"),
+            ExploreStep("app", "login alice@acme.test"), ExploreStep("app", "finish"),
+        ]
+        for recovery in [false, true] {
+            let run = try explorer(sdkRecovery: recovery).replay(steps)
+            let text = run.narrative.joined(separator: "\n")
+            XCTAssertEqual(run.violations, [], text)
+            XCTAssertTrue(text.contains("restored to a new phone"), text)
+            XCTAssertTrue(text.contains(recovery ? "the SDK deletes an account it cannot read" : "was set aside, kept"), text)
+            XCTAssertTrue(text.contains("the notification extension at rest: shown, decrypted"), text)
+        }
     }
 }

@@ -53,7 +53,30 @@ ok "explore --replay: a schedule of the other mode, or with an unknown step, is 
 
 expect_status 0 sim explore --sdk-recovery --runs 20 --steps 20 --seed 1
 contains "$OUT" "no invariant broke"
-ok "explore: the fixed fixture (afterFirstUnlockThisDeviceOnly) breaks nothing in 20 runs of 20 steps"
+ok "explore: the fixed fixture (afterFirstUnlockThisDeviceOnly, revokeTokensOfPreviousInstall) breaks nothing in 20 runs of 20 steps"
+
+# The SDK's default keeps what a previous install left in the keychain: with revokeTokensOfPreviousInstall taken out of
+# the sample (what the SDK does), exploring reinstalls the app and finds a session the org still accepts; replayed, it
+# breaks again. The sample itself revokes them at its first launch (it is explored above).
+cp -R "$ROOT/Fixtures/MobileSyncExplorer/MobileSyncExplorer.app" "$WORK/SDKDefault.app"
+python3 - "$WORK/SDKDefault.app/AppGroupConfig.plist" <<'PY'
+import plistlib, sys
+d = plistlib.load(open(sys.argv[1], "rb")); assert d.pop("revokeTokensOfPreviousInstall") is True; plistlib.dump(d, open(sys.argv[1], "wb"))
+PY
+expect_status 10 sim explore --app "$WORK/SDKDefault.app" --org-data "$ROOT/Fixtures/org" --runs 30 --steps 20 --seed 1 --json --out "$WORK/orphaned.json"
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+v = {v["invariant"]: v for v in r["violations"]}
+assert list(v) == ["orphaned-session"], list(v)
+steps = v["orphaned-session"]["steps"]
+assert len(steps) <= 10 and {"actor": "device", "action": "reinstall"} in steps, steps
+assert v["orphaned-session"]["replayed"]["broke"] == v["orphaned-session"]["replayed"]["of"] > 0' || fail "the SDK's default: not orphaned-session alone: $OUT"
+expect_status 10 sim explore --app "$WORK/SDKDefault.app" --org-data "$ROOT/Fixtures/org" --replay "$WORK/orphaned.json"
+contains "$OUT" "device       reinstall"
+contains "$OUT" "!! orphaned-session:"
+contains "$OUT" "of which the org still accepts 1"
+ok "explore: the SDK's default (no revokeTokensOfPreviousInstall) leaves a session the org accepts after a reinstall: found, shrunk with the reinstall in it, replayed"
 
 # A misconfigured extension breaks no shared data, but the user sees nobody logged in: at rest, with a user
 # logged in, the widget (keychain group missing) and the notification extension (the push key's group not shared)

@@ -1,5 +1,6 @@
 import AppGroup
 import CoreEngine
+import CoreNetworkEngine
 import Exploring
 import Foundation
 import Keychain
@@ -22,8 +23,16 @@ final class ExploreRun {
     private let explorer: Explorer
     private let org: OrgProcess
     private let directory: URL
-    private let device: URL
-    private let deviceID: String
+    /// The device the actors run on: a restore (`device restore`) moves the run to a new one.
+    private var device: URL
+    private var deviceID: String
+    /// Every device id the run used and every backup it took: their keychain items go when the run ends.
+    private var deviceIDs: [String] = []
+    private var backupIDs: [String] = []
+    private var restores = 0
+    private var reinstalls = 0
+    /// Users whose account file the SDK's recovery deleted (`--sdk-recovery`).
+    private var recoveredAway: Set<String> = []
     private var running: [String: Running] = [:]
     private var lockState: DeviceLockState = .unlocked
     private var orgOffline = false
@@ -52,14 +61,20 @@ final class ExploreRun {
         self.directory = directory
         device = directory.appendingPathComponent("device")
         try SecureFiles.makeDirectory(directory)
-        deviceID = try Device.open(at: device, initialize: true).id.uuidString
+        let made = try Device.open(at: device, initialize: true)
+        deviceID = made.id.uuidString
+        deviceIDs = [deviceID]
+        // Installed, as on a phone: an uninstall then takes its extensions' containers and its group's.
+        try DeviceApps(device: made).install(AppBundle(at: explorer.bundle.url))
     }
 
     /// Ends what still runs and removes the device's keychain items.
     func finish() {
         for name in running.keys.sorted() { running[name]?.process.killNow() }
         running.removeAll()
-        _ = try? LibsecretStore().delete(["device": deviceID])
+        let store = LibsecretStore()
+        for id in deviceIDs { _ = try? store.delete(["device": id]) }
+        for id in backupIDs { _ = try? store.delete(["backup": id]) }
     }
 
     private var step: Int { steps.count }
@@ -101,6 +116,12 @@ final class ExploreRun {
         }
         options += lockState.isUnlocked ? [(ExploreStep("device", "lock"), 2)] : [(ExploreStep("device", "unlock"), 3)]
         options.append((ExploreStep("device", "reboot"), 1))
+        // The user deletes the app and installs it again, or moves to a new phone from a backup (taken unlocked):
+        // offered once someone has logged in, since before that there is nothing for either to lose.
+        if !loggedIn.isEmpty {
+            options.append((ExploreStep("device", "reinstall"), 1))
+            if lockState.isUnlocked { options.append((ExploreStep("device", "restore"), 1)) }
+        }
         options += orgOffline ? [(ExploreStep("org", "online"), 2)] : [(ExploreStep("org", "offline"), 1)]
         options.append((ExploreStep("org", "expire-tokens"), 1))
         return choices.pick(options)
@@ -281,6 +302,10 @@ final class ExploreRun {
                 try d.lock()
             case "unlock":
                 try d.setLockState(.unlocked)
+            case "reinstall":
+                return try reinstall(d)
+            case "restore":
+                return try restore(d)
             default:
                 // A reboot ends every process.
                 let ended = running.keys.sorted()
@@ -296,6 +321,57 @@ final class ExploreRun {
         } catch {
             return "failed: \(error)"
         }
+    }
+
+    /// The user deletes the app and installs it again, as iOS does it: the app and its extensions end, their
+    /// containers and the group's go, the keychain keeps every item. Whoever was logged in is logged out by it,
+    /// and edits not yet sent go with the store.
+    private func reinstall(_ d: Device) throws -> String {
+        let ended = running.keys.sorted()
+        for name in ended { _ = kill(name, why: "the app was deleted") }
+        let apps = DeviceApps(device: d)
+        let removed = try apps.uninstall(bundleID: explorer.bundle.bundleID)
+        try apps.install(AppBundle(at: explorer.bundle.url))
+        reinstalls += 1
+        forgetSessions()
+        event("device", "i", "reinstall", ["removed": removed.removed.joined(separator: ", ")])
+        return "deleted and installed again: removed \(removed.removed.count) container(s), the keychain kept"
+            + (ended.isEmpty ? "" : "; ended \(ended.joined(separator: ", "))")
+    }
+
+    /// The user moves to a new phone from an encrypted backup of this one (taken unlocked): the files and the
+    /// keychain items that are not `…ThisDeviceOnly` come along, on a device with a new id; the run goes on there.
+    private func restore(_ d: Device) throws -> String {
+        guard lockState == .unlocked else { return "skipped: a backup is taken unlocked, and the device is \(lockState.rawValue)" }
+        let ended = running.keys.sorted()
+        for name in ended { _ = kill(name, why: "the old phone was put away") }
+        restores += 1
+        let store = LibsecretStore()
+        let file = directory.appendingPathComponent("backup-\(restores)")
+        let backup = try DeviceBackup.backup(d, store: store, to: file)
+        backupIDs.append(backup.backupID)
+        let root = directory.appendingPathComponent("device-restored-\(restores)")
+        let (restored, summary) = try DeviceBackup.restore(file, to: root, store: store)
+        try? FileManager.default.removeItem(at: file)
+        device = root
+        deviceID = restored.id.uuidString
+        deviceIDs.append(deviceID)
+        lockState = try restored.lockState()
+        forgetSessions()
+        event("device", "i", "restore", ["items": String(summary.keychainItems), "leftOut": String(summary.keychainItemsLeftOut)])
+        return "restored to a new phone: \(summary.files) file(s), \(summary.keychainItems) keychain item(s) came along, \(summary.keychainItemsLeftOut) did not"
+            + (ended.isEmpty ? "" : "; ended \(ended.joined(separator: ", "))")
+    }
+
+    /// After a reinstall or a restore nobody is logged in by the app's doing, the account files on the device are
+    /// what is there now, and edits not yet sent went with the old install (or phone): nothing the app acknowledged
+    /// before it is expected any more.
+    private func forgetSessions() {
+        loggedIn.removeAll()
+        uncertain.removeAll()
+        loggingOut.removeAll()
+        edits.removeAll()
+        accountFiles = accountFilesNow()
     }
 
     private func orgStep(_ action: String) -> String {
@@ -339,13 +415,27 @@ final class ExploreRun {
         for (userId, path) in accountFiles.sorted(by: { $0.key < $1.key }) where now[userId] == nil {
             let user = username(ofUserId: userId) ?? userId
             if loggingOut.contains(user) { continue }
+            if let aside = Self.setAside(path) {
+                say("     the account file of \(user) was set aside, kept: \(relative(aside)) (it cannot be read here; \(by))")
+                continue
+            }
             if explorer.options.sdkRecovery {
+                recoveredAway.insert(user)
                 say("     the account file of \(user) is gone (\(by); --sdk-recovery: the SDK deletes an account it cannot read)")
             } else {
                 violate("data-deleted", "the account file of \(user) was deleted though nobody logged \(user) out (\(relative(path)); \(by))")
             }
         }
         accountFiles = now
+    }
+
+    /// The copy of a gone account file that a launch set aside (`….unreadable-…`, beside it), if there is one.
+    static func setAside(_ path: String) -> String? {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent()
+        let prefix = url.lastPathComponent + ".unreadable-"
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasPrefix(prefix) }.sorted()
+        return names.last.map { folder.appendingPathComponent($0).path }
     }
 
     private func checkWidget(_ r: Running, _ out: String) {
@@ -386,6 +476,7 @@ final class ExploreRun {
             violate("logged-out-without-logout", "\(user) logged in and never logged out, but is not logged in once the device is unlocked and the app relaunched")
         }
         checkExtensionsAtRest(accounts: accounts)
+        checkOrphanedSessions()
         let owners = Set(edits.compactMap(\.owner)).filter { accounts.contains($0) }.sorted()
         for owner in owners {
             _ = finalApp(["switch-user", "--username", owner])
@@ -459,6 +550,46 @@ final class ExploreRun {
                     "with the device unlocked, nothing running and \(current) logged in, a push to \(current) is \(state) in the notification service extension: \(report["message"] as? String ?? Self.lastLine(err))")
             }
         }
+    }
+
+    /// After the relaunch: live tokens that no account file points to, which the org still accepts. The app's own
+    /// launch discards an interrupted login's; what a previous install left stays unless the app revokes it.
+    private func checkOrphanedSessions() {
+        let orphans = Self.orphanedTokenAccounts(bundle: explorer.bundle.url.path, device: device.path)
+        guard !orphans.isEmpty, let clientId = explorer.bundle.consumerKey else { return }
+        let items = (try? LibsecretStore().search(["device": deviceID, "service": TokenStore.refreshService])) ?? []
+        var live = 0
+        for account in orphans {
+            guard let item = items.first(where: { $0.attributes["account"] == account && !$0.secret.isEmpty }) else { continue }
+            if org.acceptsRefreshToken(String(decoding: item.secret, as: UTF8.self), clientId: clientId) { live += 1 }
+        }
+        say("     keychain sessions no account uses: \(orphans.count), of which the org still accepts \(live)")
+        guard live > 0 else { return }
+        var causes: [String] = []
+        if reinstalls > 0 { causes.append("the app was deleted and installed again: keychain values outlive the app, so revoke a previous install's sessions at the first launch after an install") }
+        if !recoveredAway.isEmpty {
+            causes.append("the SDK's recovery deleted the account of \(recoveredAway.sorted().joined(separator: ", ")) without revoking its session")
+        }
+        violate(
+            "orphaned-session",
+            "\(live) session(s) have tokens in the keychain that no account on the device uses, and the org still accepts them: nothing on the phone will use or end them"
+                + (causes.isEmpty ? "" : " (\(causes.joined(separator: "; ")))"))
+    }
+
+    /// `UserAccountManager.orphanedTokenAccounts` of the app on the device, read from outside as the doctor reads it.
+    private static func orphanedTokenAccounts(bundle: String, device: String) -> [String] {
+        final class Box: @unchecked Sendable { var accounts: [String] = [] }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            defer { done.signal() }
+            guard let launch = try? ProcessLaunch(bundlePath: bundle, devicePath: device, applyConfig: false, secretStore: LibsecretStore()) else { return }
+            let accounts = UserAccountManager(launch: launch, events: SDKEvents())
+            _ = await accounts.loadAccountKey()
+            box.accounts = (try? await accounts.orphanedTokenAccounts()) ?? []
+        }
+        done.wait()
+        return box.accounts
     }
 
     /// A launch of the app at the run's end, let run to its end.

@@ -73,6 +73,7 @@ package final class Explorer: @unchecked Sendable {
         ("extension-sees-no-user", "at the run's end, with the device unlocked, nothing running and a user logged in, the widget lists that user's data and the notification service extension decrypts a push to them"),
         ("edit-lost", "every contact the app acknowledged reaches the org by the end of the run, after the explorer's final sync"),
         ("edit-duplicated", "every contact the app created once is at the org once after the final sync"),
+        ("orphaned-session", "once the app is relaunched at the run's end, no session's tokens stay in the keychain, accepted by the org, that no account on the device uses (what a previous install leaves: keychain values outlive the app)"),
     ]
 
     let options: Options
@@ -255,6 +256,9 @@ struct ExploredBundle {
         self.widget = widget
         self.notification = notification
     }
+
+    /// The connected app's consumer key (bootconfig), which a refresh at the org names.
+    var consumerKey: String? { (try? AppBundle(at: url)).flatMap { try? BootConfig.load(from: $0) }?.consumerKey }
 
     static func plist(_ url: URL) -> [String: Any]? {
         (try? Data(contentsOf: url)).flatMap { try? PropertyListSerialization.propertyList(from: $0, format: nil) as? [String: Any] }

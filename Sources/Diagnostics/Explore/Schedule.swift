@@ -52,7 +52,7 @@ extension ExploreStep {
         "app": ["login", "sync", "edit", "logout", "switch-user", "view"],
         "widget": ["refresh"],
         "notification": ["push"],
-        "device": ["lock", "unlock", "reboot"],
+        "device": ["lock", "unlock", "reboot", "reinstall", "restore"],
         "org": ["offline", "online", "expire-tokens"],
     ]
 
