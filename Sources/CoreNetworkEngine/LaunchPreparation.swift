@@ -9,7 +9,9 @@ import Foundation
 /// happens (so a launch that then stops has said what it repaired first).
 package enum LaunchPreparation {
     /// - Parameter requireKeychain: false for a launch that only reports (`status`): it goes on with a
-    ///   keychain it cannot use, and so touches nothing that needs it.
+    ///   keychain it cannot use, and so touches nothing that needs it. With a keychain it can use, it is a launch
+    ///   of the app like any other and prepares as each does (what an interrupted login left is discarded, an
+    ///   account a restore left unreadable set aside): opening the app runs the same code whatever it shows.
     package static func run(
         _ launch: ProcessLaunch, accounts: UserAccountManager, recovery: UserAccountManager.Recovery, requireKeychain: Bool,
         note: (String) -> Void
@@ -21,7 +23,8 @@ package enum LaunchPreparation {
         if let first = repaired.removed.first {
             note("removed \(repaired.removed.count) temp file(s) left by writers that were killed (e.g. \(first))")
         }
-        guard requireKeychain else {
+        let usable = requireKeychain ? true : await launch.keychain.status().success
+        guard usable else {
             // Read the account key if the keychain allows; a report then says what it could not read.
             await accounts.loadAccountKey()
             return

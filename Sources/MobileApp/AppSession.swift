@@ -120,7 +120,8 @@ package final class AppSession: @unchecked Sendable {
             session.launch, accounts: session.accounts, recovery: options.sdkRecovery ? .sdkDestructive : .keepFiles,
             requireKeychain: requireKeychain, note: note)
         // The app's own code at its first launch after an install: the status report runs it too when the keychain
-        // can be used (it is a launch of the app like any other; msdk-sim explore's relaunch is one).
+        // can be used (it is a launch of the app like any other, as LaunchPreparation says; msdk-sim explore's
+        // relaunch is one).
         let keychainUsable = requireKeychain ? true : await session.launch.keychain.status().success
         if keychainUsable, session.launch.config?.revokeTokensOfPreviousInstall == true {
             let leftover = try await session.accounts.revokeTokensOfPreviousInstall(loginHost: options.org.flatMap(URL.init(string:)))
