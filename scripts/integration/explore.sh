@@ -82,7 +82,7 @@ ok "explore: the SDK's default (no revokeTokensOfPreviousInstall) leaves a sessi
 # logged in, the widget (keychain group missing) and the notification extension (the push key's group not shared)
 # must see that user.
 for broken in keychain-group-missing push-key-group-not-shared; do
-  expect_status 10 sim explore --app "$ROOT/Fixtures/broken/$broken/MobileSyncExplorer.app" --org-data "$ROOT/Fixtures/org" --runs 2 --seed 1 --json
+  expect_status 10 sim explore --app "$ROOT/Fixtures/broken/$broken/MobileSyncExplorer.app" --org-data "$ROOT/Fixtures/org" --runs 6 --seed 1 --json
   printf '%s' "$OUT" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)
