@@ -97,6 +97,8 @@ final class ExploreTests: XCTestCase {
             (#"{"format":"other","sdkRecovery":false,"steps":[]}"#, "is of format other"),
             (#"{"format":"appgroupsim-explore-schedule-1","sdkRecovery":false,"steps":[{"actor":"app","action":"rm -rf"}]}"#, "unknown step app rm -rf"),
             (#"{"format":"appgroupsim-explore-schedule-1","sdkRecovery":false,"steps":[{"actor":"kernel","action":"panic"}]}"#, "unknown step kernel panic"),
+            (#"{"format":"appgroupsim-explore-schedule-1","sdkRecovery":false,"steps":[{"actor":"device","action":"restore bogus"}]}"#, "unknown step device restore bogus"),
+            (#"{"format":"appgroupsim-explore-schedule-1","sdkRecovery":false,"steps":[{"actor":"org","action":"offline 5"}]}"#, "unknown step org offline 5"),
         ] {
             try Data(text.utf8).write(to: file)
             XCTAssertThrowsError(try ExploreSchedule.load(file)) { error in

@@ -306,7 +306,7 @@ final class ExploreRun {
                 return try reinstall(d)
             case "restore":
                 return try restore(d)
-            default:
+            case "reboot":
                 // A reboot ends every process.
                 let ended = running.keys.sorted()
                 for name in ended { _ = kill(name, why: "reboot") }
@@ -314,6 +314,8 @@ final class ExploreRun {
                 lockState = try d.lockState()
                 event("device", "i", "reboot", [:])
                 return ended.isEmpty ? "rebooted: before its first unlock" : "rebooted: before its first unlock; ended \(ended.joined(separator: ", "))"
+            default:
+                return "skipped: no device step \(action)"
             }
             lockState = try d.lockState()
             event("device", "i", action, ["state": lockState.rawValue])
@@ -383,8 +385,10 @@ final class ExploreRun {
         case "online":
             orgOffline = false
             return org.faults(["errorRate": 0]) ? "answers again" : "the org refused the fault"
-        default:
+        case "expire-tokens":
             return org.faults(["expireTokens": true]) ? "every access token expired" : "the org refused the fault"
+        default:
+            return "skipped: no org step \(action)"
         }
     }
 

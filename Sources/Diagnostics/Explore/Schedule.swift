@@ -60,6 +60,8 @@ extension ExploreStep {
     static let processVerbs = ["resume", "finish", "until", "kill"]
 
     static func isKnown(_ step: ExploreStep) -> Bool {
+        // The device's and the org's steps take no argument: `restore bogus` is no step (it was run as a reboot).
+        if step.actor == "device" || step.actor == "org" { return actions[step.actor]!.contains(step.action) }
         let verb = step.action.split(separator: " ").first.map(String.init) ?? ""
         if actions[step.actor]?.contains(verb) == true { return true }
         return processActors.contains(step.actor) && processVerbs.contains(verb)
