@@ -77,10 +77,23 @@ package final class AppSession: @unchecked Sendable {
         auth = AuthHelper(sdk: sdk)
         let accounts = sdk.userAccountManager
         let launch = self.launch
-        events.observe(.didChangeCurrentUser) { _, _ in
-            let loggedIn = (try? accounts.currentUser()) != nil
-            try? launch.dataSharing.msdkUserDefaults().set(.bool(loggedIn), forKey: launch.userLogInStatusKey)
-        }
+        events.observe(.didChangeCurrentUser) { _, _ in Self.resetUserLoginStatus(launch, accounts) }
+    }
+
+    /// The sample's `resetUserloginStatus` (its AppDelegate): `userLoggedIn` in msdkUserDefaults is whether there is a
+    /// current user. It runs on every current-user change, and in `loginIfRequired`'s completion at every launch.
+    private static func resetUserLoginStatus(_ launch: ProcessLaunch, _ accounts: UserAccountManager) {
+        let loggedIn = (try? accounts.currentUser()) != nil
+        try? launch.dataSharing.msdkUserDefaults().set(.bool(loggedIn), forKey: launch.userLogInStatusKey)
+    }
+
+    /// `loginIfRequired`'s completion as the sample's `application(_:didFinishLaunchingWithOptions:)` passes it: with
+    /// a current user that has a token there is no login screen, and the completion runs at once, writing the flag
+    /// again. So a flag that a launch killed before it wrote it (a login ended between the account and the flag) is
+    /// right again at the next launch, as on a phone.
+    package func loginIfRequiredCompleted() async {
+        guard let current = try? accounts.currentUser(), (try? await accounts.isLoggedIn(current)) == true else { return }
+        Self.resetUserLoginStatus(launch, accounts)
     }
 
     /// Launches the app. Before anything changes it waits for any other instance of this app on the
@@ -88,8 +101,10 @@ package final class AppSession: @unchecked Sendable {
     /// (unless `sdkRecovery`). `unlock`: the screen lock is shown (and must be passed with the
     /// passcode) when a policy applies. `requireKeychain`: false only for the status report, which
     /// reports a keychain it cannot use instead of stopping.
+    /// `finishLaunching`: false for the shell, whose `login-if-required` command is the sample's launch.
     package static func start(
-        _ options: AppLaunchOptions, unlock: Bool = true, requireKeychain: Bool = true, note: @escaping @Sendable (String) -> Void = { _ in }
+        _ options: AppLaunchOptions, unlock: Bool = true, requireKeychain: Bool = true, finishLaunching: Bool = true,
+        note: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws -> AppSession {
         let session = try AppSession(options)
         if !options.background {
@@ -132,6 +147,8 @@ package final class AppSession: @unchecked Sendable {
                 note("\(leftover.kept.count) session(s) a previous install left in the keychain could not be revoked yet (no --org, or the org is unreachable); they are kept and tried again at the next launch")
             }
         }
+        // The sample's didFinishLaunching: loginIfRequired, then its completion (the status report too: it is a launch).
+        if finishLaunching, keychainUsable { await session.loginIfRequiredCompleted() }
         guard requireKeychain else { return session }
         if try await session.screenLock.checkForScreenLockUsers() {
             session.events.step("screenLockPasscodeForgotten", ["why": "no account on the device needs it (keychain values outlive the app)"])

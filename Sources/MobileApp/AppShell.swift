@@ -218,6 +218,7 @@ package final class AppShell: @unchecked Sendable {
         }
         switch outcome {
         case .alreadyLoggedIn(let who):
+            await session.loginIfRequiredCompleted()
             say("valid token for \(who): authentication skipped")
             for scene in scenes { reset(scene) }
         case .loggedIn(let who): say("logged in as \(who)")

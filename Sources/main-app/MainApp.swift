@@ -55,8 +55,8 @@ struct MainApp: AsyncParsableCommand {
     }
 
     /// One launch of the app (MobileApp's AppSession); warnings of the launch go to stderr.
-    func start(unlock: Bool = true, requireKeychain: Bool = true) async throws -> AppSession {
-        try await AppSession.start(options, unlock: unlock, requireKeychain: requireKeychain, note: warn)
+    func start(unlock: Bool = true, requireKeychain: Bool = true, finishLaunching: Bool = true) async throws -> AppSession {
+        try await AppSession.start(options, unlock: unlock, requireKeychain: requireKeychain, finishLaunching: finishLaunching, note: warn)
     }
 }
 

@@ -15,7 +15,7 @@ struct Shell: AsyncParsableCommand {
     @Option(name: .customLong("scene"), help: "A scene to open at launch (repeat for more).") var scenes: [String] = ["main"]
 
     func run() async throws {
-        let session = try await app.start(unlock: false)
+        let session = try await app.start(unlock: false, finishLaunching: false)
         let passcode = app.passcode
         let prompts = AppShell.Prompts(
             login: { config, host in
