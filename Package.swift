@@ -134,7 +134,7 @@ let package = Package(
             "AppGroup", "Keychain", "FastJSON",
             .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
-        .target(name: "CoreNetworkEngine", dependencies: ["CoreEngine", "AppGroup", "Keychain", "FastJSON", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "CoreNetworkEngine", dependencies: ["CoreEngine", "AppGroup", "Keychain", "FastJSON", "SchedulePoints", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "SmartStoreEngine", dependencies: [
             // Store paths come from the device layout (DeviceLayout.SDKRoot), one rule for every module.
             "CoreEngine", "AppGroup", "FastJSON", "SchedulePoints",

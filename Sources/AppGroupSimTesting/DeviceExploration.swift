@@ -1,4 +1,5 @@
 import AppGroup
+import CoreEngine
 import Exploring
 import Foundation
 import Keychain
@@ -66,7 +67,8 @@ public struct DeviceInvariant: Sendable {
 }
 
 /// One decision of the scheduler: an actor's action to start, `resume N`, `until KIND`, `finish` or `kill` for a
-/// running actor; `device` `lock`, `unlock` or `reboot`; `org` `offline`, `online` or `expire-tokens`.
+/// running actor; `device` `lock`, `unlock` or `reboot` (and `reinstall` or `restore`, with
+/// `DeviceExploration.installEvents`); `org` `offline`, `online` or `expire-tokens`.
 public struct ExplorationStep: Codable, Hashable, Sendable, CustomStringConvertible {
     public var actor: String
     public var action: String
@@ -135,6 +137,13 @@ public final class DeviceExploration: @unchecked Sendable {
     public var seed: UInt64 = 1
     /// Lock, unlock and reboot among the steps.
     public var deviceEvents = true
+    /// The user deleting the app and installing it again (`device reinstall`), and moving to a new phone restored
+    /// from an encrypted backup of this one (`device restore`, taken unlocked), among the steps. Each run's device
+    /// then has the apps among the actors installed before `setUp`, so that a reinstall takes their containers,
+    /// their extensions' and their group's, and keeps the keychain, as iOS does; a restore carries the files and
+    /// the keychain items that are not `…ThisDeviceOnly` to a device with a new id, where the run goes on. Off by
+    /// default: it adds two steps to every run's choices, so turning it on changes which schedules a seed makes.
+    public var installEvents = false
     /// The org offline (every API request answered 503) and online again, and its access tokens expired, among the
     /// steps. Turn it off when no actor reaches the org: the steps would only dilute the schedules.
     public var orgEvents = true
@@ -225,9 +234,16 @@ public final class DeviceExploration: @unchecked Sendable {
             _ = try? LibsecretStore().delete(["device": deviceID])
             try? FileManager.default.removeItem(at: outputs)
         }
-        try blocking { try await self.setUp(device, org) }
         let run = ExplorationRunState(exploration: self, device: device, deviceID: deviceID, org: org, outputs: outputs)
-        defer { run.endAll() }
+        defer {
+            run.endAll()
+            run.removeKeychainItems()
+        }
+        if installEvents {
+            let apps = DeviceApps(device: try Device.open(at: device.url))
+            for actor in actors where actor.isApp { _ = try apps.install(AppBundle(at: actor.bundle)) }
+        }
+        try blocking { try await self.setUp(device, org) }
         plan.drive(choose: { run.choose(&$0) }, perform: run.perform)
         run.end()
         return RunRecord(steps: run.steps, violations: run.violations, narrative: run.narrative)
@@ -274,11 +290,18 @@ final class ExplorationRunState {
     private struct Running {
         var process: ActorProcess
         var action: String
+        /// The kind of the point it stands at.
+        var at: String?
     }
 
     private let exploration: DeviceExploration
-    private let device: SimulatedDevice
-    private let deviceID: String
+    /// The device the actors run on: a `restore` step moves the run to a new one.
+    private var device: SimulatedDevice
+    private var deviceID: String
+    /// The device ids the run moved to and the backups it took: their keychain items go when the run ends.
+    private var restoredDeviceIDs: [String] = []
+    private var backupIDs: [String] = []
+    private var restores = 0
     private let org: SimulatedOrg
     private let outputs: URL
     private var secrets = SecretWatch()
@@ -305,7 +328,9 @@ final class ExplorationRunState {
         var options: [(ExploreStep, Int)] = []
         for actor in exploration.actors {
             if running[actor.name] != nil {
-                options += Scheduling.going(actor.name, weight: 2, &choices, kinds: kindsSeen.isEmpty ? Scheduling.untilKinds : kindsSeen.sorted())
+                options += Scheduling.going(
+                    actor.name, weight: 2, &choices, kinds: kindsSeen.isEmpty ? Scheduling.untilKinds : kindsSeen.sorted(), at: running[actor.name]?.at,
+                    meetsOrg: kindsSeen.contains(Scheduling.networkResponse))
             } else if !actor.isApp || lockState.unlockedSinceBoot {
                 options += actor.actions.keys.sorted().map { (ExploreStep(actor.name, $0), 3) }
             }
@@ -313,6 +338,10 @@ final class ExplorationRunState {
         if exploration.deviceEvents {
             options.append(lockState.isUnlocked ? (ExploreStep("device", "lock"), 2) : (ExploreStep("device", "unlock"), 3))
             options.append((ExploreStep("device", "reboot"), 1))
+        }
+        if exploration.installEvents, exploration.actors.contains(where: \.isApp) {
+            options.append((ExploreStep("device", "reinstall"), 1))
+            if lockState.isUnlocked { options.append((ExploreStep("device", "restore"), 1)) }
         }
         if exploration.orgEvents {
             options.append(orgOffline ? (ExploreStep("org", "online"), 2) : (ExploreStep("org", "offline"), 1))
@@ -371,6 +400,14 @@ final class ExplorationRunState {
         running.removeAll()
     }
 
+    /// The keychain items of the devices the run moved to and of the backups it took (the first device's go with it).
+    func removeKeychainItems() {
+        guard !restoredDeviceIDs.isEmpty || !backupIDs.isEmpty else { return }
+        let store = device.secretStore ?? LibsecretStore()
+        for id in restoredDeviceIDs { _ = try? store.delete(["device": id]) }
+        for id in backupIDs { _ = try? store.delete(["backup": id]) }
+    }
+
     private func start(_ name: String, _ action: String) -> String {
         guard let actor = exploration.actors.first(where: { $0.name == name }), let arguments = actor.actions[action] else {
             return "skipped: no actor \(name) with the action \(action)"
@@ -404,6 +441,7 @@ final class ExplorationRunState {
         switch r.process.next(timeout: exploration.hangTimeout) {
         case .point(let kind, let detail)?:
             kindsSeen.insert(kind)
+            running[name]?.at = kind
             return "stopped at \(kind) \(detail.replacingOccurrences(of: device.url.path + "/", with: ""))"
         case .exited(let status)?:
             return ended(name, r, status: status, signal: nil, killed: false)
@@ -450,7 +488,7 @@ final class ExplorationRunState {
 
     /// The device's keychain values (the tokens the org gave), for `secret-exposed`.
     private func learnSecrets() {
-        guard let items = try? LibsecretStore().search(["device": deviceID]) else { return }
+        guard let items = try? (device.secretStore ?? LibsecretStore()).search(["device": deviceID]) else { return }
         secrets.learn(items.map(\.secret))
     }
 
@@ -465,6 +503,8 @@ final class ExplorationRunState {
                 try device.reboot()
                 lockState = try Device.open(at: device.url).lockState()
                 return ended.isEmpty ? "rebooted: before its first unlock" : "rebooted; ended \(ended.joined(separator: ", "))"
+            case "reinstall" where exploration.installEvents: return try reinstall()
+            case "restore" where exploration.installEvents: return try restore()
             default: return "skipped: no device action \(action)"
             }
             lockState = try Device.open(at: device.url).lockState()
@@ -472,6 +512,44 @@ final class ExplorationRunState {
         } catch {
             return "failed: \(error)"
         }
+    }
+
+    /// The user deletes the apps among the actors and installs them again: whatever runs ends, their containers,
+    /// their extensions' and their group's go, the keychain keeps every item.
+    private func reinstall() throws -> String {
+        let ended = running.keys.sorted()
+        for name in ended { _ = kill(name, why: "the app was deleted") }
+        let apps = DeviceApps(device: try Device.open(at: device.url))
+        var removed = 0
+        for actor in exploration.actors where actor.isApp {
+            let bundle = try AppBundle(at: actor.bundle)
+            removed += try apps.uninstall(bundleID: bundle.bundleIdentifier).removed.count
+            _ = try apps.install(bundle)
+        }
+        return "deleted and installed again: removed \(removed) container(s), the keychain kept" + (ended.isEmpty ? "" : "; ended \(ended.joined(separator: ", "))")
+    }
+
+    /// The user moves to a new phone from an encrypted backup of this one, taken unlocked: the files and the keychain
+    /// items that are not `…ThisDeviceOnly` come along, on a device with a new id, where the run goes on.
+    private func restore() throws -> String {
+        guard lockState == .unlocked else { return "skipped: a backup is taken unlocked, and the device is \(lockState.rawValue)" }
+        let ended = running.keys.sorted()
+        for name in ended { _ = kill(name, why: "the old phone was put away") }
+        restores += 1
+        let store = device.secretStore ?? LibsecretStore()
+        let file = outputs.appendingPathComponent("backup-\(restores)")
+        let backup = try DeviceBackup.backup(try Device.open(at: device.url), store: store, to: file)
+        backupIDs.append(backup.backupID)
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("appgroupsim-device-\(UUID().uuidString)")
+        let (restored, summary) = try DeviceBackup.restore(file, to: target, store: store)
+        try? FileManager.default.removeItem(at: file)
+        // The old phone's directory goes with its object; the new one is removed with the run's.
+        device = SimulatedDevice(restored: target, secretStore: device.secretStore)
+        deviceID = restored.id.uuidString
+        restoredDeviceIDs.append(deviceID)
+        lockState = try restored.lockState()
+        return "restored to a new phone: \(summary.files) file(s), \(summary.keychainItems) keychain item(s) came along, \(summary.keychainItemsLeftOut) did not"
+            + (ended.isEmpty ? "" : "; ended \(ended.joined(separator: ", "))")
     }
 
     private func orgStep(_ action: String) -> String {

@@ -52,7 +52,7 @@ public final class SimulatedDevice: @unchecked Sendable {
 
     /// A device made by a restore: its directory is removed with this object, its keychain is the one the
     /// backup's device used.
-    private init(restored url: URL, secretStore: (any SecretStore)?) {
+    init(restored url: URL, secretStore: (any SecretStore)?) {
         self.url = url
         self.secretStore = secretStore
         removeOnDeinit = true

@@ -1,4 +1,5 @@
 import Foundation
+import SchedulePoints
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -41,6 +42,11 @@ final class HTTPTransport: NSObject, URLSessionTaskDelegate, @unchecked Sendable
                 continuation.resume(returning: .success(Reply(status: http.statusCode, headers: headers, body: data ?? Data())))
             }
             task.resume()
+        }
+        // Under `msdk-sim explore`, a point: the org has answered and the process has not acted on the answer. The
+        // detail is the method, the path (never the query, which may carry a secret) and the status.
+        if case .success(let reply) = result {
+            SchedulePoint.reach(.networkResponse, "\(request.httpMethod ?? "GET") \(request.url?.path ?? "") \(reply.status)")
         }
         return try result.get()
     }

@@ -2,18 +2,30 @@
 /// and shrinking a schedule.
 package enum Scheduling {
     /// The kinds of point an `until KIND` step may wait for (`SchedulePoint.Kind`'s raw values that explorers offer).
-    package static let untilKinds = ["keychain.read", "keychain.write", "file.write", "defaults.write", "store.write", "store.read"]
+    package static let untilKinds = ["keychain.read", "keychain.write", "file.write", "defaults.write", "store.write", "store.read", networkResponse]
 
-    /// What the scheduler may do with a process that stands at a point: let it go on to its end, on by a few
-    /// points, on to the next point of a kind, or kill it where it stands.
-    package static func going(_ actor: String, weight: Int, _ choices: inout SeededChoices, kinds: [String] = untilKinds) -> [(ExploreStep, Int)] {
+    /// What the scheduler may do with a process that stands at a point (of the kind `at`): let it go on to its end,
+    /// on by a few points, on to the next point of a kind, or kill it where it stands.
+    ///
+    /// A kill is rare, except where the process waits for the org: a process spends most of its time there (a
+    /// request's round trip against a local file or keychain access), so that is where iOS most often suspends or
+    /// ends it, and where the org has done what the app never hears of. So a process that talks to the org
+    /// (`meetsOrg`) may also be let go on to the org's next answer, and a process standing at an answer
+    /// (`network.response`) is killed as often as it is let go on in each of the other ways.
+    package static func going(
+        _ actor: String, weight: Int, _ choices: inout SeededChoices, kinds: [String] = untilKinds, at kind: String? = nil,
+        meetsOrg: Bool = false
+    ) -> [(ExploreStep, Int)] {
         let points = 1 + Int(choices.next() % 8)
-        let kind = kinds[Int(choices.next() % UInt64(kinds.count))]
+        let until = kinds[Int(choices.next() % UInt64(kinds.count))]
         return [
             (ExploreStep(actor, "finish"), 2 * weight), (ExploreStep(actor, "resume \(points)"), 2 * weight),
-            (ExploreStep(actor, "until \(kind)"), 2 * weight), (ExploreStep(actor, "kill"), 1),
-        ]
+            (ExploreStep(actor, "until \(until)"), 2 * weight), (ExploreStep(actor, "kill"), kind == networkResponse ? 2 * weight : 1),
+        ] + (meetsOrg ? [(ExploreStep(actor, "until \(networkResponse)"), weight)] : [])
     }
+
+    /// The kind of point where a process has the org's answer and has not acted on it yet.
+    package static let networkResponse = "network.response"
 
     /// A stopped process let go `points` points, or on until it stops at a point of the kind `until`, or to its
     /// end, whichever comes first. `step` lets it go from where it stands to its next point or its end and says

@@ -3,7 +3,8 @@ import Glibc
 #endif
 
 /// The points where a device's processes meet: each keychain operation, each file read or write in the
-/// device's containers (the shared defaults among them) and each store transaction. Under
+/// device's containers (the shared defaults among them) and each store transaction; and where a process meets
+/// the org: each answer it receives, before it acts on it. Under
 /// `msdk-sim explore` (issue 38) the process reports each point on the descriptor named by
 /// `APPGROUPSIM_EXPLORE_FD` and waits there until the explorer lets it go on, so that the explorer alone
 /// decides which process runs next, injects a device event, or kills the process where it stands.
@@ -25,6 +26,10 @@ package enum SchedulePoint {
         /// A write to a shared `msdkUserDefaults` suite (the app group's plist), before its read-modify-write
         /// takes the suite's lock: two writes of two keys are two points, one write of both is one.
         case defaultsWrite = "defaults.write"
+        /// An answer of the org (any HTTP exchange of the client), received and not yet acted on: the org has done
+        /// what the request asked, and the process does not know it yet. A kill here is an app killed (or
+        /// suspended for good) with a request in flight, which the server still carried out.
+        case networkResponse = "network.response"
     }
 
     /// The environment variable naming the descriptor (the explorer passes its socket as descriptor 3).

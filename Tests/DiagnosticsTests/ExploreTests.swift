@@ -146,4 +146,70 @@ final class ExploreTests: XCTestCase {
             XCTAssertTrue(text.contains("the notification extension at rest: shown, decrypted"), text)
         }
     }
+
+    /// Field failure (f) from a schedule: the org's answer is a point, so a sync up can be killed after the org
+    /// created the contact and before the app marked it sent; the explorer's final sync creates it again. With the
+    /// SDK's fix (the sync-up target's externalIdFieldName) the same schedule updates the one record instead.
+    func testASyncUpKilledAfterTheOrgAnsweredDuplicatesUnlessItUpsertsByAnExternalId() throws {
+        let steps = [
+            ExploreStep("app", "login alice@acme.test"), ExploreStep("app", "finish"), ExploreStep("app", "edit"), ExploreStep("app", "finish"),
+            ExploreStep("app", "sync"), ExploreStep("app", "until network.response"), ExploreStep("app", "kill"),
+        ]
+        let shipped = try explorer().replay(steps)
+        let text = shipped.narrative.joined(separator: "\n")
+        XCTAssertEqual(shipped.violations.map(\.invariant), ["edit-duplicated"], text)
+        XCTAssertTrue(text.contains("stopped at network.response POST /services/data/v66.0/composite/sobjects 200"), text)
+        XCTAssertTrue(text.contains("is at the org 2 times after the final sync"), text)
+
+        let work = try TestSupport.temporaryDirectory(self)
+        let app = work.appendingPathComponent("MobileSyncExplorer.app")
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("Fixtures/MobileSyncExplorer/MobileSyncExplorer.app"), to: app)
+        let syncs = app.appendingPathComponent("usersyncs.json")
+        var config = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: syncs)) as? [String: Any])
+        config["syncs"] = (config["syncs"] as? [[String: Any]] ?? []).map { sync -> [String: Any] in
+            guard sync["syncType"] as? String == "syncUp" else { return sync }
+            var s = sync
+            var target = s["target"] as? [String: Any] ?? [:]
+            target["externalIdFieldName"] = "DeviceRecordId__c"
+            s["target"] = target
+            return s
+        }
+        try JSONSerialization.data(withJSONObject: config).write(to: syncs)
+        let fixed = try explorer(app: app).replay(steps)
+        let fixedText = fixed.narrative.joined(separator: "\n")
+        XCTAssertEqual(fixed.violations, [], fixedText)
+        XCTAssertTrue(fixedText.contains("stopped at network.response PATCH /services/data/v66.0/composite/sobjects/Contact/DeviceRecordId__c 200"), fixedText)
+    }
+
+    /// Where a process waits for the org is where it is most often ended: standing at an answer, a kill is as likely
+    /// as each way of letting it go on; elsewhere it is rare.
+    func testAKillIsLikelyWhereTheProcessHasTheOrgsAnswer() {
+        var a = SeededChoices(seed: 3)
+        var b = SeededChoices(seed: 3)
+        func killWeight(_ options: [(ExploreStep, Int)]) -> Int { options.first { $0.0.action == "kill" }!.1 }
+        XCTAssertEqual(killWeight(Scheduling.going("app", weight: 3, &a, at: "store.write")), 1)
+        XCTAssertEqual(killWeight(Scheduling.going("app", weight: 3, &b, at: Scheduling.networkResponse)), 6)
+        XCTAssertTrue(Scheduling.untilKinds.contains(Scheduling.networkResponse), "until network.response is a step the explorer chooses")
+        var c = SeededChoices(seed: 3)
+        var d = SeededChoices(seed: 3)
+        let untilAnswer = ExploreStep("app", "until \(Scheduling.networkResponse)")
+        XCTAssertTrue(Scheduling.going("app", weight: 3, &c, meetsOrg: true).contains { $0.0 == untilAnswer && $0.1 == 3 })
+        XCTAssertFalse(Scheduling.going("widget", weight: 3, &d).contains { $0.0 == untilAnswer }, "chosen at random among the kinds, not offered")
+    }
+
+    /// Found by exploring the sample (run 158 of seed 1, shrunk to these 5 steps, replayed 3 of 3): a login ended
+    /// by a reboot after it saved the account and before it wrote `userLoggedIn` left the widget saying notLoggedIn
+    /// for good, since only a current-user change wrote the flag. The sample's AppDelegate also writes it in
+    /// `loginIfRequired`'s completion at every launch, so the relaunch sets it right.
+    func testALoginEndedBeforeItsFlagIsRightAfterTheNextLaunch() throws {
+        let steps = [
+            ExploreStep("app", "login alice@acme.test"), ExploreStep("app", "until network.response"), ExploreStep("app", "until defaults.write"),
+            ExploreStep("app", "until defaults.write"), ExploreStep("device", "reboot"),
+        ]
+        let run = try explorer().replay(steps)
+        let text = run.narrative.joined(separator: "\n")
+        XCTAssertEqual(run.violations, [], text)
+        XCTAssertTrue(text.contains("rebooted: before its first unlock; ended app"), text)
+        XCTAssertTrue(text.contains("the widget at rest: listed (alice@acme.test)"), text)
+    }
 }

@@ -71,7 +71,7 @@ swift build --package-path "$ROOT/Examples/WidgetSnapshot" --disable-build-manif
   || fail "Examples/WidgetSnapshot did not build: $(grep -m5 'error:' "$WORK/snapshot.log")"
 swift test --package-path "$ROOT/Examples/WidgetSnapshot" --disable-build-manifest-caching --scratch-path "$SCRATCH" --skip-build > "$WORK/snapshot-test.log" 2>&1 \
   || fail "Examples/WidgetSnapshot's exploration tests failed: $(grep -m5 'error' "$WORK/snapshot-test.log")"
-grep -q "Executed 4 tests, with 0 failures" "$WORK/snapshot-test.log" || fail "not the 4 tests expected: $(grep Executed "$WORK/snapshot-test.log" | tail -1)"
+grep -q "Executed 5 tests, with 0 failures" "$WORK/snapshot-test.log" || fail "not the 5 tests expected: $(grep Executed "$WORK/snapshot-test.log" | tail -1)"
 FOUND=$(grep -m1 '^found in run' "$WORK/snapshot-test.log")
 SHRUNK=$(grep -m1 '^shrunk' "$WORK/snapshot-test.log")
 SHRUNK=${SHRUNK%:}

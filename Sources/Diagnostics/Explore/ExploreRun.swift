@@ -18,6 +18,8 @@ final class ExploreRun {
         var currents: Set<String>
         /// The user current when it started (a logout's user).
         var userAtStart: String?
+        /// The kind of the point it stands at.
+        var at: String?
     }
 
     private let explorer: Explorer
@@ -90,7 +92,10 @@ final class ExploreRun {
     func choose(_ choices: inout SeededChoices) -> ExploreStep {
         var options: [(ExploreStep, Int)] = []
         let users = explorer.users
-        func going(_ actor: String, _ weight: Int) -> [(ExploreStep, Int)] { Scheduling.going(actor, weight: weight, &choices) }
+        func going(_ actor: String, _ weight: Int) -> [(ExploreStep, Int)] {
+            // Only the app talks to the org (the extensions link no networking).
+            Scheduling.going(actor, weight: weight, &choices, at: running[actor]?.at, meetsOrg: actor == "app")
+        }
         if running["app"] != nil {
             options += going("app", 3)
         } else if lockState.isUnlocked {
@@ -236,6 +241,7 @@ final class ExploreRun {
         let r = running[actor]!
         switch next {
         case .point(let kind, let detail)?:
+            running[actor]?.at = kind
             event(actor, "i", kind, ["detail": relative(detail)])
             return "stopped at \(kind) \(relative(detail))"
         case .exited(let status)?:

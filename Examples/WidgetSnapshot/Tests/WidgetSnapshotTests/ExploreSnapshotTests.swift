@@ -97,6 +97,37 @@ final class ExploreSnapshotTests: XCTestCase {
         XCTAssertEqual(clean.brokenInvariants, [], clean.narrative.joined(separator: "\n"))
     }
 
+    /// The device's life among the steps (`installEvents`): a reinstall takes the app's and the group's containers
+    /// and keeps the keychain; a restore moves the run to a new phone with the files; a backup is taken unlocked.
+    func testReinstallAndRestoreAreStepsOfTheDevice() async throws {
+        let exploration = exploration(fixed: true)
+        exploration.installEvents = true
+        let reinstalled = try await exploration.replay([
+            ExplorationStep("app", "add"), ExplorationStep("app", "finish"), ExplorationStep("widget", "draw"), ExplorationStep("widget", "finish"),
+            ExplorationStep("device", "reinstall"), ExplorationStep("widget", "draw"), ExplorationStep("widget", "finish"),
+            ExplorationStep("app", "add"), ExplorationStep("app", "finish"),
+        ])
+        XCTAssertEqual(reinstalled.brokenInvariants, [], reinstalled.narrative.joined(separator: "\n"))
+        let lines = reinstalled.narrative
+        XCTAssertTrue(lines[3].hasSuffix("exit 0: - Snapshot 1"), lines[3])
+        XCTAssertTrue(lines[4].contains("deleted and installed again: removed 4 container(s), the keychain kept"), lines[4])
+        XCTAssertTrue(lines[6].hasSuffix("exit 0: not logged in"), "the group's defaults went with the app: \(lines[6])")
+        XCTAssertTrue(lines[8].hasSuffix("exit 2"), "no user: the account file went with the app's container: \(lines[8])")
+
+        let restored = try await exploration.replay([
+            ExplorationStep("app", "add"), ExplorationStep("app", "finish"), ExplorationStep("device", "restore"),
+            ExplorationStep("widget", "draw"), ExplorationStep("widget", "finish"), ExplorationStep("device", "lock"), ExplorationStep("device", "restore"),
+        ])
+        XCTAssertEqual(restored.brokenInvariants, [], restored.narrative.joined(separator: "\n"))
+        XCTAssertTrue(restored.narrative[2].contains("restored to a new phone: "), restored.narrative[2])
+        XCTAssertTrue(restored.narrative[4].hasSuffix("exit 0: - Snapshot 1"), "the group's files came along: \(restored.narrative[4])")
+        XCTAssertTrue(restored.narrative[6].hasSuffix("skipped: a backup is taken unlocked, and the device is locked"), restored.narrative[6])
+
+        // Without installEvents the same steps are no steps.
+        let off = try await self.exploration(fixed: true).replay([ExplorationStep("device", "reinstall")])
+        XCTAssertTrue(off.narrative[0].hasSuffix("skipped: no device action reinstall"), off.narrative[0])
+    }
+
     func testTheFixBreaksNothing() async throws {
         // The same seed and runs that break the planted bug (run 57 of 80), with the fix.
         let report = try await exploration(fixed: true).explore()
