@@ -127,8 +127,10 @@ package enum SecureFiles {
         SchedulePoint.reach(kind, url.path)
     }
 
-    package static func readIfPresent(_ url: URL) throws -> Data? {
-        sharedPoint(.fileRead, url)
+    /// `point: false` for a caller that reached the read's point itself (one whose cache may skip the read:
+    /// whether it does depends on the clock, and a schedule must not).
+    package static func readIfPresent(_ url: URL, point: Bool = true) throws -> Data? {
+        if point { sharedPoint(.fileRead, url) }
         var info = stat()
         if stat(url.path, &info) != 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }

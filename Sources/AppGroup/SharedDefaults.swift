@@ -151,9 +151,9 @@ package final class SharedDefaults: Sendable {
         case corrupt(String)
     }
 
-    static func load(_ url: URL) -> Result<[String: PlistValue], LoadFailure> {
+    static func load(_ url: URL, point: Bool = true) -> Result<[String: PlistValue], LoadFailure> {
         do {
-            guard let data = try SecureFiles.readIfPresent(url) else { return .success([:]) }
+            guard let data = try SecureFiles.readIfPresent(url, point: point) else { return .success([:]) }
             return decode(data)
         } catch let error as FileError {
             return .failure(.unreadable(error))
@@ -226,11 +226,14 @@ package final class SharedDefaults: Sendable {
     /// `load`, skipping the parse when the file is the one this process last read or wrote.
     /// The device's data protection is checked first, at every read: a copy this process holds is not given
     /// out while iOS would refuse the file.
+    /// Every read is one schedule point, cached or not: whether the copy is used depends on the file's age
+    /// by the clock (`FileIdentity.isRacy`), and a run of `msdk-sim explore` must not.
     private func loadCached() -> Result<[String: PlistValue], LoadFailure> {
+        SecureFiles.sharedPoint(.fileRead, url)
         do { try FileProtection.check(url) } catch { return .failure(.protected(error)) }
         let before = FileIdentity(url)
         if let before, let dict = cache.lookup(before) { return .success(dict) }
-        let result = Self.load(url)
+        let result = Self.load(url, point: false)
         // Cached only when the file was not replaced while it was read.
         if case .success(let dict) = result, let before, !before.isRacy, FileIdentity(url) == before { cache.store(dict, identity: before) }
         return result

@@ -18,7 +18,7 @@ struct Probe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "appgroupsim-probe",
         abstract: "Test and benchmark support: exercises SharedDefaults and the keychain from a separate process.",
-        subcommands: [WriteKeys.self, Increment.self, WriteForever.self, Watch.self, SetSequence.self, KeychainCheck.self, StoreReadMRU.self, SyncDown.self])
+        subcommands: [WriteKeys.self, ReadKey.self, Increment.self, WriteForever.self, Watch.self, SetSequence.self, KeychainCheck.self, StoreReadMRU.self, SyncDown.self])
 }
 
 func line(_ s: String) {
@@ -57,6 +57,20 @@ struct WriteKeys: ParsableCommand {
             for i in 0..<count { try suite.set(.int(i), forKey: "\(prefix)\(i % (keys ?? count))") }
         }
         line("wrote \(count) in \(monotonicNanos() - t0) ns")
+    }
+}
+
+struct ReadKey: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Read KEY TIMES times through one SharedDefaults; print the last value.")
+    @Option(help: "The plist file.") var file: String
+    @Option(help: "The key.") var key: String
+    @Option(help: "How many reads.") var times: Int = 1
+
+    func run() throws {
+        let suite = SharedDefaults(url: URL(fileURLWithPath: file))
+        var last: PlistValue?
+        for _ in 0..<times { last = try suite.value(forKey: key) }
+        line(last.map { "\($0)" } ?? "nil")
     }
 }
 

@@ -212,4 +212,40 @@ final class ExploreTests: XCTestCase {
         XCTAssertTrue(text.contains("rebooted: before its first unlock; ended app"), text)
         XCTAssertTrue(text.contains("the widget at rest: listed (alice@acme.test)"), text)
     }
+
+    /// Found when CI's explore.sh, on another machine, missed a violation that this one found in run 1: one seed gave
+    /// two schedules. A process reads the shared defaults through its own copy when the file is older than the file
+    /// system's clock tick (`FileIdentity.isRacy`), and only a read of the disk reached a point, so the number of
+    /// points, and with them every later step, depended on the clock. Every read is now one point, copy or not.
+    func testEveryReadOfTheSharedDefaultsIsOnePointWhateverTheClockSays() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("explore-points-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let prefs = dir.appendingPathComponent("Containers/Shared/AppGroup/group.test/Library/Preferences")
+        try FileManager.default.createDirectory(at: prefs, withIntermediateDirectories: true)
+        let file = prefs.appendingPathComponent("group.test.plist")
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0"><dict><key>userLoggedIn</key><true/></dict></plist>
+            """.utf8).write(to: file)
+        // An old file: a process keeps a copy of it after its first read.
+        var times = [timeval(tv_sec: 1_700_000_000, tv_usec: 0), timeval(tv_sec: 1_700_000_000, tv_usec: 0)]
+        XCTAssertEqual(utimes(file.path, &times), 0)
+        let probe = try ActorProcess(
+            executable: try TestSupport.executable("appgroupsim-probe"), arguments: ["read-key", "--file", file.path, "--key", "userLoggedIn", "--times", "3"],
+            environment: ProcessInfo.processInfo.environment, outputDirectory: dir, name: "probe")
+        var points: [String] = []
+        var end: ActorProcess.Event?
+        while end == nil {
+            switch probe.next() {
+            case .point(let kind, _)?:
+                points.append(kind)
+                probe.resume()
+            case let other: end = other
+            }
+        }
+        XCTAssertEqual(end, .exited(status: 0), probe.stderr)
+        XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "true")
+        XCTAssertEqual(points, ["file.read", "file.read", "file.read"], "three reads, three points, whether each read the disk or the copy")
+    }
 }
