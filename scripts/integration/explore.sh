@@ -41,7 +41,18 @@ for i in 1 2 3; do
 done
 expect_status 10 sim explore --app "$BROKEN" --org-data "$ROOT/Fixtures/org" --sdk-recovery --replay "$WORK/schedule.json"
 contains "$OUT" "!! $first:"
-contains "$OUT" "device       lock"
+# Each step of the schedule, in order, as the replay prints it.
+printf %s "$OUT" > "$WORK/replayed.txt"
+python3 - "$WORK/schedule.json" "$WORK/replayed.txt" <<'PY' || fail "the replay does not print the schedule's steps in order: $OUT"
+import json, re, sys
+steps = json.load(open(sys.argv[1]))["steps"]
+text = open(sys.argv[2]).read()
+at = 0
+for n, s in enumerate(steps, 1):
+    m = re.compile(r"^\s*%d\.\s+%s\s+%s\s" % (n, re.escape(s["actor"]), re.escape(s["action"])), re.M).search(text, at)
+    assert m, (n, s)
+    at = m.end()
+PY
 ok "explore --replay: the schedule breaks $first again, 3 times of 3, and prints each step"
 
 expect_status 1 sim explore --app "$BROKEN" --replay "$WORK/schedule.json"

@@ -84,7 +84,9 @@ final class ExploreRun {
     /// The trace's time of what happens now: the step being run (from 0), or the column after the last for the end.
     private var logicalStep: Int { inEpilogue ? steps.count : max(0, steps.count - 1) }
 
-    private func say(_ line: String) { narrative.append(line) }
+    /// A line of the narrative. The run's directory (a fresh name each run, gone when the run ends) is written
+    /// `<run>`, so that one seed tells one story.
+    private func say(_ line: String) { narrative.append(line.replacingOccurrences(of: directory.path, with: "<run>")) }
 
     // MARK: Choosing
 
@@ -96,14 +98,17 @@ final class ExploreRun {
             // Only the app talks to the org (the extensions link no networking).
             Scheduling.going(actor, weight: weight, &choices, at: running[actor]?.at, meetsOrg: actor == "app")
         }
+        // With nobody logged in the app shows its login screen: there is nothing to sync, edit or view. Someone is,
+        // by the app's acknowledgement or by an account on the device (a login ended after it saved the account).
+        let someone = running["app"] == nil && (!loggedIn.isEmpty || !accountFilesNow().isEmpty)
         if running["app"] != nil {
             options += going("app", 3)
         } else if lockState.isUnlocked {
             for u in users where !loggedIn.contains(u.username) { options.append((ExploreStep("app", "login \(u.username)"), 2)) }
-            options += [(ExploreStep("app", "sync"), 3), (ExploreStep("app", "edit"), 3), (ExploreStep("app", "view"), 1)]
+            if someone { options += [(ExploreStep("app", "sync"), 3), (ExploreStep("app", "edit"), 3), (ExploreStep("app", "view"), 1)] }
             if !loggedIn.isEmpty { options.append((ExploreStep("app", "logout"), 2)) }
             for u in loggedIn.sorted() { options.append((ExploreStep("app", "switch-user \(u)"), 1)) }
-        } else if lockState.unlockedSinceBoot {
+        } else if lockState.unlockedSinceBoot, someone {
             // Locked after a first unlock: only a background launch (a background fetch, a prewarm, a push's handler).
             // iOS launches no app in the background before the first unlock after a boot (its data is sealed); the
             // extensions may still run then (a push arrives, a widget is drawn on the lock screen).
@@ -402,6 +407,7 @@ final class ExploreRun {
 
     private func violate(_ invariant: String, _ message: String) {
         let at = steps.isEmpty ? nil : steps.count - 1
+        let message = message.replacingOccurrences(of: directory.path, with: "<run>")
         violations.append(Explorer.RunViolation(invariant: invariant, message: message, step: at))
         say("     !! \(invariant): \(message)")
         event("invariants", "i", invariant, ["message": message])
@@ -482,6 +488,7 @@ final class ExploreRun {
         let status = finalApp(["status", "--json"])
         let accounts = ((try? JSONSerialization.jsonObject(with: Data(status.out.utf8))) as? [String: Any])?["accounts"] as? [String] ?? []
         say("     relaunched: \(status.code == 0 ? "accounts \(accounts)" : "exit \(status.code): \(Self.lastLine(status.err))")")
+        checkAccountFiles(by: "the app relaunched at the run's end")
         for user in loggedIn where !uncertain.contains(user) && !accounts.contains(user) {
             violate("logged-out-without-logout", "\(user) logged in and never logged out, but is not logged in once the device is unlocked and the app relaunched")
         }
@@ -577,6 +584,9 @@ final class ExploreRun {
         guard live > 0 else { return }
         var causes: [String] = []
         if reinstalls > 0 { causes.append("the app was deleted and installed again: keychain values outlive the app, so revoke a previous install's sessions at the first launch after an install") }
+        if restores > 0 {
+            causes.append("the app was restored to a new phone from a backup: keychain items that are not …ThisDeviceOnly came along, tokens with them, while the account could not be read there; keep tokens ThisDeviceOnly")
+        }
         if !recoveredAway.isEmpty {
             causes.append("the SDK's recovery deleted the account of \(recoveredAway.sorted().joined(separator: ", ")) without revoking its session")
         }
