@@ -31,7 +31,7 @@ package struct ProcessLaunch: Sendable {
         config = try AppGroupConfig.load(from: bundle)
         // The device's lock state is read at each keychain call, so a lock in the middle of a long sync matters.
         keychain = KeychainHelper(
-            store: secretStore ?? LibsecretStore(), deviceID: device.id.uuidString, accessGroups: sandbox.keychainAccessGroups,
+            store: secretStore ?? SecretStores.standard(), deviceID: device.id.uuidString, accessGroups: sandbox.keychainAccessGroups,
             protection: { device.lockStateOrStrictest.keychainState }, accessibility: try KeychainAccessibility.configured(config, bundle: bundle))
         if applyConfig, let protection = try config?.fileProtectionClass(bundle: bundle) {
             FileProtectionPolicy.shared.defaultMode = protection

@@ -23,14 +23,25 @@ package final class ActorProcess {
     private let errFile: URL
     private var buffer: [UInt8] = []
     package private(set) var ended = false
+    /// Answers to the requests the process sends that are no point (`SchedulePoint.call`): by the line's kind,
+    /// the answer line to its request (without the newline). The explorer's in-memory keychain is one.
+    package var answers: [String: (String) -> String] = [:]
 
     /// Starts `executable` with `arguments`; it runs up to its first point (read with `next`).
     package init(executable: URL, arguments: [String], environment: [String: String], outputDirectory: URL, name: String) throws {
         var pair: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else {
+        // Both ends close-on-exec from the start: another thread's spawn (the explorer runs runs at once) must
+        // not inherit either, or this process's end would not be seen. The child gets its end as descriptor 3
+        // by dup2, which clears the flag there.
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw ExploreError.setup("socketpair failed: \(String(cString: strerror(errno)))")
         }
-        _ = fcntl(pair[0], F_SETFD, FD_CLOEXEC)
+        if pair[1] == 3 {
+            // dup2(3, 3) would leave the flag set in the child: give the child's end another number first.
+            let moved = fcntl(pair[1], F_DUPFD_CLOEXEC, 10)
+            close(pair[1])
+            pair[1] = moved
+        }
         outFile = outputDirectory.appendingPathComponent("\(name).out")
         errFile = outputDirectory.appendingPathComponent("\(name).err")
         var actions = posix_spawn_file_actions_t()
@@ -82,7 +93,20 @@ package final class ActorProcess {
                 let line = String(decoding: buffer[..<nl], as: UTF8.self)
                 buffer.removeSubrange(...nl)
                 let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
-                return .point(kind: String(parts[0]), detail: parts.count > 1 ? String(parts[1]) : "")
+                let detail = parts.count > 1 ? String(parts[1]) : ""
+                if let answer = answers[String(parts[0])] {
+                    // Answered at once; the process goes on to its next point.
+                    var bytes = Array((answer(detail) + "\n").utf8)
+                    var offset = 0
+                    while offset < bytes.count {
+                        let n = bytes.withUnsafeMutableBytes { write(socket, $0.baseAddress! + offset, $0.count - offset) }
+                        if n < 0, errno == EINTR { continue }
+                        if n <= 0 { break }
+                        offset += n
+                    }
+                    continue
+                }
+                return .point(kind: String(parts[0]), detail: detail)
             }
             var fds = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let ready = poll(&fds, 1, Int32(timeout * 1000))

@@ -31,7 +31,7 @@ public final class SDKProcess: @unchecked Sendable {
         dataSharing = AppGroup.DataSharingHelper(sandbox: sandbox)
         let device = sandbox.device
         keychain = Keychain.KeychainHelper(
-            store: secretStore ?? LibsecretStore(), deviceID: device.id.uuidString, accessGroups: sandbox.keychainAccessGroups,
+            store: secretStore ?? SecretStores.standard(), deviceID: device.id.uuidString, accessGroups: sandbox.keychainAccessGroups,
             protection: {
                 let state = device.lockStateOrStrictest
                 return KeychainProtectionState(unlocked: state.isUnlocked, unlockedSinceBoot: state.unlockedSinceBoot)

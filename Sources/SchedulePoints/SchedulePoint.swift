@@ -75,6 +75,36 @@ package enum SchedulePoint {
         }
     }
 
+    /// A request to the explorer that the explorer answers at once (no go awaited): one line out (`kind`, a tab,
+    /// `request`, which must hold no newline), one line back, the answer. Nil when not explored. It is sent
+    /// even while a device file lock is held, since it is no point: the process goes on as soon as it has the
+    /// answer. The explorer's in-memory keychain is served this way (`ExplorerSecretStore`).
+    package static func call(_ kind: String, _ request: String) -> String? {
+        let fd = channel
+        guard fd >= 0 else { return nil }
+        var answer: [UInt8] = []
+        state.always {
+            var bytes = Array((kind + "\t" + request + "\n").utf8)
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { _exit(137) }
+                offset += n
+            }
+            bytes.removeAll()
+            var byte: UInt8 = 0
+            while true {
+                let n = read(fd, &byte, 1)
+                if n < 0, errno == EINTR { continue }
+                guard n == 1 else { _exit(137) }
+                if byte == UInt8(ascii: "\n") { break }
+                answer.append(byte)
+            }
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
     /// A device file lock is taken (`FileLock.init`) or let go (`deinit`).
     package static func lockTaken() { if channel >= 0 { state.adjust(1) } }
     package static func lockReleased() { if channel >= 0 { state.adjust(-1) } }
@@ -93,6 +123,13 @@ package enum SchedulePoint {
             pthread_mutex_lock(&countMutex)
             held += delta
             pthread_mutex_unlock(&countMutex)
+        }
+
+        /// One exchange with the explorer at a time, whatever locks are held.
+        func always(_ body: () -> Void) {
+            pthread_mutex_lock(&mutex)
+            body()
+            pthread_mutex_unlock(&mutex)
         }
 
         /// One point at a time per process, and none while a device file lock is held.

@@ -26,11 +26,18 @@ struct Explore: ParsableCommand {
     @Flag(help: "Run the app with --sdk-recovery: the SDK's rules delete what they cannot read (data-deleted is then not checked).") var sdkRecovery = false
     @Option(help: "The org's definition (default: the Fixtures/org beside the bundle's fixtures).") var orgData: String?
     @Option(help: "Contacts per org (each run's first sync fetches them all).") var contacts = 25
+    @Option(help: "Runs explored at once (default: the machine's cores). Each run is a function of its seed whatever runs beside it.") var jobs: Int?
+    @Option(help: ArgumentHelp(
+        "The keychain the runs use: memory (the explorer's own, faster; each violation is replayed on the Secret Service before it is reported, and --replay runs there) or secret-service.",
+        valueName: "memory|secret-service"))
+    var keychain = "memory"
 
     func validate() throws {
         guard runs > 0, runs <= 1_000_000 else { throw ValidationError("--runs must be from 1 to 1000000") }
         guard steps > 0, steps <= 10_000 else { throw ValidationError("--steps must be from 1 to 10000") }
         guard contacts >= 0, contacts <= 100_000 else { throw ValidationError("--contacts must be from 0 to 100000") }
+        if let jobs, jobs < 1 || jobs > 64 { throw ValidationError("--jobs must be from 1 to 64") }
+        guard ["memory", "secret-service"].contains(keychain) else { throw ValidationError("--keychain must be memory or secret-service") }
     }
 
     func run() throws {
@@ -49,6 +56,8 @@ struct Explore: ParsableCommand {
         options.seed = seed
         options.sdkRecovery = sdkRecovery
         options.contacts = contacts
+        options.memoryKeychain = keychain == "memory"
+        options.jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let explorer: Explorer
         do { explorer = try Explorer(options) } catch let error as ExploreError { throw Failure("\(error)") }
         do {

@@ -7,7 +7,7 @@ import XCTest
 /// `msdk-sim explore` (issue 38): a run is a function of its seed, and a schedule file is checked before it runs.
 /// These run the real binaries (built by `swift build --build-tests`) on the keyring of scripts/with-keyring.
 final class ExploreTests: XCTestCase {
-    func explorer(app: URL? = nil, sdkRecovery: Bool = false) throws -> Explorer {
+    func explorer(app: URL? = nil, sdkRecovery: Bool = false, memoryKeychain: Bool = false) throws -> Explorer {
         let bin = try TestSupport.executable("main-app").deletingLastPathComponent()
         let root = TestSupport.packageRoot
         var options = Explorer.Options(
@@ -15,7 +15,60 @@ final class ExploreTests: XCTestCase {
             orgData: root.appendingPathComponent("Fixtures/org"))
         options.sdkRecovery = sdkRecovery
         options.contacts = 10
+        options.memoryKeychain = memoryKeychain
         return try Explorer(options)
+    }
+
+    /// Runs explored at once give what one at a time gives: the same runs, the same first run for each broken
+    /// invariant, the same shrunk schedule; the runs are read in their order whatever order they end in.
+    func testRunsExploredAtOnceFindWhatOneAtATimeFinds() throws {
+        let broken = TestSupport.packageRoot.appendingPathComponent("Fixtures/broken/push-key-group-not-shared/MobileSyncExplorer.app")
+        func explore(jobs: Int) throws -> Explorer.Summary {
+            let root = TestSupport.packageRoot
+            var options = Explorer.Options(
+                app: broken, bin: try TestSupport.executable("main-app").deletingLastPathComponent(), orgData: root.appendingPathComponent("Fixtures/org"))
+            options.contacts = 10
+            options.runs = 5
+            options.steps = 6
+            options.jobs = jobs
+            options.memoryKeychain = true
+            return try Explorer(options).explore(replays: 1)
+        }
+        let one = try explore(jobs: 1)
+        let three = try explore(jobs: 3)
+        XCTAssertFalse(one.violations.isEmpty, "the fixture's extension does not see the user")
+        XCTAssertEqual(three.violations.map(\.invariant), one.violations.map(\.invariant))
+        XCTAssertEqual(three.violations.map(\.run), one.violations.map(\.run))
+        XCTAssertEqual(three.violations.map(\.steps), one.violations.map(\.steps))
+        XCTAssertEqual(three.violations.map(\.stepsBeforeShrinking), one.violations.map(\.stepsBeforeShrinking))
+        XCTAssertEqual(three.violations.map(\.replayed.broke), one.violations.map(\.replayed.of), "replayed on the Secret Service")
+        XCTAssertEqual([three.distinctSchedules, three.coveredTriples], [one.distinctSchedules, one.coveredTriples])
+    }
+
+    /// The in-memory keychain reaches the same points as the Secret Service and answers the same, so a seed
+    /// chooses the same steps and tells the same story on either; and a violation found in memory is one on the
+    /// Secret Service (the restore's orphaned session, whose tokens only the keychain holds).
+    func testTheInMemoryKeychainGivesTheRunsOfTheSecretService() throws {
+        let memory = try explorer(memoryKeychain: true)
+        let real = try explorer()
+        for seed: UInt64 in [20_261_127, 5] {
+            let a = try memory.run(seed: seed, steps: 16)
+            let b = try real.run(seed: seed, steps: 16)
+            XCTAssertEqual(a.steps, b.steps, "seed \(seed)")
+            XCTAssertEqual(a.narrative, b.narrative, "seed \(seed)")
+            XCTAssertEqual(a.violations, b.violations, "seed \(seed)")
+            XCTAssertGreaterThan(a.keychainRequests, 0, "the processes asked the explorer's keychain")
+            XCTAssertEqual(b.keychainRequests, 0)
+        }
+        let steps = [ExploreStep("app", "login bob@acme.test"), ExploreStep("app", "finish"), ExploreStep("device", "restore")]
+        let broken = TestSupport.packageRoot.appendingPathComponent("Fixtures/broken/keychain-class-when-unlocked/MobileSyncExplorer.app")
+        let inMemory = try explorer(app: broken, memoryKeychain: true).replay(steps, real: false)
+        XCTAssertEqual(inMemory.violations.map(\.invariant), ["orphaned-session"], inMemory.narrative.joined(separator: "\n"))
+        // A set-aside file's name holds the time it was set aside: the one difference allowed.
+        func timeless(_ lines: [String]) -> [String] {
+            lines.map { $0.replacingOccurrences(of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#, with: "<time>", options: .regularExpression) }
+        }
+        XCTAssertEqual(timeless(inMemory.narrative), timeless(try explorer(app: broken).replay(steps).narrative))
     }
 
     func testOneSeedGivesOneScheduleOneNarrativeAndOneTrace() throws {

@@ -8,7 +8,11 @@ package enum ExploreReport {
         lines.append(
             "explored \(summary.runs) runs of \(summary.stepsPerRun) steps (seed \(seed)) in \(String(format: "%.1f", summary.seconds)) s: "
                 + "\(String(format: "%.2f", summary.runsPerSecond)) runs/s, \(summary.distinctSchedules) distinct schedules, "
-                + "\(summary.coveredTriples) of \(summary.possibleTriples) (actor, action, device state) triples")
+                + "\(summary.coveredTriples) of \(summary.possibleTriples) (actor, action, device state) triples; "
+                + (summary.keychain == "memory"
+                    ? "in-memory keychain, every violation replayed on the Secret Service"
+                        + (summary.memoryOnly > 0 ? " (\(summary.memoryOnly) seen only in memory, not reported)" : "")
+                    : "Secret Service keychain"))
         if summary.violations.isEmpty {
             lines.append("no invariant broke (\(Explorer.invariants.map(\.name).joined(separator: ", ")))")
             return lines.joined(separator: "\n")
@@ -18,7 +22,7 @@ package enum ExploreReport {
             lines.append("BROKEN \(v.invariant): \(v.message)")
             lines.append(
                 "  found in run \(v.run ?? 0) (seed \(v.seed ?? 0)); shrunk from \(v.stepsBeforeShrinking) to \(v.steps.count) steps; "
-                    + "replayed \(v.replayed.of) times, broke \(v.replayed.broke)")
+                    + "replayed \(v.replayed.of) times on the Secret Service, broke \(v.replayed.broke)")
             lines += v.narrative.map { "  " + $0 }
         }
         if let out { lines.append("\nthe first schedule is in \(out): msdk-sim explore --replay \(out)") }
@@ -29,7 +33,7 @@ package enum ExploreReport {
         let object: [String: Any] = [
             "runs": summary.runs, "stepsPerRun": summary.stepsPerRun, "seed": seed, "sdkRecovery": sdkRecovery,
             "seconds": (summary.seconds * 100).rounded() / 100, "runsPerSecond": (summary.runsPerSecond * 100).rounded() / 100,
-            "distinctSchedules": summary.distinctSchedules,
+            "distinctSchedules": summary.distinctSchedules, "keychain": summary.keychain, "memoryOnly": summary.memoryOnly,
             "coverage": ["covered": summary.coveredTriples, "possible": summary.possibleTriples, "of": "(actor, action, device state) triples"],
             "invariants": Explorer.invariants.map(\.name),
             "violations": summary.violations.map { v -> [String: Any] in

@@ -57,8 +57,15 @@ final class ExploreRun {
     private var events: [[String: Any]] = []
     private var launches = 0
 
-    init(explorer: Explorer, org: OrgProcess, directory: URL) throws {
+    /// The explorer's in-memory keychain for this run's processes, or nil: the Secret Service.
+    private let keychain: ExplorerKeychain?
+    /// The keychain as the explorer itself reads it (backups, restores, the secrets to watch for).
+    private var store: any SecretStore { keychain?.store ?? LibsecretStore() }
+    var keychainRequests: Int { keychain?.answered ?? 0 }
+
+    init(explorer: Explorer, org: OrgProcess, directory: URL, keychain: ExplorerKeychain? = nil) throws {
         self.explorer = explorer
+        self.keychain = keychain
         self.org = org
         self.directory = directory
         device = directory.appendingPathComponent("device")
@@ -74,7 +81,7 @@ final class ExploreRun {
     func finish() {
         for name in running.keys.sorted() { running[name]?.process.killNow() }
         running.removeAll()
-        let store = LibsecretStore()
+        let store = self.store
         for id in deviceIDs { _ = try? store.delete(["device": id]) }
         for id in backupIDs { _ = try? store.delete(["backup": id]) }
     }
@@ -211,6 +218,7 @@ final class ExploreRun {
         do {
             process = try ActorProcess(
                 executable: executable, arguments: args, environment: environment, outputDirectory: directory, name: "\(actor)-\(launches)")
+            serveKeychain(process)
         } catch {
             return "could not start: \(error)"
         }
@@ -359,7 +367,7 @@ final class ExploreRun {
         let ended = running.keys.sorted()
         for name in ended { _ = kill(name, why: "the old phone was put away") }
         restores += 1
-        let store = LibsecretStore()
+        let store = self.store
         let file = directory.appendingPathComponent("backup-\(restores)")
         let backup = try DeviceBackup.backup(d, store: store, to: file)
         backupIDs.append(backup.backupID)
@@ -572,9 +580,9 @@ final class ExploreRun {
     /// After the relaunch: live tokens that no account file points to, which the org still accepts. The app's own
     /// launch discards an interrupted login's; what a previous install left stays unless the app revokes it.
     private func checkOrphanedSessions() {
-        let orphans = Self.orphanedTokenAccounts(bundle: explorer.bundle.url.path, device: device.path)
+        let orphans = Self.orphanedTokenAccounts(bundle: explorer.bundle.url.path, device: device.path, store: store)
         guard !orphans.isEmpty, let clientId = explorer.bundle.consumerKey else { return }
-        let items = (try? LibsecretStore().search(["device": deviceID, "service": TokenStore.refreshService])) ?? []
+        let items = (try? store.search(["device": deviceID, "service": TokenStore.refreshService])) ?? []
         var live = 0
         for account in orphans {
             guard let item = items.first(where: { $0.attributes["account"] == account && !$0.secret.isEmpty }) else { continue }
@@ -597,13 +605,13 @@ final class ExploreRun {
     }
 
     /// `UserAccountManager.orphanedTokenAccounts` of the app on the device, read from outside as the doctor reads it.
-    private static func orphanedTokenAccounts(bundle: String, device: String) -> [String] {
+    private static func orphanedTokenAccounts(bundle: String, device: String, store: any SecretStore) -> [String] {
         final class Box: @unchecked Sendable { var accounts: [String] = [] }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
         Task {
             defer { done.signal() }
-            guard let launch = try? ProcessLaunch(bundlePath: bundle, devicePath: device, applyConfig: false, secretStore: LibsecretStore()) else { return }
+            guard let launch = try? ProcessLaunch(bundlePath: bundle, devicePath: device, applyConfig: false, secretStore: store) else { return }
             let accounts = UserAccountManager(launch: launch, events: SDKEvents())
             _ = await accounts.loadAccountKey()
             box.accounts = (try? await accounts.orphanedTokenAccounts()) ?? []
@@ -625,6 +633,7 @@ final class ExploreRun {
             executable: explorer.options.bin.appendingPathComponent(tool), arguments: args, environment: environment,
             outputDirectory: directory, name: "final-\(launches)")
         else { return (127, "", "could not start \(tool)") }
+        serveKeychain(p)
         while true {
             switch p.next() {
             case .point?: p.resume()
@@ -645,7 +654,14 @@ final class ExploreRun {
         var env = ProcessInfo.processInfo.environment
         env["APPGROUPSIM_ADMIN_TOKEN"] = org.adminToken
         env["APPGROUPSIM_DEVICE"] = nil
+        env[ExplorerSecretStore.environmentKey] = keychain == nil ? nil : "memory"
         return env
+    }
+
+    /// With the in-memory keychain, the explorer answers the process's keychain requests.
+    private func serveKeychain(_ process: ActorProcess) {
+        guard let keychain else { return }
+        process.answers[ExplorerSecretStore.callKind] = keychain.answer
     }
 
     /// The app's current user (LastUserIdentity of its msdkUserDefaults), read from the file without the
@@ -681,7 +697,7 @@ final class ExploreRun {
 
     /// The keychain's values on this device, for `secret-exposed`.
     private func refreshSecrets() {
-        guard let items = try? LibsecretStore().search(["device": deviceID]) else { return }
+        guard let items = try? store.search(["device": deviceID]) else { return }
         secrets.learn(items.map(\.secret))
     }
 

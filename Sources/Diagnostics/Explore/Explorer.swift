@@ -28,6 +28,12 @@ package final class Explorer: @unchecked Sendable {
         package var contacts = 25
         /// Replays tried while shrinking one violation.
         package var shrinkBudget = 80
+        /// Runs explored at once (each on its own device with its own org; a run is a function of its seed
+        /// whatever runs beside it).
+        package var jobs = 1
+        /// Explore (and shrink) with the explorer's in-memory keychain instead of the Secret Service; every
+        /// violation is then replayed on the Secret Service before it is reported, and `--replay` always runs there.
+        package var memoryKeychain = false
 
         package init(app: URL, bin: URL, orgData: URL) {
             self.app = app
@@ -59,6 +65,10 @@ package final class Explorer: @unchecked Sendable {
         package var coveredTriples: Int
         package var possibleTriples: Int
         package var violations: [Violation]
+        /// The keychain the runs used: `memory` (the explorer's) or `secret-service`. Replays are on the Secret Service.
+        package var keychain = "secret-service"
+        /// Violations that only the in-memory keychain gave, which the Secret Service did not confirm (not reported).
+        package var memoryOnly = 0
         package var runsPerSecond: Double { seconds > 0 ? Double(runs) / seconds : 0 }
     }
 
@@ -81,7 +91,10 @@ package final class Explorer: @unchecked Sendable {
     let users: [ExploredUser]
     let session: URL
     let orgDirectory: URL
-    private var nextOrg: OrgProcess?
+    /// The org seeded once (a SQLite state file); each run's org is a copy of it.
+    let orgTemplate: URL
+    /// The org started ahead for the next run (shrinking and replays; each worker of `explore` has its own).
+    private let orgs = OrgSupply()
 
     package init(_ options: Options) throws {
         self.options = options
@@ -95,35 +108,76 @@ package final class Explorer: @unchecked Sendable {
         try SecureFiles.makeDirectory(session)
         orgDirectory = session.appendingPathComponent("org")
         try Self.copyOrg(options.orgData, to: orgDirectory, contacts: options.contacts)
+        orgTemplate = session.appendingPathComponent("org-template.sqlite")
+        try OrgProcess.seedTemplate(bin: options.bin, data: orgDirectory, template: orgTemplate)
     }
 
     deinit {
-        nextOrg?.stop()
+        orgs.stop()
         try? FileManager.default.removeItem(at: session)
     }
 
     // MARK: Exploring
 
-    /// Runs `options.runs` seeded runs; each violated invariant is reported once (its first run), shrunk and
-    /// replayed `replays` times. `progress` gets a line now and then.
+    /// Runs `options.runs` seeded runs, `options.jobs` at a time; each violated invariant is reported once (its
+    /// first run, in the runs' order whatever order they end in), shrunk and replayed `replays` times. `progress`
+    /// gets a line now and then.
     package func explore(replays: Int = 3, progress: (String) -> Void = { _ in }) throws -> Summary {
         let started = Date()
         var schedules = Set<[ExploreStep]>()
         var triples = Set<String>()
         var found: [String: Violation] = [:]
         var order: [String] = []
+        // Violations seen with the in-memory keychain that did not break on the Secret Service, by invariant.
+        var memoryOnly: [String: Int] = [:]
+        let feed = RunFeed(runs: options.runs)
+        let workers = DispatchGroup()
+        for _ in 0..<max(1, min(options.jobs, options.runs)) {
+            workers.enter()
+            Thread.detachNewThread { [self] in
+                defer { workers.leave() }
+                let supply = OrgSupply()
+                defer { supply.stop() }
+                while let index = feed.take() {
+                    let seed = SeededChoices.runSeed(options.seed, index)
+                    // What the ordered pass below needs of a run; its narrative and trace are made again by replays.
+                    feed.put(index, Result { () throws -> RunResult in
+                        var run = try execute(.generate(seed: seed, steps: options.steps), real: !options.memoryKeychain, orgs: supply)
+                        run.narrative = []
+                        run.trace = Data()
+                        return run
+                    })
+                }
+            }
+        }
+        defer {
+            feed.cancel()
+            workers.wait()
+        }
         for index in 0..<options.runs {
             let seed = SeededChoices.runSeed(options.seed, index)
-            let run = try execute(.generate(seed: seed, steps: options.steps))
+            let run = try feed.result(index).get()
             schedules.insert(run.steps)
             triples.formUnion(run.triples)
-            for v in run.violations where found[v.invariant] == nil {
+            for v in run.violations where found[v.invariant] == nil && memoryOnly[v.invariant, default: 0] < 3 {
                 progress("run \(index + 1) (seed \(seed)): \(v.invariant) -- \(v.message); shrinking \(run.steps.count) steps")
-                var violation = try shrink(run.steps, invariant: v.invariant, atStep: v.step)
+                var violation = try shrink(run.steps, invariant: v.invariant, atStep: v.step, real: !options.memoryKeychain)
+                violation.replayed = try replay(violation.steps, invariant: v.invariant, times: replays)
+                if options.memoryKeychain, violation.replayed.broke == 0 {
+                    // Shrunk with the in-memory keychain, the schedule does not break it on the Secret Service.
+                    guard try replay(run.steps).violations.contains(where: { $0.invariant == v.invariant }) else {
+                        // Not a finding: only the in-memory keychain gave it. Counted, and the invariant stays
+                        // open to later runs.
+                        memoryOnly[v.invariant, default: 0] += 1
+                        progress("run \(index + 1): \(v.invariant) broke only with the in-memory keychain; on the Secret Service the run holds, so it is not reported")
+                        continue
+                    }
+                    violation = try shrink(run.steps, invariant: v.invariant, atStep: v.step, real: true)
+                    violation.replayed = try replay(violation.steps, invariant: v.invariant, times: replays)
+                }
                 violation.run = index + 1
                 violation.seed = seed
                 violation.stepsBeforeShrinking = run.steps.count
-                violation.replayed = try replay(violation.steps, invariant: v.invariant, times: replays)
                 found[v.invariant] = violation
                 order.append(v.invariant)
             }
@@ -132,19 +186,22 @@ package final class Explorer: @unchecked Sendable {
         let seconds = Date().timeIntervalSince(started)
         return Summary(
             runs: options.runs, stepsPerRun: options.steps, seconds: seconds, distinctSchedules: schedules.count,
-            coveredTriples: triples.count, possibleTriples: Self.possibleTriples(bundle), violations: order.compactMap { found[$0] })
+            coveredTriples: triples.count, possibleTriples: Self.possibleTriples(bundle), violations: order.compactMap { found[$0] },
+            keychain: options.memoryKeychain ? "memory" : "secret-service", memoryOnly: memoryOnly.values.reduce(0, +))
     }
 
     /// One run of `steps` steps chosen from `seed`, as `explore` runs each (for a test of determinism).
     package func run(seed: UInt64, steps: Int) throws -> RunResult {
-        try execute(.generate(seed: seed, steps: steps))
+        try execute(.generate(seed: seed, steps: steps), real: !options.memoryKeychain)
     }
 
-    /// Runs `steps` again; the invariants it breaks, with the narrative and the trace.
-    package func replay(_ steps: [ExploreStep]) throws -> RunResult {
-        try execute(.replay(steps))
+    /// Runs `steps` again, on the Secret Service (`real`) or with the in-memory keychain; the invariants it
+    /// breaks, with the narrative and the trace.
+    package func replay(_ steps: [ExploreStep], real: Bool = true) throws -> RunResult {
+        try execute(.replay(steps), real: real)
     }
 
+    /// Replays on the Secret Service: what a reported schedule is judged by.
     private func replay(_ steps: [ExploreStep], invariant: String, times: Int) throws -> (broke: Int, of: Int) {
         var broke = 0
         for _ in 0..<times where try replay(steps).violations.contains(where: { $0.invariant == invariant }) { broke += 1 }
@@ -153,10 +210,11 @@ package final class Explorer: @unchecked Sendable {
 
     /// The fewest steps that still break `invariant`: the run cut after the step that broke it, then each step
     /// left out in turn (from the last) while the invariant still breaks.
-    private func shrink(_ steps: [ExploreStep], invariant: String, atStep: Int?) throws -> Violation {
+    private func shrink(_ steps: [ExploreStep], invariant: String, atStep: Int?, real: Bool) throws -> Violation {
         let best = try Scheduling.shrink(steps, cutAfter: atStep, budget: options.shrinkBudget) { candidate in
-            try replay(candidate).violations.contains { $0.invariant == invariant }
+            try replay(candidate, real: real).violations.contains { $0.invariant == invariant }
         }
+        // The narrative reported is the Secret Service's.
         let final = try replay(best)
         let v = final.violations.first { $0.invariant == invariant }
         return Violation(
@@ -188,14 +246,17 @@ package final class Explorer: @unchecked Sendable {
         /// Chrome Trace Event JSON of the run (logical time: one step is one millisecond).
         package var trace: Data
         var triples: Set<String>
+        /// Keychain requests the explorer answered (its in-memory keychain; 0 on the Secret Service).
+        package var keychainRequests = 0
     }
 
-    private func execute(_ plan: ExplorePlan) throws -> RunResult {
-        let org = try takeOrg()
-        // The next run's org starts while this one runs (about a quarter of a second each).
-        nextOrg = try? OrgProcess.start(bin: options.bin, data: orgDirectory)
+    private func execute(_ plan: ExplorePlan, real: Bool, orgs supply: OrgSupply? = nil) throws -> RunResult {
+        let supply = supply ?? orgs
+        let org = try supply.next ?? startOrg()
+        // The next run's org starts while this one runs (a tenth of a second or so each).
+        supply.next = try? startOrg()
         let dir = session.appendingPathComponent("run-\(UUID().uuidString.prefix(8))")
-        let run = try ExploreRun(explorer: self, org: org, directory: dir)
+        let run = try ExploreRun(explorer: self, org: org, directory: dir, keychain: real ? nil : ExplorerKeychain())
         defer {
             run.finish()
             org.stop()
@@ -203,15 +264,15 @@ package final class Explorer: @unchecked Sendable {
         }
         plan.drive(choose: { run.choose(&$0) }, perform: run.perform)
         run.epilogue()
-        return RunResult(steps: run.steps, violations: run.violations, narrative: run.narrative, trace: run.traceJSON(), triples: run.triples)
+        return RunResult(
+            steps: run.steps, violations: run.violations, narrative: run.narrative, trace: run.traceJSON(), triples: run.triples,
+            keychainRequests: run.keychainRequests)
     }
 
-    private func takeOrg() throws -> OrgProcess {
-        if let org = nextOrg {
-            nextOrg = nil
-            return org
-        }
-        return try OrgProcess.start(bin: options.bin, data: orgDirectory)
+    private func startOrg() throws -> OrgProcess {
+        try OrgProcess.start(
+            bin: options.bin, data: orgDirectory, template: orgTemplate,
+            copy: session.appendingPathComponent("org-\(UUID().uuidString.prefix(8)).sqlite"))
     }
 
     /// The org's definition with the contacts capped, so that each run's first sync is short.
@@ -228,6 +289,62 @@ package final class Explorer: @unchecked Sendable {
         }
         try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: file)
     }
+}
+
+/// The org a worker started ahead for its next run.
+final class OrgSupply: @unchecked Sendable {
+    private var ahead: OrgProcess?
+
+    /// Taken once: the org started ahead, if any.
+    var next: OrgProcess? {
+        get {
+            defer { ahead = nil }
+            return ahead
+        }
+        set { ahead = newValue }
+    }
+
+    func stop() {
+        ahead?.stop()
+        ahead = nil
+    }
+}
+
+/// The runs of an exploration, handed to its workers in order, and their results, read in order.
+final class RunFeed: @unchecked Sendable {
+    private let condition = NSCondition()
+    private let runs: Int
+    private var handedOut = 0
+    private var cancelled = false
+    private var results: [Int: Result<Explorer.RunResult, any Error>] = [:]
+
+    init(runs: Int) { self.runs = runs }
+
+    /// The next run to do, or nil when every run is handed out or the exploration ended.
+    func take() -> Int? {
+        condition.withLock {
+            guard !cancelled, handedOut < runs else { return nil }
+            handedOut += 1
+            return handedOut - 1
+        }
+    }
+
+    func put(_ index: Int, _ result: Result<Explorer.RunResult, any Error>) {
+        condition.withLock {
+            results[index] = result
+            condition.broadcast()
+        }
+    }
+
+    /// Waits for run `index` and takes its result.
+    func result(_ index: Int) -> Result<Explorer.RunResult, any Error> {
+        condition.withLock {
+            while results[index] == nil { condition.wait() }
+            return results.removeValue(forKey: index)!
+        }
+    }
+
+    func cancel() { condition.withLock { cancelled = true } }
 }
 
 /// The app under exploration: its id, its widget and its notification service extension (by their extension points).
