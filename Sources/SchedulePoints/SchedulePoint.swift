@@ -55,23 +55,31 @@ package enum SchedulePoint {
             var line = kind.rawValue + "\t"
             for c in detail().unicodeScalars { line.unicodeScalars.append(c == "\n" || c == "\t" ? " " : c) }
             line += "\n"
-            var bytes = Array(line.utf8)
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                if n < 0, errno == EINTR { continue }
-                // The explorer is gone: nothing may run unscheduled.
-                guard n > 0 else { _exit(137) }
-                offset += n
-            }
-            var go: UInt8 = 0
-            while true {
-                let n = read(fd, &go, 1)
-                if n < 0, errno == EINTR { continue }
-                guard n == 1 else { _exit(137) }
-                break
-            }
-            bytes.removeAll()
+            send(fd, line)
+            _ = receiveByte(fd)
+        }
+    }
+
+    /// Writes the whole line. The explorer gone, nothing may run unscheduled: the process ends.
+    private static func send(_ fd: Int32, _ line: String) {
+        var bytes = Array(line.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { _exit(137) }
+            offset += n
+        }
+    }
+
+    /// The explorer's next byte (a go, or a byte of an answer); the explorer gone, the process ends.
+    private static func receiveByte(_ fd: Int32) -> UInt8 {
+        var byte: UInt8 = 0
+        while true {
+            let n = read(fd, &byte, 1)
+            if n < 0, errno == EINTR { continue }
+            guard n == 1 else { _exit(137) }
+            return byte
         }
     }
 
@@ -84,20 +92,9 @@ package enum SchedulePoint {
         guard fd >= 0 else { return nil }
         var answer: [UInt8] = []
         state.always {
-            var bytes = Array((kind + "\t" + request + "\n").utf8)
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                if n < 0, errno == EINTR { continue }
-                guard n > 0 else { _exit(137) }
-                offset += n
-            }
-            bytes.removeAll()
-            var byte: UInt8 = 0
+            send(fd, kind + "\t" + request + "\n")
             while true {
-                let n = read(fd, &byte, 1)
-                if n < 0, errno == EINTR { continue }
-                guard n == 1 else { _exit(137) }
+                let byte = receiveByte(fd)
                 if byte == UInt8(ascii: "\n") { break }
                 answer.append(byte)
             }
