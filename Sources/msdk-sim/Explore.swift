@@ -7,9 +7,10 @@ struct Explore: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find the app's data-sharing bugs: run the app, its widget and its notification extension under a seeded scheduler with device and org events, and check invariants.",
         discussion: """
-            Every run gets a fresh device, its own sf-simulator and, like msdk-sim scenario, a private keyring. Each \
-            keychain operation, file access in the containers and store transaction of the real binaries is a point \
-            where the scheduler may switch processes, lock, unlock or reboot the device, take the org offline, expire \
+            Every run gets a fresh device and its own sf-simulator; runs go one per core (--jobs). The keychain is \
+            the explorer's own, in memory (--keychain), and every schedule reported is first replayed on the real \
+            Secret Service, in a private keyring as msdk-sim scenario uses. Each keychain operation, file access in \
+            the containers and store transaction of the real binaries is a point where the scheduler may switch processes, lock, unlock or reboot the device, take the org offline, expire \
             tokens, or kill a process where it stands. A run is a function of its seed. A broken invariant is shrunk to \
             the fewest steps that still break it, replayed, and printed step by step. Exit status: 0 no invariant \
             broke, 10 one did (docs/explore.md).
