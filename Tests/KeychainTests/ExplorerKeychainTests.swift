@@ -35,6 +35,9 @@ final class ExplorerKeychainTests: XCTestCase {
         XCTAssertNotNil(keychain.answer("not json").range(of: "\"error\""))
         XCTAssertNotNil(try ask(keychain, ["op": "format"])["error"])
         XCTAssertNotNil(try ask(keychain, ["op": "store", "attributes": ["device": "d"], "secret": "%%%"])["error"])
+        // A request nested 100,000 deep is refused by the parser (its depth limit), not a crash of the explorer.
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        XCTAssertNotNil(keychain.answer("{\"op\":\"search\",\"attributes\":\(deep)}").range(of: "\"error\""))
         XCTAssertEqual(keychain.store.count, 0)
     }
 }

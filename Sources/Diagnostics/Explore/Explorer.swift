@@ -254,7 +254,7 @@ package final class Explorer: @unchecked Sendable {
         let supply = supply ?? orgs
         let org = try supply.next ?? startOrg()
         // The next run's org starts while this one runs (a tenth of a second or so each).
-        supply.next = try? startOrg()
+        supply.next = try? startOrg()  // replaces the one taken above
         let dir = session.appendingPathComponent("run-\(UUID().uuidString.prefix(8))")
         let run = try ExploreRun(explorer: self, org: org, directory: dir, keychain: real ? nil : ExplorerKeychain())
         defer {
@@ -293,20 +293,12 @@ package final class Explorer: @unchecked Sendable {
 
 /// The org a worker started ahead for its next run.
 final class OrgSupply: @unchecked Sendable {
-    private var ahead: OrgProcess?
-
-    /// Taken once: the org started ahead, if any.
-    var next: OrgProcess? {
-        get {
-            defer { ahead = nil }
-            return ahead
-        }
-        set { ahead = newValue }
-    }
+    /// The org started ahead, if any; whoever uses it sets it to nil (or to the next one).
+    var next: OrgProcess?
 
     func stop() {
-        ahead?.stop()
-        ahead = nil
+        next?.stop()
+        next = nil
     }
 }
 
