@@ -194,6 +194,7 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
         let tx = PostgresTransaction(connection: connection, logger: logger, store: self)
         do {
             let result = try body(tx)
+            try tx.waitForDeferred()
             checkIn(connection, broken: false)
             return result
         } catch {
@@ -380,36 +381,44 @@ final class PostgresTransaction: SQLTransaction {
         self.patient = patient
     }
 
-    /// BEGIN, sent without waiting for its answer: PostgresNIO sends the next statement as soon as BEGIN is
-    /// answered, on the connection's event loop, so the transaction's worker thread waits once for both (the
-    /// next statement checks that BEGIN succeeded).
-    private var beginning: EventLoopFuture<PostgresQueryResult>?
+    /// Statements sent without waiting for their answers (BEGIN, `runDeferred`): PostgresNIO sends the next
+    /// statement as soon as the one before is answered, on the connection's event loop, so the transaction's
+    /// worker thread waits once for all of them (the next statement checks that these succeeded, the first
+    /// error first).
+    private var deferred: [EventLoopFuture<PostgresQueryResult>] = []
 
     func begin(_ sql: String) {
-        beginning = connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        deferred.append(connection.query(PostgresQuery(unsafeSQL: sql), logger: logger))
     }
 
-    /// Throws BEGIN's error, once the statement after it has been answered.
-    private func began() throws {
-        guard let future = beginning else { return }
-        beginning = nil
-        do {
-            _ = try store.await(future, on: connection, patient: patient)
-        } catch {
-            throw PostgresStore.storeError(error) ?? error
+    /// Throws the first error of the statements sent without waiting, once they have been answered.
+    func waitForDeferred() throws {
+        let futures = deferred
+        deferred = []
+        for future in futures {
+            do {
+                _ = try store.await(future, on: connection, patient: patient)
+            } catch {
+                throw PostgresStore.storeError(error) ?? error
+            }
         }
     }
 
     /// A statement without arguments and results (BEGIN, COMMIT).
     func simple(_ sql: String) throws {
-        defer { beginning = nil }
+        defer { deferred = [] }
         do {
             let answer = connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
-            try began()
+            try waitForDeferred()
             _ = try store.await(answer, on: connection, patient: patient)
         } catch {
             throw PostgresStore.storeError(error) ?? error
         }
+    }
+
+    func runDeferred(_ sql: String, _ arguments: [SQLValue]) throws {
+        let query = try Self.query(sql, arguments)
+        deferred.append(connection.query(query, logger: logger))
     }
 
     func run(_ sql: String, _ arguments: [SQLValue], cached: Bool) throws -> Int {
@@ -452,7 +461,8 @@ final class PostgresTransaction: SQLTransaction {
             [table])
     }
 
-    private func perform(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresQueryResult {
+    /// The statement with its arguments bound and its `?` numbered.
+    private static func query(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresQuery {
         try checkText(arguments)
         var binds = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
@@ -464,10 +474,15 @@ final class PostgresTransaction: SQLTransaction {
             case .blob(let d): binds.append(ByteBuffer(bytes: d))
             }
         }
-        defer { beginning = nil }
+        return PostgresQuery(unsafeSQL: numbered(sql), binds: binds)
+    }
+
+    private func perform(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresQueryResult {
+        let query = try Self.query(sql, arguments)
+        defer { deferred = [] }
         do {
-            let answer = connection.query(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds), logger: logger)
-            try began()
+            let answer = connection.query(query, logger: logger)
+            try waitForDeferred()
             return try store.await(answer, on: connection, patient: patient)
         } catch {
             throw PostgresStore.storeError(error) ?? error

@@ -56,8 +56,19 @@ struct Grants: Sendable {
         let hash = OrgState.hash(token)
         // No write lock: the look-up reads, and the count is one atomic upsert.
         return try await database.store.update { db in
-            guard let session = try Self.session(db, hash: hash) else { return nil }
-            return (session, try Self.increment(db, database, Self.apiRequestsKey()))
+            switch db.dialect {
+            case .sqlite:
+                guard let session = try Self.session(db, hash: hash) else { return nil }
+                return (session, try Self.increment(db, database, Self.apiRequestsKey()))
+            case .postgres:
+                // The look-up and the count in one statement (one round trip instead of two): the count only
+                // when the look-up found a live token.
+                guard let row = try db.fetchOne(
+                    "WITH s AS (\(Self.sessionSQL)), c AS (INSERT INTO meta(key, value) SELECT ?, '1' WHERE EXISTS (SELECT 1 FROM s) ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT) RETURNING value) SELECT s.*, c.value AS request_count FROM s, c",
+                    [hash, Date().timeIntervalSince1970, Self.apiRequestsKey()])
+                else { return nil }
+                return (Self.session(row), Int(row["request_count"] as String? ?? "0") ?? 0)
+            }
         }
     }
 
@@ -153,13 +164,20 @@ struct Grants: Sendable {
         try database.store.read { db in try Self.session(db, hash: OrgState.hash(token)) }
     }
 
+    /// The live access token of a hash (its two arguments: the hash, the time now): not expired, and its grant,
+    /// if it has one, not revoked.
+    static let sessionSQL = """
+        SELECT a.* FROM access_tokens a LEFT JOIN grants g ON g.hash = a.refresh_hash
+        WHERE a.hash = ? AND a.expires > ? AND (a.refresh_hash IS NULL OR g.revoked = 0)
+        """
+
     static func session(_ db: SQLTransaction, hash: String) throws -> Session? {
-        guard let row = try db.fetchOne("""
-                SELECT a.* FROM access_tokens a LEFT JOIN grants g ON g.hash = a.refresh_hash
-                WHERE a.hash = ? AND a.expires > ? AND (a.refresh_hash IS NULL OR g.revoked = 0)
-                """, [hash, Date().timeIntervalSince1970])
-        else { return nil }
-        return Session(orgId: row["org_id"], userId: row["user_id"], clientId: row["client_id"], refreshHash: row["refresh_hash"])
+        guard let row = try db.fetchOne(sessionSQL, [hash, Date().timeIntervalSince1970]) else { return nil }
+        return session(row)
+    }
+
+    static func session(_ row: SQLRow) -> Session {
+        Session(orgId: row["org_id"], userId: row["user_id"], clientId: row["client_id"], refreshHash: row["refresh_hash"])
     }
 
     /// `/services/oauth2/revoke`: a refresh token revokes its grant and every access token from it.

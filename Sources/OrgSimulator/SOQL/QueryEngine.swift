@@ -114,7 +114,7 @@ struct QueryEngine: Sendable {
         let plan = try JSONDecoder().decode(QueryPlan.self, from: row["plan"] as Data)
         guard let object = database.definition.object(plan.object) else { throw invalid }
         let end = min(offset + batchSize, total)
-        let rows = try db.fetchAll("SELECT \(plan.columns.joined(separator: ", ")) FROM cursor_rows c JOIN \(OrgDatabase.quote(object.table)) t0 ON t0.\(db.dialect.rowNumber) = c.rid \(plan.joins) WHERE c.pos BETWEEN ? AND ? ORDER BY c.pos", [firstPos + Int64(offset), firstPos + Int64(end) - 1])
+        let rows = try db.fetchAll("SELECT \(plan.columns.joined(separator: ", ")) FROM cursor_rows c \(db.dialect.rowsOfCursor(table: OrgDatabase.quote(object.table))) \(plan.joins) WHERE c.pos BETWEEN ? AND ? ORDER BY c.pos", [firstPos + Int64(offset), firstPos + Int64(end) - 1])
         let next = end < total ? "/services/data/\(version)/\(path)/\(locator)-\(end)" : nil
         if next == nil {
             try release(db, locator: locator)

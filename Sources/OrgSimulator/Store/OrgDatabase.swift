@@ -10,6 +10,10 @@ final class OrgDatabase: Sendable {
     var dialect: SQLDialect { store.dialect }
     /// "table/field" of the unique external ids whose unique index this instance found or made.
     private let upsertIndexes = LockedSet()
+    /// On PostgreSQL, record ids this instance has drawn from a sequence and not yet given, by sequence: drawn
+    /// `idBlock` at a time, in two statements, instead of two for each new record (issue 39).
+    private let drawnIds = IdBlocks()
+    static let idBlock = 32
 
     /// The version of the schema below. A state made by another version is migrated when this sf-simulator
     /// knows how (none yet: a state without a version is version 1), and refused by name otherwise.
@@ -162,14 +166,45 @@ final class OrgDatabase: Sendable {
     /// A server clock for writes that never repeats or goes back, so incremental syncs see every change: one
     /// statement, which locks the clock's row until the transaction ends (so writes commit in their clock's
     /// order); writes take it last, after the records they change.
+    /// The clock's statement: the wall clock in milliseconds (its one argument), or one more than the last value
+    /// when that is not later; returns the new value.
+    static func clockSQL(_ dialect: SQLDialect) -> String {
+        "INSERT INTO meta(key, value) VALUES ('lastWriteMs', ?) ON CONFLICT(key) DO UPDATE SET value = CAST(\(dialect.greatest("CAST(meta.value AS BIGINT) + 1", "CAST(excluded.value AS BIGINT)")) AS TEXT) RETURNING value"
+    }
+
     func nextWriteTime(_ db: SQLTransaction) throws -> String {
         let wall = Int64(Date().timeIntervalSince1970 * 1000)
-        let value = try db.value(
-            as: String.self,
-            "INSERT INTO meta(key, value) VALUES ('lastWriteMs', ?) ON CONFLICT(key) DO UPDATE SET value = CAST(\(db.dialect.greatest("CAST(meta.value AS BIGINT) + 1", "CAST(excluded.value AS BIGINT)")) AS TEXT) RETURNING value",
-            [String(wall)])
+        let value = try db.value(as: String.self, Self.clockSQL(db.dialect), [String(wall)])
         let now = value.flatMap { Int64($0) } ?? wall
         return SalesforceDate.string(Date(timeIntervalSince1970: Double(now) / 1000))
+    }
+
+    /// Reads the write clock and writes a record's timestamps (`LastModifiedDate`, `SystemModstamp`, and
+    /// `CreatedDate` when `created`) with the other columns of `set`, as a write's last statement: the clock's row
+    /// stays locked until the transaction ends, so the write takes it after everything else it does. On
+    /// PostgreSQL the clock and the update are one statement, sent without waiting for its answer (COMMIT follows
+    /// it at once), so that the clock, which every write of the org takes, is held for one round trip (issue 39).
+    /// `with` is an `INSERT` the write also makes (its recent item): on PostgreSQL part of the same statement.
+    func stamp(_ db: SQLTransaction, object: ObjectDefinition, id: String, set: [(String, SQLValue)], created: Bool = false,
+               with insert: (sql: String, arguments: [SQLValue])? = nil) throws {
+        let stamped = ["LastModifiedDate", "SystemModstamp"] + (created ? ["CreatedDate"] : [])
+        let table = Self.quote(object.table)
+        switch db.dialect {
+        case .sqlite:
+            if let insert { try db.execute(insert.sql, insert.arguments, cached: true) }
+            let now = try nextWriteTime(db)
+            let columns = stamped.map { ($0, SQLValue.text(now)) } + set
+            try db.execute("UPDATE \(table) SET \(columns.map { "\(Self.quote($0.0)) = ?" }.joined(separator: ", ")) WHERE \"Id\" = ?", columns.map(\.1) + [SQLValue.text(id)])
+        case .postgres:
+            let wall = Int64(Date().timeIntervalSince1970 * 1000)
+            // SalesforceDate.string, in SQL: the clock's milliseconds since 1970 as 2026-11-01T09:30:00.000+0000 (UTC).
+            let now = "to_char(TIMESTAMP '1970-01-01 00:00:00' + CAST(clock.value AS BIGINT) * INTERVAL '1 millisecond', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"+0000\"')"
+            let assignments = stamped.map { "\(Self.quote($0)) = \(now)" } + set.map { "\(Self.quote($0.0)) = ?" }
+            let also = insert.map { ", also AS (\($0.sql))" } ?? ""
+            try db.runDeferred(
+                "WITH clock AS (\(Self.clockSQL(db.dialect)))\(also) UPDATE \(table) SET \(assignments.joined(separator: ", ")) FROM clock WHERE \(table).\"Id\" = ?",
+                [.text(String(wall))] + (insert?.arguments ?? []) + set.map(\.1) + [.text(id)])
+        }
     }
 
     /// A new record id of `object` in `orgId`: the org's index in the definition and a counter, so ids
@@ -180,12 +215,19 @@ final class OrgDatabase: Sendable {
         if db.dialect == .postgres {
             let sequence = Self.quote(Self.idSequence(orgIndex: orgIndex, object: object))
             while true {
-                guard let number = try db.value(as: Int.self, "SELECT nextval(?::regclass)", [sequence]) else {
+                if let id = drawnIds.take(sequence) { return id }
+                // A block of numbers, and which of their ids a CSV file or a seed gave (those are skipped). Records
+                // with ids of their own are made only while the org is set up, before any instance serves, so an
+                // id free when drawn is still free when given.
+                let numbers = try db.fetchAll("SELECT nextval(?::regclass) FROM generate_series(1, \(Self.idBlock))", [sequence])
+                    .compactMap { Int(sqlValue: $0[0]) }.sorted()
+                guard !numbers.isEmpty else {
                     throw SQLStoreError(kind: .other, reason: "no record id from the sequence of \(object.name)", code: "sequence")
                 }
-                let id = SalesforceID.make(prefix: object.keyPrefix, number: number)
-                // An id a CSV file or a seed gave: the next one.
-                if try db.value(as: Int.self, "SELECT 1 FROM \(Self.quote(object.table)) WHERE \"Id\" = ?", [id]) == nil { return id }
+                let ids = numbers.map { SalesforceID.make(prefix: object.keyPrefix, number: $0) }
+                let taken = Set(try db.values(
+                    as: String.self, "SELECT \"Id\" FROM \(Self.quote(object.table)) WHERE \"Id\" IN (\(ids.map { _ in "?" }.joined(separator: ", ")))", ids))
+                drawnIds.add(sequence, ids.filter { !taken.contains($0) })
             }
         }
         var number = Int(try meta(db, key) ?? "") ?? (orgIndex * 1_000_000 + 1)
@@ -237,6 +279,14 @@ struct Session: Sendable, Equatable {
 }
 
 /// A set of strings shared between threads.
+/// Ids drawn ahead, by sequence, each given once, in the order drawn.
+final class IdBlocks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var blocks: [String: ArraySlice<String>] = [:]
+    func take(_ sequence: String) -> String? { lock.withLock { blocks[sequence]?.popFirst() } }
+    func add(_ sequence: String, _ ids: [String]) { lock.withLock { blocks[sequence, default: []].append(contentsOf: ids) } }
+}
+
 final class LockedSet: @unchecked Sendable {
     private let lock = NSLock()
     private var items: Set<String> = []

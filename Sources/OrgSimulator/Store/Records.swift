@@ -214,8 +214,11 @@ struct RecordStore: Sendable {
         var record = try fields(body, of: object, creating: true).get()
         record = record.filter { $0.value != .null }
         if let error = try validate(db, orgId: session.orgId, object: object, record: record, id: nil, checked: checked) { throw error }
-        let id = try insert(db, orgId: session.orgId, object: object, record: record, userId: session.userId)
+        let id = try database.nextId(db, orgId: session.orgId, object: object)
+        record["Id"] = .string(id)
         try touch(db, session: session, object: object, id: id)
+        // The insert reads the clock: last, since the write holds it until it commits.
+        try insert(db, orgId: session.orgId, object: object, record: record, userId: session.userId)
         return id
     }
 
@@ -256,18 +259,16 @@ struct RecordStore: Sendable {
         let changed = Set(changes.keys.filter { changes[$0] != record[$0] })
         for (k, v) in changes { record[k] = v }
         if let error = try validate(db, orgId: session.orgId, object: object, record: record, id: record["Id"]?.stringValue, changed: changed) { throw error }
-        let now = try database.nextWriteTime(db)
         var set = changes
-        set["LastModifiedDate"] = .string(now)
-        set["SystemModstamp"] = .string(now)
         set["LastModifiedById"] = .string(session.userId)
         if let parts = object.compoundName, parts.contains(where: { changes[$0] != nil }) {
             fillName(object, &record)
             set["Name"] = record["Name"]
         }
-        let names = set.keys.sorted()
-        try db.execute("UPDATE \(OrgDatabase.quote(object.table)) SET \(names.map { "\(OrgDatabase.quote($0)) = ?" }.joined(separator: ", ")) WHERE \"Id\" = ?", names.map { FieldCoding.toDatabase(set[$0]!) } + [SQLValue.text(record["Id"]?.stringValue ?? "")])
-        try touch(db, session: session, object: object, id: record["Id"]?.stringValue ?? id)
+        let recordId = record["Id"]?.stringValue ?? id
+        // The clock last: the write holds it until it commits.
+        try database.stamp(db, object: object, id: recordId, set: set.keys.sorted().map { ($0, FieldCoding.toDatabase(set[$0]!)) },
+                           with: Self.touching(session: session, object: object, id: recordId))
     }
 
     /// Soft delete: `queryAll` and `deleted` still see it.
@@ -275,9 +276,8 @@ struct RecordStore: Sendable {
         guard try read(db, orgId: session.orgId, object: object, id: id, forUpdate: true) != nil else {
             throw try gone(db, orgId: session.orgId, object: object, id: id)
         }
-        let now = try database.nextWriteTime(db)
-        try db.execute("UPDATE \(OrgDatabase.quote(object.table)) SET \"IsDeleted\" = 1, \"LastModifiedDate\" = ?, \"SystemModstamp\" = ?, \"LastModifiedById\" = ? WHERE \"Id\" = ?", [now, now, session.userId, OrgState.key(id)])
         try db.execute("DELETE FROM recent WHERE record_id = ?", [OrgState.key(id)])
+        try database.stamp(db, object: object, id: OrgState.key(id), set: [("IsDeleted", .int(1)), ("LastModifiedById", .text(session.userId))])
     }
 
     /// The object of an id, by its key prefix.
@@ -369,17 +369,15 @@ struct RecordStore: Sendable {
         let made = (row["made"] as Int?) == 1
         // The record's lock: a record a fault holds is waited for (on PostgreSQL the statement above waited).
         _ = try Self.locking([id]) { try db.lockForUpdate(table: object.table, ids: [id]) }
-        let now = try database.nextWriteTime(db)
-        var set: [(String, SQLValue)] = [("LastModifiedDate", .text(now)), ("SystemModstamp", .text(now))]
-        if made { set.append(("CreatedDate", .text(now))) }
+        var set: [(String, SQLValue)] = []
         if !parts.isEmpty, made || parts.contains(where: { changes[$0] != nil }) {
             var named: Record = [:]
             for part in parts { named[part] = made ? record[part] : (changes[part] ?? (row[part] as String?).map { FieldValue.string($0) } ?? .null) }
             fillName(object, &named)
             set.append(("Name", FieldCoding.toDatabase(named["Name"] ?? .null)))
         }
-        try db.execute("UPDATE \(table) SET \(set.map { "\(OrgDatabase.quote($0.0)) = ?" }.joined(separator: ", ")) WHERE \"Id\" = ?", set.map(\.1) + [SQLValue.text(id)])
-        try touch(db, session: session, object: object, id: id)
+        // The clock last: the write holds it until it commits.
+        try database.stamp(db, object: object, id: id, set: set, created: made, with: Self.touching(session: session, object: object, id: id))
         return made ? .created(id) : .updated(id)
     }
 
@@ -455,8 +453,15 @@ struct RecordStore: Sendable {
     // MARK: Recent items
 
     func touch(_ db: SQLTransaction, session: Session, object: ObjectDefinition, id: String) throws {
+        let touching = Self.touching(session: session, object: object, id: id)
+        try db.execute(touching.sql, touching.arguments)
+    }
+
+    /// The statement that makes a record the user's most recent item (`touch`).
+    static func touching(session: Session, object: ObjectDefinition, id: String) -> (sql: String, arguments: [SQLValue]) {
         let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
-        try db.execute("INSERT INTO recent(user_id, record_id, object, touched) VALUES (?, ?, ?, ?) ON CONFLICT(user_id, record_id) DO UPDATE SET touched = excluded.touched", [session.userId, id, object.name, now])
+        return ("INSERT INTO recent(user_id, record_id, object, touched) VALUES (?, ?, ?, ?) ON CONFLICT(user_id, record_id) DO UPDATE SET touched = excluded.touched",
+                [.text(session.userId), .text(id), .text(object.name), .int(now)])
     }
 
     func recentItems(_ db: SQLTransaction, session: Session, object: ObjectDefinition, limit: Int = 200) throws -> [Record] {

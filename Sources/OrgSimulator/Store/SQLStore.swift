@@ -45,6 +45,18 @@ package enum SQLDialect: String, Sendable, Codable {
         }
     }
 
+    /// The join that reads a page of a cursor's rows (`cursor_rows c`) from the object's table as `t0`: one look-up
+    /// of each row by its number. PostgreSQL's planner, which expects more rows in a page than its 200, would
+    /// otherwise hash the whole table for each page (a table that grows with every write, a million rows in the
+    /// fleet's load test); a lateral subquery it cannot flatten (`OFFSET 0`) keeps the look-ups. SQLite looks
+    /// each row up anyway.
+    package func rowsOfCursor(table: String) -> String {
+        switch self {
+        case .sqlite: return "JOIN \(table) t0 ON t0.\(rowNumber) = c.rid"
+        case .postgres: return "CROSS JOIN LATERAL (SELECT * FROM \(table) r WHERE r.\(rowNumber) = c.rid OFFSET 0) t0"
+        }
+    }
+
     /// The greater of two numbers.
     package func greatest(_ a: String, _ b: String) -> String {
         switch self {
@@ -132,9 +144,19 @@ package protocol SQLTransaction: AnyObject {
     /// waited for at most the record lock timeout. A backend whose one connection serialises every write does
     /// nothing.
     func lockValues(_ keys: [String]) throws
+    /// Sends a statement whose answer is not needed yet (its changed-row count is not returned): the store waits
+    /// for it with the next statement, or with COMMIT. On PostgreSQL COMMIT is then sent as soon as this
+    /// statement is answered, without a trip through the transaction's thread, so a lock it takes (the write
+    /// clock) is held for one round trip. Its error is thrown by the next statement, or by COMMIT. A backend
+    /// that answers at once runs it at once.
+    func runDeferred(_ sql: String, _ arguments: [SQLValue]) throws
 }
 
 extension SQLTransaction {
+    package func runDeferred(_ sql: String, _ arguments: [SQLValue]) throws {
+        _ = try run(sql, arguments, cached: false)
+    }
+
     @discardableResult
     package func execute(_ sql: String, _ arguments: [any SQLEncodable] = [], cached: Bool = false) throws -> Int {
         try run(sql, arguments.map(\.sqlValue), cached: cached)

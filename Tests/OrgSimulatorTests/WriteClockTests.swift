@@ -1,0 +1,135 @@
+import Foundation
+import XCTest
+
+@testable import OrgSimulator
+
+/// The org's write clock and what a write sends without waiting (issue 39). On PostgreSQL a write's clock, its
+/// timestamps and its recent item are one statement, sent without waiting, with COMMIT right behind it; record ids
+/// are drawn from their sequence a block at a time. On SQLite (the default) and, when
+/// scripts/integration/org-postgres.sh runs these tests, on PostgreSQL: both must answer alike.
+final class WriteClockTests: XCTestCase {
+    var state: OrgState!
+    let session = Session(orgId: "00D5g00000TestoEAA", userId: "0055g00000TesttAAA", clientId: "t")
+
+    override func setUpWithError() throws {
+        state = try TestStates.make(definition: try SOQLTests.definition(), tokenLifetime: 3600)
+    }
+
+    var contact: ObjectDefinition { state.definition.object("Contact")! }
+
+    struct Stamps: Equatable {
+        var created: String, modified: String, modstamp: String, deleted: Int, name: String?
+    }
+
+    func stamps(_ id: String) throws -> Stamps {
+        let row = try XCTUnwrap(try state.database.store.read { db in
+            try db.fetchOne("SELECT \"CreatedDate\", \"LastModifiedDate\", \"SystemModstamp\", \"IsDeleted\", \"Name\" FROM \(OrgDatabase.quote(self.contact.table)) WHERE \"Id\" = ?", [id])
+        })
+        return Stamps(created: row["CreatedDate"], modified: row["LastModifiedDate"], modstamp: row["SystemModstamp"], deleted: row["IsDeleted"], name: row["Name"])
+    }
+
+    func recent() throws -> [String] {
+        try state.database.store.read { db in
+            try db.values(as: String.self, "SELECT record_id FROM recent WHERE user_id = ? ORDER BY touched", [self.session.userId])
+        }
+    }
+
+    /// A stamp in the REST API's format, from this machine's clock (within a minute).
+    func assertIsAStampOfNow(_ text: String, file: StaticString = #filePath, line: UInt = #line) {
+        guard let date = SalesforceDate.parse(text) else { return XCTFail("not a date: \(text)", file: file, line: line) }
+        XCTAssertEqual(SalesforceDate.string(date), text, "not in the REST API's format", file: file, line: line)
+        XCTAssertLessThan(abs(date.timeIntervalSinceNow), 60, text, file: file, line: line)
+    }
+
+    func testEveryWriteStampsItsRecordFromTheClockInTheOrderOfTheWrites() throws {
+        let records = state.records, session = session, contact = contact
+        let field = try records.upsertField(contact, "DeviceRecordId__c")
+
+        let made = try state.database.store.write { db in try records.create(db, session: session, object: contact, body: ["LastName": "Clock"]) }
+        let first = try stamps(made)
+        assertIsAStampOfNow(first.modified)
+        XCTAssertEqual(first.created, first.modified)
+        XCTAssertEqual(first.modstamp, first.modified)
+        XCTAssertEqual(first.name, "Clock")
+
+        // Created by an upsert on the unique index: a later clock reading than the write before it.
+        let upserted = try state.database.store.write { db in
+            try records.upsert(db, session: session, object: contact, field: field, value: "dev-1", body: ["LastName": "Tick"])
+        }
+        guard case .created(let id) = upserted else { return XCTFail("\(upserted)") }
+        let second = try stamps(id)
+        assertIsAStampOfNow(second.modified)
+        XCTAssertEqual(second.created, second.modified)
+        XCTAssertEqual(second.modstamp, second.modified)
+        XCTAssertGreaterThan(second.modified, first.modified, "the clock never repeats nor goes back")
+        XCTAssertEqual(second.name, "Tick")
+
+        // Updated by the same upsert: CreatedDate kept, the name made from the new part and the kept one.
+        let again = try state.database.store.write { db in
+            try records.upsert(db, session: session, object: contact, field: field, value: "DEV-1", body: ["FirstName": "Tock"])
+        }
+        guard case .updated(id) = again else { return XCTFail("\(again)") }
+        let third = try stamps(id)
+        XCTAssertEqual(third.created, second.created)
+        XCTAssertGreaterThan(third.modified, second.modified)
+        XCTAssertEqual(third.modstamp, third.modified)
+        XCTAssertEqual(third.name, "Tock Tick")
+
+        try state.database.store.write { db in try records.update(db, session: session, object: contact, id: made, body: ["Title": "Keeper"]) }
+        let fourth = try stamps(made)
+        XCTAssertEqual(fourth.created, first.created)
+        XCTAssertGreaterThan(fourth.modified, third.modified)
+        XCTAssertEqual(fourth.modstamp, fourth.modified)
+        XCTAssertEqual(try recent(), [id, made], "each write is its user's most recent item, the latest last")
+
+        try state.database.store.write { db in try records.delete(db, session: session, object: contact, id: id) }
+        let fifth = try stamps(id)
+        XCTAssertEqual(fifth.deleted, 1)
+        XCTAssertGreaterThan(fifth.modified, fourth.modified)
+        XCTAssertEqual(fifth.modstamp, fifth.modified)
+        XCTAssertEqual(try recent(), [made], "a deleted record is no recent item")
+    }
+
+    func testAStatementSentWithoutWaitingThatFailsFailsItsTransactionAndKeepsNothing() throws {
+        let database = state.database
+        let bad = "INSERT INTO no_such_table(x) VALUES (?)"
+        // Its error at COMMIT, and at the next statement.
+        XCTAssertThrowsError(try database.store.write { db in
+            try database.setMeta(db, "clock-test", "1")
+            try db.runDeferred(bad, [.int(1)])
+        })
+        XCTAssertThrowsError(try database.store.write { db in
+            try database.setMeta(db, "clock-test", "1")
+            try db.runDeferred(bad, [.int(1)])
+            _ = try db.fetchAll("SELECT 1")
+        })
+        XCTAssertNil(try database.store.read { db in try database.meta(db, "clock-test") }, "a write whose statement failed kept a change")
+        // The connection is fine afterwards, and a statement that succeeds is kept.
+        try database.store.write { db in
+            try database.setMeta(db, "clock-test", "2")
+            try db.runDeferred("INSERT INTO meta(key, value) VALUES (?, ?)", [.text("clock-test-2"), .text("3")])
+        }
+        XCTAssertEqual(try database.store.read { db in try database.meta(db, "clock-test") }, "2")
+        XCTAssertEqual(try database.store.read { db in try database.meta(db, "clock-test-2") }, "3")
+    }
+
+    func testNewIdsAreEachGivenOnceAndSkipIdsAlreadyTaken() throws {
+        let records = state.records, session = session, contact = contact
+        // Two records with ids of their own among the first numbers the org would give.
+        let taken = [SalesforceID.make(prefix: contact.keyPrefix, number: 2), SalesforceID.make(prefix: contact.keyPrefix, number: 5)]
+        try state.database.store.write { db in
+            for id in taken {
+                try records.insert(db, orgId: session.orgId, object: contact, record: ["Id": .string(id), "LastName": "Given"], userId: session.userId)
+            }
+        }
+        // More records than one block of drawn ids.
+        var made: [String] = []
+        for n in 0..<(OrgDatabase.idBlock + 8) {
+            made.append(try state.database.store.write { db in try records.create(db, session: session, object: contact, body: ["LastName": "New \(n)"]) })
+        }
+        XCTAssertEqual(Set(made).count, made.count, "an id was given twice")
+        XCTAssertTrue(Set(made).isDisjoint(with: taken), "an id already taken was given")
+        XCTAssertEqual(made, made.sorted(), "one instance gives ids in the order of its sequence")
+        XCTAssertTrue(made.allSatisfy { SalesforceID.isValid($0) && $0.hasPrefix(contact.keyPrefix) })
+    }
+}
