@@ -12,10 +12,12 @@ package enum LaunchPreparation {
     ///   keychain it cannot use, and so touches nothing that needs it. With a keychain it can use, it is a launch
     ///   of the app like any other and prepares as each does (what an interrupted login left is discarded, an
     ///   account a restore left unreadable set aside): opening the app runs the same code whatever it shows.
+    /// - Returns: whether the keychain could be used (always true when `requireKeychain`, which throws otherwise).
+    @discardableResult
     package static func run(
         _ launch: ProcessLaunch, accounts: UserAccountManager, recovery: UserAccountManager.Recovery, requireKeychain: Bool,
         note: (String) -> Void
-    ) async throws {
+    ) async throws -> Bool {
         let repaired = launch.sandbox.restoreFileRules()
         if let first = repaired.tightened.first {
             note("tightened \(repaired.tightened.count) path(s) that others could read (e.g. \(first.path), was \(String(first.mode, radix: 8))): the device keeps directories 0700 and files 0600")
@@ -27,13 +29,13 @@ package enum LaunchPreparation {
         guard usable else {
             // Read the account key if the keychain allows; a report then says what it could not read.
             await accounts.loadAccountKey()
-            return
+            return false
         }
         let deleted = try await accounts.verifyAtLaunch(recovery: recovery)
         if !deleted.isEmpty {
             note("the SDK's recovery deleted the account(s) it could not read or decrypt (the device's data protection kept the file closed, its key could not be read, or it was not sealed with it): \(deleted.joined(separator: ", "))")
             // A keychain that cannot be used is why the recovery ran: nothing more to do with it.
-            if await launch.keychain.status().error != nil { return }
+            if await launch.keychain.status().error != nil { return false }
         }
         let aside = try accounts.setAsideAccountsLeftByARestore()
         if !aside.isEmpty {
@@ -46,5 +48,6 @@ package enum LaunchPreparation {
         if !orphans.kept.isEmpty {
             note("\(orphans.kept.count) interrupted login(s) left tokens that could not be revoked yet (the org is unreachable); they are kept and retried at the next launch")
         }
+        return true
     }
 }

@@ -131,13 +131,12 @@ package final class AppSession: @unchecked Sendable {
             let result = await keychain.setAccessibility(keychain.accessibility)
             if !result.success, result.status != .itemNotFound, let error = result.error { note("keychain class not applied: \(error.message)") }
         }
-        try await LaunchPreparation.run(
-            session.launch, accounts: session.accounts, recovery: options.sdkRecovery ? .sdkDestructive : .keepFiles,
-            requireKeychain: requireKeychain, note: note)
         // The app's own code at its first launch after an install: the status report runs it too when the keychain
         // can be used (it is a launch of the app like any other, as LaunchPreparation says; msdk-sim explore's
         // relaunch is one).
-        let keychainUsable = requireKeychain ? true : await session.launch.keychain.status().success
+        let keychainUsable = try await LaunchPreparation.run(
+            session.launch, accounts: session.accounts, recovery: options.sdkRecovery ? .sdkDestructive : .keepFiles,
+            requireKeychain: requireKeychain, note: note)
         if keychainUsable, session.launch.config?.revokeTokensOfPreviousInstall == true {
             let leftover = try await session.accounts.revokeTokensOfPreviousInstall(loginHost: options.org.flatMap(URL.init(string:)))
             if !leftover.revoked.isEmpty {
@@ -149,14 +148,17 @@ package final class AppSession: @unchecked Sendable {
         }
         // The sample's didFinishLaunching: loginIfRequired, then its completion (the status report too: it is a launch).
         if finishLaunching, keychainUsable { await session.loginIfRequiredCompleted() }
-        guard requireKeychain else { return session }
-        if try await session.screenLock.checkForScreenLockUsers() {
-            session.events.step("screenLockPasscodeForgotten", ["why": "no account on the device needs it (keychain values outlive the app)"])
-            note("the screen-lock passcode left in the keychain was forgotten: no account on this device needs it (the app was removed and installed again, as SalesforceSDKManager's checkForScreenLockUsers does)")
+        guard keychainUsable else { return session }
+        if requireKeychain {
+            if try await session.screenLock.checkForScreenLockUsers() {
+                session.events.step("screenLockPasscodeForgotten", ["why": "no account on the device needs it (keychain values outlive the app)"])
+                note("the screen-lock passcode left in the keychain was forgotten: no account on this device needs it (the app was removed and installed again, as SalesforceSDKManager's checkForScreenLockUsers does)")
+            }
+            if unlock { try await session.unlockIfNeeded(options.passcode) }
         }
-        if unlock { try await session.unlockIfNeeded(options.passcode) }
-        // As the SDK at each foreground: the current user's device is registered for notifications
-        // again when its token changed or an earlier registration failed (no request otherwise).
+        // As the SDK at each launch (the status report's too, when the keychain can be used): the current user's
+        // device is registered for notifications again when its token changed or an earlier registration failed, or
+        // a login was killed before it registered (no request otherwise).
         if let account = try? session.accounts.currentUser() {
             await PushNotificationManager(launch: session.launch, events: session.sdk.userAccountManager.events).registerIfNeeded(account)
         }

@@ -61,6 +61,27 @@ final class AppSessionTests: FixtureAppTestCase {
         XCTAssertEqual(report.appGroupName, "group.com.salesforce.mobilesdk.MobileSyncExplorer")
     }
 
+    /// A login killed after its account was saved but before the device was registered for notifications: the
+    /// next launch registers it, whatever that launch shows. `main-app status` is such a launch when the keychain
+    /// can be used (it discards an interrupted login's tokens as every launch does); it registered nothing.
+    func testTheStatusLaunchRegistersTheDeviceALoginLeftUnregistered() async throws {
+        let org = try await OrgHarness.start()
+        defer { Task { await org.stop() } }
+        do {
+            let session = try await AppSession.start(options(org))
+            _ = try await session.login(username: "alice@acme.test", password: "alice-pass")
+            // As if killed before the registration: the app keeps none.
+            try session.launch.sandbox.standardDefaults.removeObject(forKey: PushNotificationManager.registrationsKey)
+        }
+        let again = try await AppSession.start(options(org), unlock: false, requireKeychain: false)
+        let report = try await StatusReport(again)
+        XCTAssertEqual(report.currentUser, "alice@acme.test")
+        let account = try XCTUnwrap(try again.accounts.currentUser())
+        let push = PushNotificationManager(launch: again.launch, events: SDKEvents())
+        let registration = try XCTUnwrap(try push.registration(for: account), "the status launch did not register the device")
+        XCTAssertEqual(registration.token, try push.deviceToken())
+    }
+
     func testSyncsRunInFileOrderAndANameThatIsNotThereListsTheNames() async throws {
         let org = try await OrgHarness.start()
         defer { Task { await org.stop() } }
