@@ -18,13 +18,21 @@ public struct ExploredActor: Sendable {
     public var actions: [String: [String]]
     /// More environment for every launch (on top of this process's own).
     public var environment: [String: String]
+    /// The actions that need a user logged in (a sync, an edit, a list of the user's records): offered only while
+    /// an account is on the device, as an app with nobody logged in shows its login screen and nothing else.
+    /// Empty (the default): every action at every step.
+    public var needingAUser: Set<String>
 
-    public init(_ name: String, bundle: URL, executable: URL, actions: [String: [String]], environment: [String: String] = [:]) {
+    public init(
+        _ name: String, bundle: URL, executable: URL, actions: [String: [String]], environment: [String: String] = [:],
+        needingAUser: Set<String> = []
+    ) {
         self.name = name
         self.bundle = bundle
         self.executable = executable
         self.actions = actions
         self.environment = environment
+        self.needingAUser = needingAUser
     }
 
     /// An app (`.app`) is launched only once the device has been unlocked since it booted, as iOS launches apps.
@@ -188,6 +196,12 @@ public final class DeviceExploration: @unchecked Sendable {
         for actor in actors where !FileManager.default.isExecutableFile(atPath: actor.executable.path) {
             throw ExploreError.setup("\(actor.name)'s executable \(actor.executable.path) is not built: build the package's products first")
         }
+        for actor in actors {
+            let unknown = actor.needingAUser.subtracting(actor.actions.keys)
+            if !unknown.isEmpty {
+                throw ExploreError.setup("\(actor.name)'s needingAUser names \(unknown.sorted().joined(separator: ", ")), which is not among its actions (\(actor.actions.keys.sorted().joined(separator: ", ")))")
+            }
+        }
         let started = Date()
         var schedules = Set<[ExploreStep]>()
         var found: [ExplorationViolation] = []
@@ -326,13 +340,15 @@ final class ExplorationRunState {
 
     func choose(_ choices: inout SeededChoices) -> ExploreStep {
         var options: [(ExploreStep, Int)] = []
+        // Read once a step, and only when some action needs a user.
+        let someone = exploration.actors.contains { !$0.needingAUser.isEmpty } && DeviceLayout(root: device.url).hasAnyAccount()
         for actor in exploration.actors {
             if running[actor.name] != nil {
                 options += Scheduling.going(
                     actor.name, weight: 2, &choices, kinds: kindsSeen.isEmpty ? Scheduling.untilKinds : kindsSeen.sorted(), at: running[actor.name]?.at,
                     meetsOrg: kindsSeen.contains(Scheduling.networkResponse))
             } else if !actor.isApp || lockState.unlockedSinceBoot {
-                options += actor.actions.keys.sorted().map { (ExploreStep(actor.name, $0), 3) }
+                options += actor.actions.keys.sorted().filter { someone || !actor.needingAUser.contains($0) }.map { (ExploreStep(actor.name, $0), 3) }
             }
         }
         if exploration.deviceEvents {
@@ -347,6 +363,8 @@ final class ExplorationRunState {
             options.append(orgOffline ? (ExploreStep("org", "online"), 2) : (ExploreStep("org", "offline"), 1))
             options.append((ExploreStep("org", "expire-tokens"), 1))
         }
+        // Nothing can happen (every action needs a user, nobody is logged in, and no event is on): the step waits.
+        if options.isEmpty { return ExploreStep("device", "wait") }
         return choices.pick(options)
     }
 
@@ -505,6 +523,7 @@ final class ExplorationRunState {
                 return ended.isEmpty ? "rebooted: before its first unlock" : "rebooted; ended \(ended.joined(separator: ", "))"
             case "reinstall" where exploration.installEvents: return try reinstall()
             case "restore" where exploration.installEvents: return try restore()
+            case "wait": return "nothing to do: every action needs a user and nobody is logged in"
             default: return "skipped: no device action \(action)"
             }
             lockState = try Device.open(at: device.url).lockState()

@@ -107,7 +107,7 @@ final class ExploreRun {
         }
         // With nobody logged in the app shows its login screen: there is nothing to sync, edit or view. Someone is,
         // by the app's acknowledgement or by an account on the device (a login ended after it saved the account).
-        let someone = running["app"] == nil && (!loggedIn.isEmpty || !accountFilesNow().isEmpty)
+        let someone = running["app"] == nil && (!loggedIn.isEmpty || DeviceLayout(root: device).hasAnyAccount())
         if running["app"] != nil {
             options += going("app", 3)
         } else if lockState.isUnlocked {

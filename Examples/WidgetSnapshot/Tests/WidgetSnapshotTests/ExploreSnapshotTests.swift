@@ -128,6 +128,49 @@ final class ExploreSnapshotTests: XCTestCase {
         XCTAssertTrue(off.narrative[0].hasSuffix("skipped: no device action reinstall"), off.narrative[0])
     }
 
+    /// `needingAUser`: an action that needs a user is not offered while nobody is logged in (here after a
+    /// reinstall took the account file), as an app with nobody logged in shows only its login screen. The same
+    /// seed without it launches the app's `add` with no user (exit 2), which the invariant reports.
+    func testAnActionNeedingAUserWaitsForOne() async throws {
+        // The app's action found no user (exit 2) and no account is on the device: it ran with nobody logged in.
+        // (After a restore to a new phone the account file is there and its key is not: the app finds no user, but
+        // someone is logged in as far as the device's files say, and the action is offered.)
+        let addedWithNobody = DeviceInvariant("app-action-with-nobody-logged-in") { outcome, device in
+            guard outcome.actor == "app", outcome.exitStatus == 2 else { return nil }
+            let files = FileManager.default.enumerator(atPath: device.url.path)?.compactMap { $0 as? String } ?? []
+            return files.contains { $0.hasSuffix("/UserAccount.plist") } ? nil : "app \(outcome.action) ran with nobody logged in: \(outcome.errorOutput)"
+        }
+        func exploration(needingAUser: Set<String>) -> DeviceExploration {
+            let actors = [
+                ExploredActor("app", bundle: Self.app, executable: Self.products.appendingPathComponent("snapshot-app"),
+                              actions: ["add": ["add"], "clear": ["clear"]], environment: ["WIDGET_SNAPSHOT_ONE_WRITE": "1"], needingAUser: needingAUser),
+            ]
+            let exploration = DeviceExploration(org: Self.repository.appendingPathComponent("Fixtures/org"), actors: actors, invariants: [addedWithNobody]) { device, org in
+                try await device.logIn(app: Self.app, org: org, username: "alice@acme.test", password: "alice-pass")
+            }
+            exploration.runs = 12
+            exploration.steps = 12
+            exploration.seed = 1
+            exploration.shrinkBudget = 20
+            exploration.replays = 1
+            exploration.installEvents = true
+            exploration.orgEvents = false
+            return exploration
+        }
+        let without = try await exploration(needingAUser: []).explore()
+        XCTAssertEqual(without.violations.map(\.invariant), ["app-action-with-nobody-logged-in"], "without the rule the app's add runs after a reinstall")
+        let with = try await exploration(needingAUser: ["add", "clear"]).explore()
+        XCTAssertEqual(with.violations.map(\.invariant), [], with.violations.first?.narrative.joined(separator: "\n") ?? "")
+
+        // An action named that the actor does not have is refused before anything runs.
+        do {
+            _ = try await exploration(needingAUser: ["sync"]).explore()
+            XCTFail("needingAUser named an action the actor does not have")
+        } catch {
+            XCTAssertTrue("\(error)".contains("needingAUser names sync, which is not among its actions (add, clear)"), "\(error)")
+        }
+    }
+
     func testTheFixBreaksNothing() async throws {
         // The same seed and runs that break the planted bug (run 57 of 80), with the fix.
         let report = try await exploration(fixed: true).explore()
