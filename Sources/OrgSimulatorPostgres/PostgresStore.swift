@@ -44,6 +44,8 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
     package let location: String
     package var dialect: SQLDialect { .postgres }
     private let group: MultiThreadedEventLoopGroup
+    /// The group's one event loop, as the executor of prepared statements' tasks (`PreparedStatements`).
+    let executor: EventLoopExecutor
     private let configuration: PostgresConnection.Configuration
     private let logger = Logger(label: "sf-simulator.postgres")
     private let slots: DispatchSemaphore
@@ -65,6 +67,7 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
         self.timeouts = timeouts
         location = url.redacted
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        executor = EventLoopExecutor(group.next())
         var configuration = PostgresConnection.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: .disable)
         configuration.options.connectTimeout = .milliseconds(Int64(timeouts.probe * 1000))
@@ -177,8 +180,22 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
         }
     }
 
+    /// For each open connection (by `PostgresConnection.id`), the statements executed there by name: true when
+    /// the first execution was answered (prepared), false when it failed (the name is not used there again).
+    private var preparedOn: [Int: [String: Bool]] = [:]
+
+    /// Nil: the statement has not been executed on this connection yet.
+    func prepared(_ name: String, on connection: PostgresConnection) -> Bool? {
+        lock.withLock { preparedOn[connection.id]?[name] }
+    }
+
+    func setPrepared(_ name: String, on connection: PostgresConnection, _ prepared: Bool) {
+        lock.withLock { preparedOn[connection.id, default: [:]][name] = prepared }
+    }
+
     private func checkIn(_ connection: PostgresConnection, broken: Bool) {
         if broken || connection.isClosed {
+            _ = lock.withLock { preparedOn.removeValue(forKey: connection.id) }
             Self.close(connection)
         } else {
             lock.withLock { idle.append(connection) }
@@ -363,6 +380,7 @@ final class LockedBox<T>: @unchecked Sendable {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
     }
+    func update<R>(_ body: (inout T) -> R) -> R { lock.withLock { body(&stored) } }
 }
 
 /// A transaction of `PostgresStore`: one connection between BEGIN and COMMIT, each statement waited for.
@@ -385,10 +403,10 @@ final class PostgresTransaction: SQLTransaction {
     /// statement as soon as the one before is answered, on the connection's event loop, so the transaction's
     /// worker thread waits once for all of them (the next statement checks that these succeeded, the first
     /// error first).
-    private var deferred: [EventLoopFuture<PostgresQueryResult>] = []
+    private var deferred: [EventLoopFuture<Void>] = []
 
     func begin(_ sql: String) {
-        deferred.append(connection.query(PostgresQuery(unsafeSQL: sql), logger: logger))
+        deferred.append(connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).map { _ in })
     }
 
     /// Throws the first error of the statements sent without waiting, once they have been answered.
@@ -417,8 +435,43 @@ final class PostgresTransaction: SQLTransaction {
     }
 
     func runDeferred(_ sql: String, _ arguments: [SQLValue]) throws {
+        deferred.append(try send(sql, arguments).map { _ in })
+    }
+
+    /// Sends the statement: prepared when it has been sent before with arguments of the same types
+    /// (`PreparedStatements`), else parsed and planned by the server this once.
+    private func send(_ sql: String, _ arguments: [SQLValue]) throws -> EventLoopFuture<[PostgresRow]> {
         let query = try Self.query(sql, arguments)
-        deferred.append(connection.query(query, logger: logger))
+        if let name = PreparedStatements.name(for: query.sql, types: Self.types(arguments)) {
+            let prepared = store.prepared(name, on: connection)
+            if prepared != false {
+                let answer = PreparedStatements.execute(query.sql, name: name, bindings: query.binds, on: connection, executor: store.executor, logger: logger)
+                if prepared == nil {
+                    // Its first time on this connection: PostgresNIO prepares it and holds the execution until the
+                    // server has, while statements sent after it go ahead. So it is waited for here (its error, if
+                    // any, stays in `answer`, thrown where the statement's error would be). A preparation that
+                    // failed (in a transaction that had already failed, say) is one PostgresNIO refuses on this
+                    // connection for good: the statement is then parsed at every call here.
+                    let answered = (try? store.await(answer, on: connection, patient: patient)) != nil
+                    store.setPrepared(name, on: connection, answered)
+                }
+                return answer
+            }
+        }
+        return connection.query(query, logger: logger).map(\.rows)
+    }
+
+    /// The arguments' types, one letter each (a prepared statement keeps the types it was prepared with).
+    static func types(_ arguments: [SQLValue]) -> String {
+        String(arguments.map { argument -> Character in
+            switch argument {
+            case .null: return "n"
+            case .int: return "i"
+            case .double: return "d"
+            case .text: return "t"
+            case .blob: return "b"
+            }
+        })
     }
 
     func run(_ sql: String, _ arguments: [SQLValue], cached: Bool) throws -> Int {
@@ -427,10 +480,18 @@ final class PostgresTransaction: SQLTransaction {
     }
 
     func query(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
-        let result = try perform(sql, arguments)
-        guard let first = result.rows.first else { return [] }
+        let rows: [PostgresRow]
+        defer { deferred = [] }
+        do {
+            let answer = try send(sql, arguments)
+            try waitForDeferred()
+            rows = try store.await(answer, on: connection, patient: patient)
+        } catch {
+            throw PostgresStore.storeError(error) ?? error
+        }
+        guard let first = rows.first else { return [] }
         let columns = SQLColumns(first.map(\.columnName))
-        return result.rows.map { row in SQLRow(columns: columns, values: row.map(Self.value)) }
+        return rows.map { row in SQLRow(columns: columns, values: row.map(Self.value)) }
     }
 
     func executeScript(_ sql: String) throws {

@@ -270,6 +270,11 @@ final class SOQLTests: XCTestCase {
         XCTAssertThrowsError(try page(old, now: Date().addingTimeInterval(16 * 60))) {
             XCTAssertEqual(($0 as? SalesforceError)?.errorCode, "INVALID_QUERY_LOCATOR")
         }
+        // Idle minutes count from the last page asked for: a page at 10 minutes keeps it for 15 more.
+        let used = try XCTUnwrap(answer("SELECT Id FROM Contact", version: "v50.0", batchSize: 200)["nextRecordsUrl"] as? String)
+        let second = try page(used, now: Date().addingTimeInterval(10 * 60))
+        let third = try XCTUnwrap(second["nextRecordsUrl"] as? String)
+        XCTAssertNotNil(try page(third, now: Date().addingTimeInterval(20 * 60))["records"])
     }
 
     func testQueryAllSeesDeletedRecords() throws {

@@ -88,13 +88,20 @@ struct QueryEngine: Sendable {
     /// Frees every cursor past its lifetime (v56.0 on) or idle limit (before).
     func expireCursors(_ db: SQLTransaction, now: Date) throws {
         let t = now.timeIntervalSince1970
-        let expired = try db.values(as: String.self, "SELECT locator FROM cursors WHERE (version >= 56 AND created < ?) OR (version < 56 AND last_used < ?)", [t - Self.cursorLifetimeV56, t - Self.cursorIdleLimitBeforeV56])
+        let expired = try db.values(as: String.self, "SELECT locator FROM cursors WHERE \(Self.expiredCursor)", [t - Self.cursorLifetimeV56, t - Self.cursorIdleLimitBeforeV56])
         for locator in expired { try release(db, locator: locator) }
     }
 
+    /// Whether a cursor has expired: from v56.0 its lifetime since it was opened, before its idle limit since it
+    /// was last used (arguments: now minus the lifetime, now minus the idle limit).
+    static let expiredCursor = "((version >= 56 AND created < ?) OR (version < 56 AND last_used < ?))"
+
     func release(_ db: SQLTransaction, locator: String) throws {
         guard let row = try db.fetchOne("SELECT first_pos, total FROM cursors WHERE locator = ?", [locator]) else { return }
-        let first: Int64 = row["first_pos"], total: Int64 = row["total"]
+        try release(db, locator: locator, firstPos: row["first_pos"], total: row["total"])
+    }
+
+    func release(_ db: SQLTransaction, locator: String, firstPos first: Int64, total: Int64) throws {
         try db.execute("DELETE FROM cursor_rows WHERE pos BETWEEN ? AND ?", [first, first + total - 1])
         try db.execute("DELETE FROM cursors WHERE locator = ?", [locator])
     }
@@ -105,10 +112,17 @@ struct QueryEngine: Sendable {
         let parts = locatorAndOffset.split(separator: "-")
         guard parts.count == 2, let offset = Int(parts[1]), offset >= 0 else { throw invalid }
         let locator = String(parts[0])
-        try expireCursors(db, now: now)
-        guard let row = try db.fetchOne("SELECT * FROM cursors WHERE locator = ?", [locator]),
-            (row["org_id"] as String) == session.orgId, (row["user_id"] as String) == session.userId
-        else { throw invalid }
+        // The cursor, if it is the user's and has not expired, marked used now, in one statement. Expired cursors
+        // are swept when one is opened, and when a page of one is asked for (here, below); a page of a live
+        // cursor sweeps nothing (one statement fewer for every page of every sync).
+        let t = now.timeIntervalSince1970
+        guard let row = try db.fetchOne(
+            "UPDATE cursors SET last_used = ? WHERE locator = ? AND org_id = ? AND user_id = ? AND NOT \(Self.expiredCursor) RETURNING *",
+            [t, locator, session.orgId, session.userId, t - Self.cursorLifetimeV56, t - Self.cursorIdleLimitBeforeV56])
+        else {
+            try expireCursors(db, now: now)
+            throw invalid
+        }
         let total: Int = row["total"], batchSize: Int = row["batch_size"], firstPos: Int64 = row["first_pos"]
         guard offset < total else { throw invalid }
         let plan = try JSONDecoder().decode(QueryPlan.self, from: row["plan"] as Data)
@@ -116,11 +130,7 @@ struct QueryEngine: Sendable {
         let end = min(offset + batchSize, total)
         let rows = try db.fetchAll("SELECT \(plan.columns.joined(separator: ", ")) FROM cursor_rows c \(db.dialect.rowsOfCursor(table: OrgDatabase.quote(object.table))) \(plan.joins) WHERE c.pos BETWEEN ? AND ? ORDER BY c.pos", [firstPos + Int64(offset), firstPos + Int64(end) - 1])
         let next = end < total ? "/services/data/\(version)/\(path)/\(locator)-\(end)" : nil
-        if next == nil {
-            try release(db, locator: locator)
-        } else {
-            try db.execute("UPDATE cursors SET last_used = ? WHERE locator = ?", [now.timeIntervalSince1970, locator])
-        }
+        if next == nil { try release(db, locator: locator, firstPos: firstPos, total: Int64(total)) }
         return try page(db, rows: rows, plan: plan, session: session, version: version, total: total, next: next)
     }
 
