@@ -66,14 +66,15 @@ ok "extension-widget --watch renders again on WidgetCenter.shared.reloadAllTimel
 # in two writes (a bug planted on purpose); DeviceExploration runs its app and widget as actors on simulated
 # devices and finds the widget drawn between the two writes, shrunk and replayed; with the fix, 80 runs break nothing.
 # A second planted mistake (a debugging aid that prints the session's token and keeps it in the group's defaults) is
-# the built-in secret-exposed, found in the output and in the device's files, and printed redacted.
+# the built-in secret-exposed, found in the output and in the device's files, and printed redacted. An action that
+# needs a user (needingAUser) is not launched with nobody logged in (the same seed without it is).
 swift build --package-path "$ROOT/Examples/WidgetSnapshot" --disable-build-manifest-caching --scratch-path "$SCRATCH" --build-tests > "$WORK/snapshot.log" 2>&1 \
   || fail "Examples/WidgetSnapshot did not build: $(grep -m5 'error:' "$WORK/snapshot.log")"
 swift test --package-path "$ROOT/Examples/WidgetSnapshot" --disable-build-manifest-caching --scratch-path "$SCRATCH" --skip-build > "$WORK/snapshot-test.log" 2>&1 \
   || fail "Examples/WidgetSnapshot's exploration tests failed: $(grep -m5 'error' "$WORK/snapshot-test.log")"
-grep -q "Executed 5 tests, with 0 failures" "$WORK/snapshot-test.log" || fail "not the 5 tests expected: $(grep Executed "$WORK/snapshot-test.log" | tail -1)"
+grep -q "Executed 6 tests, with 0 failures" "$WORK/snapshot-test.log" || fail "not the 6 tests expected: $(grep Executed "$WORK/snapshot-test.log" | tail -1)"
 FOUND=$(grep -m1 '^found in run' "$WORK/snapshot-test.log")
 SHRUNK=$(grep -m1 '^shrunk' "$WORK/snapshot-test.log")
 SHRUNK=${SHRUNK%:}
 [ -n "$FOUND" ] && [ -n "$SHRUNK" ] || fail "the exploration printed no finding: $(tail -5 "$WORK/snapshot-test.log")"
-ok "a developer's invariant finds the bug planted in Examples/WidgetSnapshot: $FOUND; $SHRUNK; the fix breaks nothing in 80 runs; the planted token leak is secret-exposed (output and file)"
+ok "a developer's invariant finds the bug planted in Examples/WidgetSnapshot: $FOUND; $SHRUNK; the fix breaks nothing in 80 runs; the planted token leak is secret-exposed (output and file); needingAUser keeps add from running with nobody logged in"
