@@ -212,7 +212,6 @@ package struct DeviceLayout: Sendable, Equatable {
         }
     }
 
-    /// Every SDK root on the device: each data container, and each group's SDK root that exists.
     /// Whether any account file is on the device (in any container): someone logged in and was not logged out.
     /// With nobody, an app shows its login screen, and there is nothing to sync, edit or view (the explorers
     /// offer no such action then).
@@ -220,6 +219,7 @@ package struct DeviceLayout: Sendable, Equatable {
         allSDKRoots().contains { !$0.accountFiles().isEmpty }
     }
 
+    /// Every SDK root on the device: each data container, and each group's SDK root that exists.
     package func allSDKRoots() -> [SDKRoot] {
         var roots = bundleIDsWithContainers().map(privateSDKRoot(bundleID:))
         let groups = root.appendingPathComponent("Containers/Shared/AppGroup")
