@@ -6,16 +6,24 @@ import FoundationNetworking
 
 /// URLSession underneath, with redirects left to the caller (the login flow reads the code from a
 /// redirect to the app's custom scheme) and connection failures mapped to `RestError.offline`.
-final class HTTPTransport: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    private var session: URLSession!
+///
+/// A session keeps its delegate, and its sockets, until it is invalidated: the delegate is an object of its own
+/// (not this transport, which keeps the session), and the session is invalidated when the transport goes, its
+/// requests in flight finished first. A transport that made its session its own delegate was never freed, and
+/// a process that makes many clients (a test run, `msdk-sim explore`) kept every one's sockets open.
+final class HTTPTransport: Sendable {
+    private let session: URLSession
 
     init(timeout: TimeInterval) {
-        super.init()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
-        session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+        session = URLSession(configuration: configuration, delegate: RedirectsToTheCaller(), delegateQueue: nil)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
     }
 
     struct Reply: Sendable {
@@ -51,11 +59,14 @@ final class HTTPTransport: NSObject, URLSessionTaskDelegate, @unchecked Sendable
         return try result.get()
     }
 
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
+    /// A redirect is given to the caller as the answer, never followed.
+    private final class RedirectsToTheCaller: NSObject, URLSessionTaskDelegate, Sendable {
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            completionHandler(nil)
+        }
     }
 
     /// A URLError as a value and a message, without the URL, which may carry a query with secrets.

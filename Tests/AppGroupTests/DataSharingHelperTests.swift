@@ -12,6 +12,8 @@ final class DataSharingHelperTests: XCTestCase {
     var app: AppSandbox!
     var widget: AppSandbox!
 
+    override func tearDown() { (device, app, widget) = (nil, nil, nil); super.tearDown() }
+
     override func setUpWithError() throws {
         device = try Device.open(at: try TestSupport.temporaryDirectory(self).appendingPathComponent("device"))
         app = AppSandbox(device: device, bundle: try AppBundle(at: TestSupport.fixtureApp))

@@ -9,6 +9,8 @@ final class DeviceAppsTests: XCTestCase {
     var root: URL!
     var apps: DeviceApps!
 
+    override func tearDown() { apps = nil; super.tearDown() }
+
     override func setUpWithError() throws {
         root = try TestSupport.temporaryDirectory(self)
         apps = DeviceApps(device: try Device.open(at: root.appendingPathComponent("device")))

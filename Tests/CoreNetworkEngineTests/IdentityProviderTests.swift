@@ -31,7 +31,7 @@ final class IdentityProviderTests: XCTestCase {
         await sp.loadAccountKey()
     }
 
-    override func tearDown() async throws { await org.stop() }
+    override func tearDown() async throws { await org?.stop(); (org, idp, sp) = (nil, nil, nil) }
 
     func sdk(_ app: String) throws -> SDKManager {
         let launch = try ProcessLaunch(

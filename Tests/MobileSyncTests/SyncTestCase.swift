@@ -32,7 +32,7 @@ class SyncTestCase: XCTestCase {
         manager = try SyncManager(store: store, client: client)
     }
 
-    override func tearDown() async throws { await org.stop() }
+    override func tearDown() async throws { await org?.stop(); (org, client, store, manager) = (nil, nil, nil, nil) }
 
     var contactsQuery: SoqlSyncDownTarget { SoqlSyncDownTarget(query: "SELECT \(fields.joined(separator: ", ")) FROM Contact", maxBatchSize: 200) }
 

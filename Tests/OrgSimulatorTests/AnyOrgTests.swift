@@ -22,7 +22,7 @@ final class AnyOrgTests: XCTestCase {
         client = try await org.login()
     }
 
-    override func tearDown() async throws { await org.stop() }
+    override func tearDown() async throws { await org?.stop(); (org, client) = (nil, nil) }
 
     func get(_ path: String) async throws -> [String: Any] { try await client.send(RestRequest(path: path)).object() }
 

@@ -21,7 +21,7 @@ final class BriefcaseTests: XCTestCase {
         client = try await org.login()
     }
 
-    override func tearDown() async throws { await org?.stop() }
+    override func tearDown() async throws { await org?.stop(); (org, client) = (nil, nil) }
 
     func ids(_ soql: String) async throws -> [String] {
         (try await client.send(.query(soql)).object()["records"] as? [[String: Any]] ?? []).compactMap { $0["Id"] as? String }

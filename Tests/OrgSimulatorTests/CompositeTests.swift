@@ -16,7 +16,7 @@ final class CompositeTests: XCTestCase {
         client = try await org.login()
     }
 
-    override func tearDown() async throws { await org.stop() }
+    override func tearDown() async throws { await org?.stop(); (org, client) = (nil, nil) }
 
     func array(_ response: RestResponse) throws -> [[String: Any]] {
         try XCTUnwrap(try response.json() as? [[String: Any]])

@@ -15,7 +15,7 @@ final class InputValidationTests: XCTestCase {
     var org: OrgHarness!
 
     override func setUp() async throws { org = try await OrgHarness.start() }
-    override func tearDown() async throws { await org.stop() }
+    override func tearDown() async throws { await org?.stop(); org = nil }
 
     func post(_ path: String, _ body: Data, method: String = "POST") async throws -> (Int, Any?) {
         var request = URLRequest(url: org.baseURL.appendingPathComponent(path))

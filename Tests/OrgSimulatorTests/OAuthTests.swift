@@ -15,7 +15,7 @@ final class OAuthTests: XCTestCase {
     var org: OrgHarness!
 
     override func setUp() async throws { org = try await OrgHarness.start() }
-    override func tearDown() async throws { await org.stop() }
+    override func tearDown() async throws { await org?.stop(); org = nil }
 
     func testTheCodeAndPKCELoginGivesASessionWhoseTokensAreOnlyInTheKeychain() async throws {
         let store = InMemorySecretStore()

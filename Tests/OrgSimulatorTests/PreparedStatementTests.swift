@@ -11,6 +11,8 @@ import XCTest
 final class PreparedStatementTests: XCTestCase {
     var state: OrgState!
 
+    override func tearDown() { state = nil; super.tearDown() }
+
     override func setUpWithError() throws {
         state = try TestStates.make(definition: try SOQLTests.definition(), tokenLifetime: 3600)
     }

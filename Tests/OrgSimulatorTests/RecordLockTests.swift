@@ -25,7 +25,7 @@ final class RecordLockTests: XCTestCase {
         client = try await org.login()
     }
 
-    override func tearDown() async throws { await org.stop() }
+    override func tearDown() async throws { await org?.stop(); (org, client) = (nil, nil) }
 
     func create(_ lastName: String) async throws -> String {
         let created = try await client.send(try .json("POST", base, ["LastName": lastName]))

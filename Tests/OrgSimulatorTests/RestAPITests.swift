@@ -15,7 +15,7 @@ final class RestAPITests: XCTestCase {
         client = try await org.login()
     }
 
-    override func tearDown() async throws { await org.stop() }
+    override func tearDown() async throws { await org?.stop(); (org, client) = (nil, nil) }
 
     func records(_ response: RestResponse) throws -> [[String: Any]] {
         try response.object()["records"] as? [[String: Any]] ?? []

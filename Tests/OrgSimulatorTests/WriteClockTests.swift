@@ -11,6 +11,8 @@ final class WriteClockTests: XCTestCase {
     var state: OrgState!
     let session = Session(orgId: "00D5g00000TestoEAA", userId: "0055g00000TesttAAA", clientId: "t")
 
+    override func tearDown() { state = nil; super.tearDown() }
+
     override func setUpWithError() throws {
         state = try TestStates.make(definition: try SOQLTests.definition(), tokenLifetime: 3600)
     }

@@ -9,6 +9,8 @@ final class QueryTests: XCTestCase {
     var store: SmartStore!
     let soup = Fixture.soup
 
+    override func tearDown() { store = nil; super.tearDown() }
+
     override func setUpWithError() throws {
         store = try Fixture.store(self)
     }

@@ -12,6 +12,8 @@ import XCTest
 final class SmartSqlTests: XCTestCase {
     var store: SmartStore!
 
+    override func tearDown() { store = nil; super.tearDown() }
+
     override func setUpWithError() throws {
         let dir = try TestSupport.temporaryDirectory(self)
         store = try SmartStore(url: dir.appendingPathComponent("store.sqlite"), name: "smartsql")

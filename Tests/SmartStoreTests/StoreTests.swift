@@ -14,6 +14,8 @@ final class StoreTests: XCTestCase {
     let testSoup = "testSoup"
     var stores: [SmartStore] = []
 
+    override func tearDown() { stores = []; super.tearDown() }
+
     override func setUpWithError() throws {
         let dir = try TestSupport.temporaryDirectory(self)
         let user = StoreUser(orgId: "00D000000000001AAA", userId: "005000000000001AAA")

@@ -88,6 +88,8 @@ package final class OrgHarness: @unchecked Sendable {
                 if let error { return continuation.resume(throwing: error) }
                 continuation.resume(returning: (data ?? Data(), response as! HTTPURLResponse))
             }.resume()
+            // Freed (with its sockets) once the request is answered; a session is otherwise kept for the run.
+            session.finishTasksAndInvalidate()
         }
     }
 }

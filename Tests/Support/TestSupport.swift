@@ -16,8 +16,29 @@ package enum TestSupport {
         fixtureApp.appendingPathComponent("PlugIns/RecentContacts.appex")
     }
 
+    /// The most files, sockets and pipes the test process may hold when a test starts. The whole run holds
+    /// under 100. A test that keeps its stores, servers or URL sessions past its end (an XCTestCase keeps its
+    /// properties until the run ends) adds its own each time; past 1,024 a descriptor no longer fits the
+    /// `fd_set` that Foundation's run loop gives `select()`, which then writes past it: the run crashed with
+    /// SIGSEGV in CI at about 1,400.
+    static let openFileLimit = 400
+
+    /// Fails the test when the process holds more than `openFileLimit` descriptors, naming their kinds.
+    static func checkOpenFiles(_ test: XCTestCase) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"), names.count > openFileLimit else { return }
+        var kinds: [String: Int] = [:]
+        for name in names {
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")) ?? "?"
+            let kind = target.hasPrefix("socket:") ? "socket" : target.hasPrefix("pipe:") ? "pipe" : target.hasSuffix("(deleted)") ? "deleted file" : target.hasPrefix("/") ? "file" : target
+            kinds[kind, default: 0] += 1
+        }
+        let list = kinds.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        XCTFail("the test process holds \(names.count) open descriptors (\(list)) as \(test.name) starts, over \(openFileLimit): a test before it keeps its stores, servers or URL sessions (nil the test's properties in tearDown, invalidate sessions)")
+    }
+
     /// A new empty directory, removed when the test ends.
     package static func temporaryDirectory(_ test: XCTestCase) throws -> URL {
+        checkOpenFiles(test)
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("appgroupsim-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
