@@ -23,6 +23,8 @@ final class SOQLTests: XCTestCase {
         return OrgDefinition(seed: 1, referenceDate: Date(timeIntervalSince1970: 1_790_000_000), orgs: [org], connectedApps: [], objects: objects)
     }
 
+    override func tearDown() { state = nil; super.tearDown() }
+
     override func setUpWithError() throws {
         state = try TestStates.make(definition: try Self.definition(), tokenLifetime: 3600)
         try state.database.store.write { [self] db in
@@ -239,7 +241,47 @@ final class SOQLTests: XCTestCase {
         }
         XCTAssertEqual(seen.count, 1000)
         XCTAssertEqual(try state.database.store.read { try self.state.queries.openCursorCount($0) }, 0)
-        XCTAssertEqual(try state.database.store.read { try $0.value(as: Int.self, "SELECT COUNT(*) FROM cursor_rows") }, 0)
+        XCTAssertEqual(try state.database.store.read { try $0.value(as: Int.self, "SELECT COUNT(*) FROM cursor_chunks") }, 0)
+    }
+
+    /// A cursor's rows are kept in chunks of 2,000: pages that cross a chunk's end, and a locator's offset
+    /// anywhere (a client may ask for any), read the rows in the query's order, each once.
+    func testPagesAcrossTheCursorsChunksKeepTheQuerysOrder() throws {
+        try insertContacts(4497)
+        let first = try answer("SELECT Id, LastName FROM Contact ORDER BY LastName DESC", batchSize: 2000)
+        XCTAssertEqual(first["totalSize"] as? Int, 4500)
+        let next = try XCTUnwrap(first["nextRecordsUrl"] as? String)
+        XCTAssertTrue(next.hasSuffix("-2000"), next)
+        let second = try page(next)
+        let last = try XCTUnwrap(second["nextRecordsUrl"] as? String)
+        let straddling = try page(String(next.dropLast(4)) + "1999")
+        let end = try page(last)
+        XCTAssertNil(end["nextRecordsUrl"])
+        func names(_ answer: [String: Any]) -> [String] { (answer["records"] as? [[String: Any]] ?? []).compactMap { $0["LastName"] as? String } }
+        let all = names(first) + names(second) + names(end)
+        XCTAssertEqual(all.count, 4500)
+        XCTAssertEqual(Set(all).count, 4500, "each row once")
+        let bulk = all.filter { $0.hasPrefix("Bulk ") }
+        XCTAssertEqual(bulk.count, 4497)
+        XCTAssertTrue(bulk == bulk.sorted(by: >), "the query's order, across chunks")
+        XCTAssertTrue(names(straddling) == Array(all[1999..<3999]), "a page from offset 1,999 crosses the first chunk's end")
+        XCTAssertEqual(try state.database.store.read { try self.state.queries.openCursorCount($0) }, 0)
+        XCTAssertEqual(try state.database.store.read { try $0.value(as: Int.self, "SELECT COUNT(*) FROM cursor_chunks") }, 0)
+    }
+
+    /// A state from before the chunks kept a cursor's rows in `cursor_rows`; its cursors are released when the
+    /// schema is brought up to date (their next page is INVALID_QUERY_LOCATOR), and the old table goes.
+    func testAStateWithRowsOfTheOldShapeReleasesItsCursors() throws {
+        try insertContacts(400)
+        let next = try XCTUnwrap(answer("SELECT Id FROM Contact", batchSize: 200)["nextRecordsUrl"] as? String)
+        try state.database.store.write { [self] db in
+            try db.execute("CREATE TABLE cursor_rows (pos \(db.dialect.schema(" INTEGER")) PRIMARY KEY, rid \(db.dialect.schema(" INTEGER")) NOT NULL)")
+            try state.database.createSchema(db)
+        }
+        XCTAssertThrowsError(try page(next)) { XCTAssertEqual(($0 as? SalesforceError)?.errorCode, "INVALID_QUERY_LOCATOR") }
+        XCTAssertEqual(try state.database.store.read { try $0.columnNames(ofTable: "cursor_rows") }, [])
+        XCTAssertEqual(try state.database.store.read { try $0.value(as: Int.self, "SELECT COUNT(*) FROM cursor_chunks") }, 0)
+        XCTAssertNotNil(try answer("SELECT Id FROM Contact", batchSize: 200)["nextRecordsUrl"], "new cursors open")
     }
 
     func testAnEleventhCursorBeforeV56ReleasesThatUsersOldest() throws {

@@ -5,8 +5,8 @@ import Foundation
 /// Cursors are kept as Salesforce keeps them, by the API version of the request that opened them:
 /// from v56.0 on there is no limit on open cursors and one lives two days; before v56.0 a user has at
 /// most 10 (opening an 11th releases that user's oldest) and one expires after 15 idle minutes. Nothing
-/// else evicts a cursor. A cursor is its plan and the row ids of its result (`cursor_rows`), so its
-/// memory is a row id a row in the database, and it is freed when its last page is served.
+/// else evicts a cursor. A cursor is its plan and the row ids of its result, in chunks of `cursorChunk`
+/// (`cursor_chunks`), so its memory is in the database, and it is freed when its last page is served.
 struct QueryEngine: Sendable {
     let database: OrgDatabase
 
@@ -14,6 +14,8 @@ struct QueryEngine: Sendable {
     static let cursorLifetimeV56: TimeInterval = 2 * 24 * 3600
     static let cursorIdleLimitBeforeV56: TimeInterval = 15 * 60
     static let cursorsPerUserBeforeV56 = 10
+    /// Row ids a chunk of a cursor holds: a page of the largest batch size (2,000) reads one or two chunks.
+    static let cursorChunk = 2000
 
     struct Page {
         var body: Data
@@ -54,15 +56,19 @@ struct QueryEngine: Sendable {
         if rows.count <= batchSize {
             return try page(db, rows: rows, plan: plan, session: session, version: version, total: rows.count, next: nil)
         }
-        // The cursor's number, then its rows' positions from `number << 32`: a range of its own, taken without
+        // The cursor's number, then its chunks' keys from `number << 32`: a range of its own, taken without
         // waiting for any other cursor's opening (a million-row cursor opening on one instance never holds up
-        // another user's query on another). Each row's position is numbered in the query's order (the order ends
-        // with the row number, so it is total).
+        // another user's query on another). Each row is numbered in the query's order (the order ends with the
+        // row number, so it is total), and chunk k holds rows k·cursorChunk + 1 … (k + 1)·cursorChunk.
         let number = try database.nextCursorNumber(db)
         let firstPos = Int64(number) << 32
-        let total = try db.execute(
-            "INSERT INTO cursor_rows(pos, rid) SELECT ? + n - 1, r FROM (SELECT \(rowNumber) AS r, ROW_NUMBER() OVER (ORDER BY \(plan.order)) - \(plan.offset ?? 0) AS n \(base) ORDER BY \(plan.order) \(window)) AS numbered",
+        let chunk = Self.cursorChunk
+        let numbered = "SELECT \(rowNumber) AS r, ROW_NUMBER() OVER (ORDER BY \(plan.order)) - \(plan.offset ?? 0) AS n \(base) ORDER BY \(plan.order) \(window)"
+        let lengths = try db.values(
+            as: Int.self,
+            "INSERT INTO cursor_chunks(pos, rids) SELECT ? + (n - 1) / \(chunk), \(db.dialect.cursorChunk(position: "n", row: "r")) FROM (\(numbered)) AS numbered GROUP BY (n - 1) / \(chunk) RETURNING \(db.dialect.cursorChunkLength)",
             [firstPos.sqlValue] + args)
+        let total = lengths.reduce(0, +)
         let locator = try openCursor(db, number: number, plan: plan, session: session, version: version, batchSize: batchSize, total: total, firstPos: firstPos, now: now)
         let path = includeDeleted ? "queryAll" : "query"
         return try page(
@@ -102,7 +108,7 @@ struct QueryEngine: Sendable {
     }
 
     func release(_ db: SQLTransaction, locator: String, firstPos first: Int64, total: Int64) throws {
-        try db.execute("DELETE FROM cursor_rows WHERE pos BETWEEN ? AND ?", [first, first + total - 1])
+        try db.execute("DELETE FROM cursor_chunks WHERE pos BETWEEN ? AND ?", [first, first + (total + Int64(Self.cursorChunk) - 1) / Int64(Self.cursorChunk) - 1])
         try db.execute("DELETE FROM cursors WHERE locator = ?", [locator])
     }
 
@@ -128,7 +134,13 @@ struct QueryEngine: Sendable {
         let plan = try JSONDecoder().decode(QueryPlan.self, from: row["plan"] as Data)
         guard let object = database.definition.object(plan.object) else { throw invalid }
         let end = min(offset + batchSize, total)
-        let rows = try db.fetchAll("SELECT \(plan.columns.joined(separator: ", ")) FROM cursor_rows c \(db.dialect.rowsOfCursor(table: OrgDatabase.quote(object.table))) \(plan.joins) WHERE c.pos BETWEEN ? AND ? ORDER BY c.pos", [firstPos + Int64(offset), firstPos + Int64(end) - 1])
+        // The chunks that hold rows offset … end - 1, and of their rows those, in order.
+        let chunk = Int64(Self.cursorChunk), first = Int64(offset), last = Int64(end) - 1
+        let index = db.dialect.cursorRowIndex
+        let rows = try db.fetchAll(
+            "SELECT \(plan.columns.joined(separator: ", ")) FROM \(db.dialect.rowsOfCursor(table: OrgDatabase.quote(object.table))) \(plan.joins) "
+                + "WHERE ch.pos BETWEEN ? AND ? AND (ch.pos - ?) * \(chunk) + \(index) BETWEEN ? AND ? ORDER BY ch.pos, \(index)",
+            [firstPos + first / chunk, firstPos + last / chunk, firstPos, first, last])
         let next = end < total ? "/services/data/\(version)/\(path)/\(locator)-\(end)" : nil
         if next == nil { try release(db, locator: locator, firstPos: firstPos, total: Int64(total)) }
         return try page(db, rows: rows, plan: plan, session: session, version: version, total: total, next: next)

@@ -78,10 +78,17 @@ final class OrgDatabase: Sendable {
                 version REAL NOT NULL, plan BLOB NOT NULL, batch_size INTEGER NOT NULL, total INTEGER NOT NULL,
                 first_pos INTEGER NOT NULL, created REAL NOT NULL, last_used REAL NOT NULL);
             CREATE INDEX IF NOT EXISTS cursors_user ON cursors(user_id, created);
-            CREATE TABLE IF NOT EXISTS cursor_rows (pos INTEGER PRIMARY KEY, rid INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS recent (user_id TEXT NOT NULL, record_id TEXT NOT NULL, object TEXT NOT NULL,
                 touched INTEGER NOT NULL, PRIMARY KEY (user_id, record_id));
             """))
+        try tx.execute("CREATE TABLE IF NOT EXISTS cursor_chunks (pos\(tx.dialect.schema(" INTEGER")) PRIMARY KEY, rids \(tx.dialect.cursorChunkType) NOT NULL)")
+        // A state from before chunks kept a row a table row (`cursor_rows`): its open cursors cannot be read any more,
+        // so they are released, as Salesforce releases an expired one (the next page is INVALID_QUERY_LOCATOR).
+        if try !tx.columnNames(ofTable: "cursor_rows").isEmpty {
+            try tx.execute("DELETE FROM cursors")
+            try tx.execute("DELETE FROM cursor_chunks")
+            try tx.execute("DROP TABLE cursor_rows")
+        }
         if tx.dialect == .postgres {
             let cursors = (Int(try meta(tx, "nextCursor") ?? "") ?? 0) + 1
             try tx.execute("CREATE SEQUENCE IF NOT EXISTS cursor_numbers START WITH \(cursors)")

@@ -45,15 +45,53 @@ package enum SQLDialect: String, Sendable, Codable {
         }
     }
 
-    /// The join that reads a page of a cursor's rows (`cursor_rows c`) from the object's table as `t0`: one look-up
-    /// of each row by its number. PostgreSQL's planner, which expects more rows in a page than its 200, would
-    /// otherwise hash the whole table for each page (a table that grows with every write, a million rows in the
-    /// fleet's load test); a lateral subquery it cannot flatten (`OFFSET 0`) keeps the look-ups. SQLite looks
-    /// each row up anyway.
+    /// A cursor's row numbers are kept in chunks of `QueryEngine.cursorChunk`, one table row a chunk (SQLite: a JSON
+    /// array, PostgreSQL: a `BIGINT[]`): opening a cursor of a sync's thousand rows writes one row, not a thousand,
+    /// and releasing it leaves one dead row for PostgreSQL's vacuum, not a thousand.
+    package var cursorChunkType: String {
+        switch self {
+        case .sqlite: return "TEXT"
+        case .postgres: return "BIGINT[]"
+        }
+    }
+
+    /// The aggregate that makes a chunk of the row numbers `r`, in the order of their positions `n`. SQLite's own
+    /// aggregates take their rows in no promised order, so its chunk is made by `rid_chunk` (`SQLiteStore`), which
+    /// sorts them itself.
+    package func cursorChunk(position n: String, row r: String) -> String {
+        switch self {
+        case .sqlite: return "rid_chunk(\(n), \(r))"
+        case .postgres: return "array_agg(\(r) ORDER BY \(n))"
+        }
+    }
+
+    /// How many row numbers a chunk (`rids`) holds.
+    package var cursorChunkLength: String {
+        switch self {
+        case .sqlite: return "json_array_length(rids)"
+        case .postgres: return "cardinality(rids)"
+        }
+    }
+
+    /// The rows of a cursor's chunks (`cursor_chunks ch`), each row number with its index in its chunk from 0
+    /// (`cursorRowIndex`), and each looked up in the object's table as `t0`. PostgreSQL's planner, which expects
+    /// more rows in a page than its 200, would otherwise hash the whole table for each page (a table that grows
+    /// with every write, a million rows in the fleet's load test); a lateral subquery it cannot flatten
+    /// (`OFFSET 0`) keeps the look-ups. SQLite looks each row up anyway.
     package func rowsOfCursor(table: String) -> String {
         switch self {
-        case .sqlite: return "JOIN \(table) t0 ON t0.\(rowNumber) = c.rid"
-        case .postgres: return "CROSS JOIN LATERAL (SELECT * FROM \(table) r WHERE r.\(rowNumber) = c.rid OFFSET 0) t0"
+        case .sqlite: return "cursor_chunks ch, json_each(ch.rids) c JOIN \(table) t0 ON t0.\(rowNumber) = c.value"
+        case .postgres:
+            return "cursor_chunks ch CROSS JOIN LATERAL unnest(ch.rids) WITH ORDINALITY AS c(rid, k) "
+                + "CROSS JOIN LATERAL (SELECT * FROM \(table) r WHERE r.\(rowNumber) = c.rid OFFSET 0) t0"
+        }
+    }
+
+    /// A row's index in its chunk, from 0, in `rowsOfCursor`.
+    package var cursorRowIndex: String {
+        switch self {
+        case .sqlite: return "c.key"
+        case .postgres: return "(c.k - 1)"
         }
     }
 

@@ -6,6 +6,26 @@ import Glibc
 
 /// The SQLite backend (GRDB): in memory, or a WAL file on disk that one sf-simulator serves at a time. One
 /// connection: requests are serialised, so a collection write is never seen half done.
+/// `rid_chunk(n, r)`: a chunk of a cursor's row numbers `r`, as a JSON array in the order of their positions `n`
+/// (`SQLDialect.cursorChunk`). SQLite gives an aggregate its rows in no promised order, so this one sorts them.
+struct CursorChunk: DatabaseAggregate {
+    static let function = DatabaseFunction("rid_chunk", argumentCount: 2, pure: true, aggregate: CursorChunk.self)
+    var rows: [(position: Int64, row: Int64)] = []
+
+    init() {}
+
+    mutating func step(_ dbValues: [DatabaseValue]) throws {
+        guard let position = Int64.fromDatabaseValue(dbValues[0]), let row = Int64.fromDatabaseValue(dbValues[1]) else {
+            throw DatabaseError(message: "rid_chunk takes two integers")
+        }
+        rows.append((position, row))
+    }
+
+    func finalize() throws -> (any DatabaseValueConvertible)? {
+        "[" + rows.sorted { $0.position < $1.position }.map { String($0.row) }.joined(separator: ",") + "]"
+    }
+}
+
 final class SQLiteStore: SQLStore {
     let queue: DatabaseQueue
     let location: String
@@ -19,6 +39,7 @@ final class SQLiteStore: SQLStore {
         config.label = "sf-simulator"
         // The simulator's own SQL quotes identifiers with "…" and strings with '…'.
         config.acceptsDoubleQuotedStringLiterals = false
+        config.prepareDatabase { db in db.add(function: CursorChunk.function) }
         guard let path else {
             location = "the in-memory org"
             queue = try DatabaseQueue(configuration: config)
