@@ -269,6 +269,19 @@ final class SOQLTests: XCTestCase {
         XCTAssertEqual(try state.database.store.read { try $0.value(as: Int.self, "SELECT COUNT(*) FROM cursor_chunks") }, 0)
     }
 
+    /// A locator is `<cursor>-<offset>` and nothing else: a doubled dash (`…--5`, a negative offset as a client
+    /// might write it), a missing part or a third one is INVALID_QUERY_LOCATOR, and the cursor is kept.
+    func testALocatorWithAnEmptyOrExtraPartIsRefusedAndTheCursorKept() throws {
+        try insertContacts(400)
+        let next = try XCTUnwrap(answer("SELECT Id FROM Contact", batchSize: 200)["nextRecordsUrl"] as? String)
+        XCTAssertTrue(next.hasSuffix("-200"), next)
+        let cursor = String(next.dropLast(4))
+        for bad in [cursor + "--5", cursor, cursor + "-", cursor + "-200-1", next.replacingOccurrences(of: "/query/", with: "/query/-")] {
+            XCTAssertThrowsError(try page(bad), bad) { XCTAssertEqual(($0 as? SalesforceError)?.errorCode, "INVALID_QUERY_LOCATOR") }
+        }
+        XCTAssertEqual((try page(next)["records"] as? [[String: Any]])?.count, 200)
+    }
+
     /// A state from before the chunks kept a cursor's rows in `cursor_rows`; its cursors are released when the
     /// schema is brought up to date (their next page is INVALID_QUERY_LOCATOR), and the old table goes.
     func testAStateWithRowsOfTheOldShapeReleasesItsCursors() throws {

@@ -115,7 +115,7 @@ struct QueryEngine: Sendable {
     /// `query/<locator>-<offset>`: the next page of an open cursor.
     func more(_ db: SQLTransaction, locatorAndOffset: String, session: Session, version: String, path: String, now: Date = Date()) throws -> Data {
         let invalid = SalesforceError(.badRequest, "INVALID_QUERY_LOCATOR", "invalid query locator")
-        let parts = locatorAndOffset.split(separator: "-")
+        let parts = locatorAndOffset.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, let offset = Int(parts[1]), offset >= 0 else { throw invalid }
         let locator = String(parts[0])
         // The cursor, if it is the user's and has not expired, marked used now, in one statement. Expired cursors
