@@ -3,6 +3,7 @@
 # SDK-named products (SalesforceSDKCommon, SalesforceSDKCore, SmartStore, MobileSync, Combine) and, in its
 # tests, AppGroupSimTesting: it builds, its executable runs as the fixture app on a device, and its XCTests
 # (the SDK's own SmartStore tests rewritten, and an app-then-widget test) pass against the real keyring.
+# scripts/test: scratch (it builds in the consumer packages' shared scratch path, .build/consumer-package)
 APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 SCRATCH="$ROOT/.build/consumer-package"
 # Without manifest caching: a file added to one of AppGroupSim's targets since the last run must be

@@ -3,6 +3,7 @@
 # the sample's bundles on one device, with the real keyring and org: the app's data layer syncs with
 # SyncManager and publishes through Combine (and reloads the widget through WidgetCenter), then the
 # extension's code lists the newest 3 contacts, the same ones extension-widget lists.
+# scripts/test: scratch (it builds in the consumer packages' shared scratch path, .build/consumer-package)
 APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 DEV="$WORK/device"
 SCRATCH="$ROOT/.build/consumer-package"

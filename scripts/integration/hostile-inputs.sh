@@ -8,6 +8,7 @@
 #    only inside the package (the project and the folder around it hashed before and after), leaves the two
 #    broken files out in one build, and refuses the deep file by name; doctor reads the same project without a
 #    crash and says it could not read that file.
+# scripts/test: scratch (it builds in the consumer packages' shared scratch path, .build/consumer-package)
 APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 SCRATCH="$ROOT/.build/consumer-package"
 DEV="$WORK/device"

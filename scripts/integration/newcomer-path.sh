@@ -2,6 +2,7 @@
 # The newcomer's path (issue 29): the block at the top of docs/README.md, run as written, in a plain
 # shell (no keyring started for it: the path must start its own where it needs one) from the checkout's
 # folder. Every file it names must be in git, so that it works on a fresh clone, which is what CI runs on.
+# scripts/test: alone (it rebuilds the checkout without the trait, as scripts/demo does; last)
 source "$(dirname "$0")/../lib/integration.sh"
 PAGE="$ROOT/docs/README.md"
 awk '/^<!-- newcomer-path -->$/ { mark = 1; next } mark && /^```/ { if (inside) exit; inside = 1; next } inside { print }' \

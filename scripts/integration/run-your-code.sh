@@ -4,6 +4,7 @@
 # imported with --package, built, its setup test run, then its own code run as the app and the widget on a
 # device against sf-simulator: login, sync, viewed contacts, the widget, a deep link. Then its field
 # failures, each broken and then fixed, with real processes, and doctor's or inspect's explanation.
+# scripts/test: scratch (it builds in the consumer packages' shared scratch path, .build/consumer-package)
 APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 SCRATCH="$ROOT/.build/consumer-package"
 PKG="$WORK/package"

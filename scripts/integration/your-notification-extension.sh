@@ -6,6 +6,7 @@
 # org pushes, and `msdk-sim device deliver` runs the developer's own class on each notification as iOS does:
 # an RSA-OAEP payload and an RSA PKCS#1 v1.5 one are both shown decrypted, a payload it cannot decrypt is shown
 # as it came and loses nothing. Real processes, the real keyring, the org on loopback.
+# scripts/test: scratch (it builds in the consumer packages' shared scratch path, .build/consumer-package)
 APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 source "$ROOT/scripts/lib/common.sh"
 PY=$(ensure_python_venv)

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Runs the integration scripts for scripts/test, several at once.
+
+    run-integration.py --jobs N SCRIPT...
+
+Most scripts only drive the built binaries, each in folders, keyrings, orgs and ports of its own, so up to N run side
+by side (N defaults to the machine's core count; APPGROUPSIM_TEST_JOBS=1 runs them one after another). A script
+declares in a comment line where it cannot go beside the others:
+
+    # scripts/test: scratch    it builds in the consumer packages' shared scratch path (.build/consumer-package):
+                               two such scripts never run at once (one's build would land between another's build
+                               and its run). They are started first, as together they are the longest chain.
+    # scripts/test: alone      its checks measure how long something takes (a lock's timeout, an answer's bound),
+                               or it rebuilds the checkout: it runs after the others, with nothing beside it, in the
+                               order given.
+
+Each script's output is printed whole when it ends, under "==> SCRIPT", followed by "(N s)". Nothing a script starts may
+outlive it: each runs under an APPGROUPSIM_RUN_ID of its own, so the processes left over (scripts/lib/processes.sh) are
+its own even with others running; they are named, ended, and fail the script. Exit status 1 when a script failed.
+"""
+import os, re, subprocess, sys, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+MARK = re.compile(r"^# scripts/test: (scratch|alone)\b", re.M)
+
+
+def kind(script: str) -> str:
+    match = MARK.search(Path(script).read_text())
+    return match.group(1) if match else "parallel"
+
+
+def leftovers(run_id: str) -> list:
+    """The processes of run_id still alive after up to 3 s (scripts/lib/processes.sh's new_processes)."""
+    out = subprocess.run(["bash", "-c", 'source scripts/lib/processes.sh; new_processes ""'], cwd=ROOT, text=True,
+                         capture_output=True, env={**os.environ, "APPGROUPSIM_RUN_ID": run_id}).stdout
+    return [line.split(None, 1) for line in out.splitlines() if line.strip()]
+
+
+class Run:
+    def __init__(self, script: str, base_id: str):
+        self.script = script
+        self.run_id = f"{base_id}-{Path(script).stem}"
+        self.started = time.monotonic()
+        self.seconds = None
+        self.output_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"appgroupsim-integration-{os.getpid()}-{Path(script).stem}.log"
+        self.output = open(self.output_path, "w+b")
+        # A session of its own, so that an interrupted run can end the script's whole process group.
+        self.process = subprocess.Popen(["bash", script], cwd=ROOT, stdout=self.output, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, start_new_session=True,
+                                        env={**os.environ, "APPGROUPSIM_RUN_ID": self.run_id})
+
+    def ended(self) -> bool:
+        """Whether the script has exited; its time is taken when this first sees it so."""
+        if self.seconds is None and self.process.poll() is not None:
+            self.seconds = round(time.monotonic() - self.started)
+        return self.seconds is not None
+
+    def finish(self) -> bool:
+        status = self.process.wait()
+        seconds = self.seconds
+        self.output.seek(0)
+        text = self.output.read().decode(errors="replace")
+        self.output.close()
+        self.output_path.unlink(missing_ok=True)
+        passed = status == 0
+        left = leftovers(self.run_id)
+        print(f"==> {self.script}", flush=True)
+        sys.stdout.write(text)
+        print(f"    ({seconds} s)", flush=True)
+        if left:
+            names = ", ".join(f"{name} (pid {pid})" for pid, name in left)
+            print(f"FAIL: {self.script} left running: {names}", file=sys.stderr, flush=True)
+            for pid, _ in left:
+                try:
+                    os.kill(int(pid), 15)
+                except ProcessLookupError:
+                    pass
+            passed = False
+        return passed
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    jobs = os.cpu_count() or 1
+    if args[:1] == ["--jobs"]:
+        jobs, args = max(1, int(args[1])), args[2:]
+    if not args or any(a.startswith("-") for a in args):
+        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+        return 2
+    base_id = os.environ.get("APPGROUPSIM_RUN_ID") or f"run-{os.getpid()}"
+    kinds = {script: kind(script) for script in args}
+    # The scratch scripts first: one at a time, they are the longest chain.
+    pending = [s for s in args if kinds[s] == "scratch"] + [s for s in args if kinds[s] == "parallel"]
+    alone = [s for s in args if kinds[s] == "alone"]
+    running, failures, passed = [], [], 0
+
+    def reap(block: bool):
+        nonlocal passed
+        while True:
+            for run in [r for r in running if r.ended()]:
+                running.remove(run)
+                if run.finish():
+                    passed += 1
+                else:
+                    failures.append(run.script)
+                return
+            if not block:
+                return
+            time.sleep(0.2)
+
+    try:
+        while pending or running:
+            scratch_busy = any(kinds[r.script] == "scratch" for r in running)
+            ready = [s for s in pending if not (kinds[s] == "scratch" and scratch_busy)]
+            if ready and len(running) < jobs:
+                pending.remove(ready[0])
+                running.append(Run(ready[0], base_id))
+                continue
+            reap(block=True)
+        for script in alone:
+            running.append(Run(script, base_id))
+            reap(block=True)
+    except KeyboardInterrupt:
+        for run in running:
+            try:
+                os.killpg(run.process.pid, 15)
+            except ProcessLookupError:
+                pass
+        raise
+    print(f"integration: {passed} passed, {len(failures)} failed")
+    for script in failures:
+        print(f"  failed: {script}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
