@@ -4,13 +4,7 @@
 # Skipped with one visible line only when PostgreSQL cannot be installed here.
 source "$(dirname "$0")/../lib/integration.sh"
 source "$ROOT/scripts/lib/postgres.sh"
-if ! ensure_postgres >"$WORK/install.log" 2>&1; then
-  echo "SKIP: PostgreSQL 15 cannot be installed on this machine ($(tail -1 "$WORK/install.log")); the org's PostgreSQL backend was not tested"
-  exit 0
-fi
-chmod 755 "$WORK"
-trap 'end_children; stop_postgres "$WORK/pg"; rm -rf "$WORK"' EXIT
-start_postgres "$WORK/pg"
+integration_cluster
 SERVER_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
 
 # The backend is the package trait PostgreSQL (off by default): build with it (nothing to do after scripts/test's build).

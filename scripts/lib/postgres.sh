@@ -7,6 +7,9 @@
 #                                   "org"; sets PG_URL=postgres://postgres@127.0.0.1:PORT/org, PG_PORT and PG_DIR
 #   stop_postgres [DIR]             stops it (fast shutdown); the caller removes DIR
 #   pg_sql SQL                      runs SQL in the "org" database with psql, prints the rows unaligned
+#   integration_cluster             (for scripts/integration/*.sh, after lib/integration.sh) starts one in $WORK/pg,
+#                                   stopped when the script exits; when PostgreSQL cannot be installed, says SKIP
+#                                   in one line and ends the script with status 0
 
 PG_BIN=/usr/lib/postgresql/15/bin
 
@@ -66,4 +69,14 @@ stop_postgres() {
 
 pg_sql() {
   psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d org -X -q -A -t -c "$1"
+}
+
+integration_cluster() {
+  if ! ensure_postgres >"$WORK/install.log" 2>&1; then
+    echo "SKIP: PostgreSQL 15 cannot be installed on this machine ($(tail -1 "$WORK/install.log")); the org's PostgreSQL backend was not tested"
+    exit 0
+  fi
+  chmod 755 "$WORK"
+  trap 'end_children; stop_postgres "$WORK/pg"; rm -rf "$WORK"' EXIT
+  start_postgres "$WORK/pg"
 }
