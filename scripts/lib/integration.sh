@@ -37,6 +37,9 @@ trap 'exit 130' INT TERM
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "  ok: $*"; }
+# scratch_done: a "# scripts/test: scratch" script is done with the shared scratch path (.build/consumer-package)
+# and runs only what it copied out of it from here on; scripts/test may start the next such script beside it.
+scratch_done() { if [ -n "${APPGROUPSIM_SCRATCH_TOKEN:-}" ]; then rm -f "$APPGROUPSIM_SCRATCH_TOKEN"; fi; }
 
 # expect_status N CMD...: runs CMD, keeps stdout in $OUT and stderr in $ERR, checks the exit status.
 expect_status() {

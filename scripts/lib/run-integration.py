@@ -8,8 +8,10 @@ by side (N defaults to the machine's core count; APPGROUPSIM_TEST_JOBS=1 runs th
 declares in a comment line where it cannot go beside the others:
 
     # scripts/test: scratch    it builds in the consumer packages' shared scratch path (.build/consumer-package):
-                               two such scripts never run at once (one's build would land between another's build
-                               and its run). They are started first, as together they are the longest chain.
+                               two such scripts never use it at once (one's build would land between another's
+                               build and its run). They are started first, as together they are the longest chain.
+                               A script done with the scratch path says so (scratch_done in lib/integration.sh:
+                               it removes the file APPGROUPSIM_SCRATCH_TOKEN names), and the next one starts.
     # scripts/test: alone      its checks measure how long something takes (a lock's timeout, an answer's bound),
                                or it rebuilds the checkout: it runs after the others, with nothing beside it, in the
                                order given.
@@ -45,10 +47,16 @@ class Run:
         self.seconds = None
         self.output_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"appgroupsim-integration-{os.getpid()}-{Path(script).stem}.log"
         self.output = open(self.output_path, "w+b")
+        self.token = None
+        environment = {**os.environ, "APPGROUPSIM_RUN_ID": self.run_id}
+        if kind(script) == "scratch":
+            self.token = self.output_path.with_suffix(".scratch")
+            self.token.touch()
+            environment["APPGROUPSIM_SCRATCH_TOKEN"] = str(self.token)
         # A session of its own, so that an interrupted run can end the script's whole process group.
         self.process = subprocess.Popen(["bash", script], cwd=ROOT, stdout=self.output, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL, start_new_session=True,
-                                        env={**os.environ, "APPGROUPSIM_RUN_ID": self.run_id})
+                                        env=environment)
 
     def ended(self) -> bool:
         """Whether the script has exited; its time is taken when this first sees it so."""
@@ -63,6 +71,8 @@ class Run:
         text = self.output.read().decode(errors="replace")
         self.output.close()
         self.output_path.unlink(missing_ok=True)
+        if self.token:
+            self.token.unlink(missing_ok=True)
         passed = status == 0
         left = leftovers(self.run_id)
         print(f"==> {self.script}", flush=True)
@@ -95,6 +105,10 @@ def main() -> int:
     alone = [s for s in args if kinds[s] == "alone"]
     running, failures, passed = [], [], 0
 
+    def scratch_free_again() -> bool:
+        """A scratch script waits, and the one that held the scratch path is done with it."""
+        return any(kinds[s] == "scratch" for s in pending) and not any(r.token and r.token.exists() for r in running)
+
     def reap(block: bool):
         nonlocal passed
         while True:
@@ -105,13 +119,13 @@ def main() -> int:
                 else:
                     failures.append(run.script)
                 return
-            if not block:
+            if not block or (len(running) < jobs and scratch_free_again()):
                 return
             time.sleep(0.2)
 
     try:
         while pending or running:
-            scratch_busy = any(kinds[r.script] == "scratch" for r in running)
+            scratch_busy = any(r.token and r.token.exists() for r in running)
             ready = [s for s in pending if not (kinds[s] == "scratch" and scratch_busy)]
             if ready and len(running) < jobs:
                 pending.remove(ready[0])
