@@ -26,6 +26,7 @@ struct Explore: ParsableCommand {
     @Option(help: "Write the timeline (Chrome Trace Event JSON, one track per actor; Perfetto opens it) of the first violation's schedule, or of --replay's.") var trace: String?
     @Flag(help: "Run the app with --sdk-recovery: the SDK's rules delete what they cannot read (data-deleted is then not checked).") var sdkRecovery = false
     @Option(help: "The org's definition (default: the Fixtures/org beside the bundle's fixtures).") var orgData: String?
+    @Flag(inversion: .prefixedNo, help: "Swarm testing: each run offers a random half of the optional kinds of step (the widget, a push, lock, reboot, reinstall, restore, the org offline, expired tokens, logout, switch-user, view, kill), drawn from its seed; --no-swarm offers every kind in every run.") var swarm = true
     @Option(help: "Contacts per org (each run's first sync fetches them all).") var contacts = 25
     @Option(help: "Runs explored at once (default: the machine's cores). Each run is a function of its seed whatever runs beside it.") var jobs: Int?
     @Option(help: ArgumentHelp(
@@ -58,6 +59,7 @@ struct Explore: ParsableCommand {
         options.sdkRecovery = sdkRecovery
         options.contacts = contacts
         options.memoryKeychain = keychain == "memory"
+        options.swarm = swarm
         options.jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let explorer: Explorer
         do { explorer = try Explorer(options) } catch let error as ExploreError { throw Failure("\(error)") }

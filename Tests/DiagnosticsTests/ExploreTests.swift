@@ -257,6 +257,55 @@ final class ExploreTests: XCTestCase {
         XCTAssertTrue(fixedText.contains("stopped at network.response PATCH /services/data/v66.0/composite/sobjects/Contact/DeviceRecordId__c 200"), fixedText)
     }
 
+    /// Swarm testing: each generated run offers a random half of the optional kinds of step, drawn from its seed;
+    /// across runs every kind is offered and left out. Every optional kind is the kind of some step the explorer
+    /// offers, and the steps a run needs to get anywhere are never left out.
+    func testEachRunOffersARandomHalfOfTheOptionalKindsDrawnFromItsSeed() throws {
+        var offered: [String: Int] = [:]
+        var sizes: Set<Int> = []
+        for index in 0..<200 {
+            var a = SeededChoices(seed: SeededChoices.runSeed(1, index))
+            var b = SeededChoices(seed: SeededChoices.runSeed(1, index))
+            let swarm = Swarm(&a)
+            XCTAssertEqual(Swarm(&b), swarm, "run \(index): a function of its seed")
+            XCTAssertEqual(a.next(), b.next())
+            XCTAssertTrue(swarm.offered.isSubset(of: Set(Swarm.optional)))
+            sizes.insert(swarm.offered.count)
+            for kind in swarm.offered { offered[kind, default: 0] += 1 }
+        }
+        for kind in Swarm.optional {
+            XCTAssertTrue((60...140).contains(offered[kind, default: 0]), "\(kind) offered in \(offered[kind, default: 0]) of 200 runs")
+        }
+        XCTAssertGreaterThan(sizes.count, 5, "runs differ in how much they leave out")
+
+        var kinds: Set<String> = []
+        for (actor, verbs) in ExploreStep.actions {
+            for verb in verbs + (ExploreStep.processActors.contains(actor) ? ExploreStep.processVerbs : []) {
+                if let kind = ExploreRun.swarmKind(ExploreStep(actor, verb + (verb == "login" || verb == "switch-user" ? " alice@acme.test" : ""))) {
+                    kinds.insert(kind)
+                }
+            }
+        }
+        XCTAssertEqual(kinds, Set(Swarm.optional), "each optional kind is the kind of a step the explorer offers")
+        for step in [ExploreStep("app", "login alice@acme.test"), ExploreStep("app", "sync"), ExploreStep("app", "edit"), ExploreStep("app", "finish"),
+                     ExploreStep("device", "unlock"), ExploreStep("org", "online")] {
+            XCTAssertNil(ExploreRun.swarmKind(step), "\(step.actor) \(step.action) is always offered")
+        }
+        let none = Swarm(offered: [])
+        let options = [(ExploreStep("device", "lock"), 2), (ExploreStep("device", "unlock"), 3), (ExploreStep("app", "kill"), 1)]
+        XCTAssertEqual(none.filter(options, kind: ExploreRun.swarmKind).map(\.0), [ExploreStep("device", "unlock")])
+        XCTAssertEqual(Swarm.all.filter(options, kind: ExploreRun.swarmKind).count, 3)
+
+        // A generated run chooses only what its swarm offers.
+        let explorer = try explorer()
+        let run = try explorer.run(seed: 20_261_128, steps: 16)
+        var choices = SeededChoices(seed: 20_261_128)
+        let swarm = Swarm(&choices)
+        for step in run.steps {
+            if let kind = ExploreRun.swarmKind(step) { XCTAssertTrue(swarm.offers(kind), "\(step.actor) \(step.action) chosen, \(kind) left out") }
+        }
+    }
+
     /// Where a process waits for the org is where it is most often ended: standing at an answer, a kill is as likely
     /// as each way of letting it go on; elsewhere it is rare.
     func testAKillIsLikelyWhereTheProcessHasTheOrgsAnswer() {

@@ -88,17 +88,26 @@ final class ExploreRun {
 
     private var step: Int { steps.count }
     private var inEpilogue = false
+    /// The kinds of step this generated run offers, drawn at its first choice.
+    private var swarm: Swarm?
     /// The trace's time of what happens now: the step being run (from 0), or the column after the last for the end.
     private var logicalStep: Int { inEpilogue ? steps.count : max(0, steps.count - 1) }
 
-    /// A line of the narrative. The run's directory (a fresh name each run, gone when the run ends) is written
-    /// `<run>`, so that one seed tells one story.
-    private func say(_ line: String) { narrative.append(line.replacingOccurrences(of: directory.path, with: "<run>")) }
+    /// A line of the narrative, with what differs between two runs of one seed written as a placeholder, so that
+    /// one seed tells one story: the run's directory (a fresh name each run, gone when the run ends) as `<run>`, and
+    /// the name the org (standing in for APNs) gives a push's payload in the inbox, the time it took the push and a
+    /// random id, as `<payload>` (the notification extension's report names the file it showed).
+    private func say(_ line: String) {
+        narrative.append(
+            line.replacingOccurrences(of: directory.path, with: "<run>")
+                .replacingOccurrences(of: #"[0-9]{15}-[0-9A-F]{8}\.json"#, with: "<payload>.json", options: .regularExpression))
+    }
 
     // MARK: Choosing
 
     /// The next step, from the seeded choices and what the run has seen so far.
     func choose(_ choices: inout SeededChoices) -> ExploreStep {
+        if swarm == nil { swarm = explorer.options.swarm ? Swarm(&choices) : .all }
         var options: [(ExploreStep, Int)] = []
         let users = explorer.users
         func going(_ actor: String, _ weight: Int) -> [(ExploreStep, Int)] {
@@ -141,7 +150,21 @@ final class ExploreRun {
         }
         options += orgOffline ? [(ExploreStep("org", "online"), 2)] : [(ExploreStep("org", "offline"), 1)]
         options.append((ExploreStep("org", "expire-tokens"), 1))
-        return choices.pick(options)
+        return choices.pick(swarm!.filter(options, kind: Self.swarmKind))
+    }
+
+    /// The kinds of step a run may leave out (`Swarm.optional`); nil: always offered.
+    static func swarmKind(_ s: ExploreStep) -> String? {
+        let verb = s.action.split(separator: " ").first.map(String.init) ?? ""
+        switch (s.actor, verb) {
+        case (_, "kill"): return "kill"
+        case ("app", "logout"), ("app", "switch-user"), ("app", "view"): return verb
+        case ("widget", "refresh"): return "widget"
+        case ("notification", "push"): return "push"
+        case ("device", "lock"), ("device", "reboot"), ("device", "reinstall"), ("device", "restore"): return verb
+        case ("org", "offline"), ("org", "expire-tokens"): return verb
+        default: return nil
+        }
     }
 
     // MARK: Steps

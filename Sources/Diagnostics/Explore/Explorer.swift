@@ -34,6 +34,9 @@ package final class Explorer: @unchecked Sendable {
         /// Explore (and shrink) with the explorer's in-memory keychain instead of the Secret Service; every
         /// violation is then replayed on the Secret Service before it is reported, and `--replay` always runs there.
         package var memoryKeychain = false
+        /// Each generated run offers a random half of the optional kinds of step (`Swarm`); off: every kind in
+        /// every run, as the explorer chose before swarm testing (the baseline the figures are measured against).
+        package var swarm = true
 
         package init(app: URL, bin: URL, orgData: URL) {
             self.app = app
