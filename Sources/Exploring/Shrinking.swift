@@ -42,8 +42,10 @@ package enum Scheduling {
     }
 
     /// The fewest steps that still break: the schedule cut after the step that broke (`cutAfter`, from 0), then
-    /// each step left out in turn, from the last, while it still breaks, until no step can go or `budget`
-    /// replays have been tried.
+    /// each step left out in turn, from the last, while it still breaks; then each step that lets a process go
+    /// part of the way (`resume N`, `until KIND`) made a `finish` where it still breaks (the steps after it that
+    /// only let the same process go on then do nothing, and the next round leaves them out); in rounds until
+    /// nothing changes or `budget` replays have been tried.
     package static func shrink(
         _ steps: [ExploreStep], cutAfter: Int?, budget: Int, stillBreaks: ([ExploreStep]) throws -> Bool
     ) rethrows -> [ExploreStep] {
@@ -69,6 +71,19 @@ package enum Scheduling {
                     changed = true
                 }
                 i -= 1
+            }
+            var j = 0
+            while j < best.count, budget > 0 {
+                let verb = best[j].action.split(separator: " ").first
+                if verb == "resume" || verb == "until" {
+                    var candidate = best
+                    candidate[j] = ExploreStep(best[j].actor, "finish")
+                    if try tryCandidate(candidate) {
+                        best = candidate
+                        changed = true
+                    }
+                }
+                j += 1
             }
         }
         return best

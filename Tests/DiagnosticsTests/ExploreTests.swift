@@ -125,7 +125,8 @@ final class ExploreTests: XCTestCase {
         XCTAssertNotEqual(SeededChoices.runSeed(1, 0), SeededChoices.runSeed(1, 1))
     }
 
-    /// Shrinking keeps the fewest steps that still break, cuts after the breaking step first, and stops at its budget.
+    /// Shrinking keeps the fewest steps that still break, cuts after the breaking step first, makes a process's
+    /// partial steps one `finish` where that still breaks, and stops at its budget.
     func testShrinkingKeepsTheStepsThatStillBreak() {
         let steps = (0..<12).map { ExploreStep($0 % 2 == 0 ? "app" : "widget", "s\($0)") }
         // "Breaks" when s3 comes before s7 in the schedule, whatever else is there.
@@ -137,6 +138,26 @@ final class ExploreTests: XCTestCase {
         let shrunk = Scheduling.shrink(steps, cutAfter: 7, budget: 100) { tried.append($0); return breaks($0) }
         XCTAssertEqual(shrunk, [steps[3], steps[7]])
         XCTAssertEqual(tried.first, Array(steps.prefix(8)), "the first candidate is the run cut after the breaking step")
+        // A process let go part of the way, then on: one `finish` instead, and the steps it made idle left out.
+        let login = ExploreStep("app", "login alice@acme.test")
+        let restore = ExploreStep("device", "restore")
+        let stepped = [login, ExploreStep("app", "until network.response"), ExploreStep("app", "resume 6"), ExploreStep("app", "until network.response"), restore]
+        // "Breaks" when the login ran to its end before the restore: the process is let go of at least 15
+        // points (a `finish` stands for all of them), and a step after a `finish` of the app does nothing.
+        func finishedBeforeRestore(_ candidate: [ExploreStep]) -> Bool {
+            guard candidate.first == login, candidate.last == restore else { return false }
+            var points = 0
+            for step in candidate.dropFirst().dropLast() where step.actor == "app" {
+                switch step.action {
+                case "finish": points += 100
+                case "resume 6": points += 6
+                default: points += 10
+                }
+            }
+            return points >= 15
+        }
+        XCTAssertTrue(finishedBeforeRestore(stepped))
+        XCTAssertEqual(Scheduling.shrink(stepped, cutAfter: nil, budget: 50, stillBreaks: finishedBeforeRestore), [login, ExploreStep("app", "finish"), restore])
         var budgeted = 0
         let partial = Scheduling.shrink(steps, cutAfter: nil, budget: 3) { budgeted += 1; return breaks($0) }
         XCTAssertEqual(budgeted, 3)
