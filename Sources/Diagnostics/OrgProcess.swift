@@ -62,7 +62,9 @@ final class OrgProcess: @unchecked Sendable {
         process.terminate()
         process.waitUntilExit()
         if let file = stateFile, !keepState {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+            // With the lock file the org holds while it runs (sf-simulator's `<state>.lock`): an exploration starts
+            // an org a run, and left, they were one file a run in its directory until it ended.
+            for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
         }
     }
 

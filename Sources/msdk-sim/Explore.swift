@@ -63,6 +63,7 @@ struct Explore: ParsableCommand {
         options.jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let explorer: Explorer
         do { explorer = try Explorer(options) } catch let error as ExploreError { throw Failure("\(error)") }
+        defer { explorer.close() }
         do {
             if let replay { return try self.replay(explorer, URL(fileURLWithPath: replay)) }
             try explore(explorer)

@@ -5,6 +5,9 @@
 # fixture. Each explore makes its own devices, orgs and private keyring.
 source "$(dirname "$0")/../lib/integration.sh"
 BROKEN="$ROOT/Fixtures/broken/keychain-class-when-unlocked/MobileSyncExplorer.app"
+# A temporary directory of this script's own: every exploration must remove its directory when it ends (checked last).
+export TMPDIR="$WORK/tmp"
+mkdir -p "$TMPDIR"
 sim() { "$BIN/msdk-sim" "$@"; }
 
 expect_status 10 sim explore --app "$BROKEN" --org-data "$ROOT/Fixtures/org" --sdk-recovery --runs 60 --steps 20 --seed 1 \
@@ -110,3 +113,7 @@ v = r["violations"][names.index("extension-sees-no-user")]
 assert len(v["steps"]) <= 10, v["steps"]' || fail "$broken: not extension-sees-no-user (and at most the sample's edit-duplicated): $OUT"
 done
 ok "explore: keychain-group-missing's widget and push-key-group-not-shared's notification extension break extension-sees-no-user"
+# An exploration's directory (its orgs' template and copies) goes when it ends, whichever way it ended (0 or 10 above).
+left=$(find "$TMPDIR" -maxdepth 1 -name 'appgroupsim-explore-*' | wc -l)
+[ "$left" = 0 ] || fail "explore left $left director(ies) behind: $(ls "$TMPDIR")"
+ok "explore: every exploration above removed its directory when it ended"

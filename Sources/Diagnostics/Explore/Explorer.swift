@@ -115,7 +115,20 @@ package final class Explorer: @unchecked Sendable {
         try OrgProcess.seedTemplate(bin: options.bin, data: orgDirectory, template: orgTemplate)
     }
 
-    deinit {
+    deinit { close() }
+
+    private let closing = NSLock()
+    private var closed = false
+
+    /// Stops the org kept for replays and removes the exploration's directory (its orgs' template and copies).
+    /// `msdk-sim explore` calls it when it is done instead of leaving it to `deinit` alone: a worker thread may
+    /// hold the explorer a moment after the last run, and a process that exits then never runs `deinit`, which
+    /// left about one directory in four in the temporary directory.
+    package func close() {
+        guard closing.withLock({ () -> Bool in
+            defer { closed = true }
+            return !closed
+        }) else { return }
         orgs.stop()
         try? FileManager.default.removeItem(at: session)
     }
