@@ -134,4 +134,77 @@ final class WriteClockTests: XCTestCase {
         XCTAssertEqual(made, made.sorted(), "one instance gives ids in the order of its sequence")
         XCTAssertTrue(made.allSatisfy { SalesforceID.isValid($0) && $0.hasPrefix(contact.keyPrefix) })
     }
+
+    /// The day's API request count (issue 39): on PostgreSQL a sequence a day instead of a counter row that every
+    /// request updated. Requests at once are each counted once, a request with a dead token is not counted, the
+    /// count goes on from one kept before the sequence existed, and each day counts from nothing.
+    func testEveryAPIRequestIsCountedOnceAtOnceAndEachDayCountsFromNothing() async throws {
+        let database = state.database, grants = state.grants, session = session
+        let now = Date()
+        // A count kept before (a state of an older sf-simulator, in the counter row).
+        try await database.store.write { db in try database.setMeta(db, OrgDatabase.apiRequestsKey(now), "7") }
+        XCTAssertEqual(try grants.apiRequestCount(), 7)
+        let token = try grants.issueAccessToken(orgId: session.orgId, userId: session.userId, clientId: "t", refreshToken: nil)
+        // On PostgreSQL, another transaction holds that row's lock while the requests come: counting them takes
+        // no row lock (with a counter row, each request would wait for it, then fail at the lock timeout).
+        let holder = database.dialect == .postgres ? try holdRow(database, key: OrgDatabase.apiRequestsKey(now)) : nil
+        let counts = try await withThrowingTaskGroup(of: Int?.self) { group in
+            for n in 0..<45 {
+                group.addTask { try await grants.authenticate(accessToken: n < 40 ? token : "00Dnot-a-token-\(n)")?.1 }
+            }
+            var counts: [Int?] = []
+            for try await count in group { counts.append(count) }
+            return counts
+        }
+        holder?.release()
+        XCTAssertEqual(counts.filter { $0 == nil }.count, 5, "a request with a dead token was answered as a live one")
+        XCTAssertEqual(counts.compactMap { $0 }.sorted(), Array(8...47), "requests at once were not each given their own count")
+        XCTAssertEqual(try grants.apiRequestCount(), 47)
+        XCTAssertEqual(try requestsCounted(now), 47)
+
+        // Tomorrow counts from nothing, and today's count is still today's.
+        let tomorrow = now.addingTimeInterval(86_400)
+        try database.prepareAPIRequestCount(tomorrow)
+        XCTAssertEqual(try requestsCounted(tomorrow), 0)
+        let counted = try await database.store.write { db in try database.countAPIRequest(db, tomorrow) }
+        XCTAssertEqual(counted, 1)
+        XCTAssertEqual(try requestsCounted(now), 47)
+        if database.dialect == .postgres {
+            // Two days on, the sequences of days before yesterday are dropped: today's, not tomorrow's.
+            let later = now.addingTimeInterval(2 * 86_400)
+            try database.prepareAPIRequestCount(later)
+            let left = try await database.store.read { db in
+                try db.values(as: String.self, "SELECT CAST(relname AS TEXT) FROM pg_class WHERE relkind = 'S' AND relname LIKE 'api%' ORDER BY 1")
+            }
+            XCTAssertEqual(left, [tomorrow, later].map(OrgDatabase.apiRequestSequence))
+        }
+    }
+
+    func requestsCounted(_ day: Date) throws -> Int {
+        let database = state.database
+        return try database.store.read { db in try database.apiRequests(db, day) }
+    }
+
+    /// A transaction that has updated `meta`'s row `key` and keeps it (and its lock) until `release`.
+    final class RowHolder: @unchecked Sendable {
+        let held = DispatchSemaphore(value: 0), released = DispatchSemaphore(value: 0), ended = DispatchSemaphore(value: 0)
+        func release() {
+            released.signal()
+            ended.wait()
+        }
+    }
+
+    func holdRow(_ database: OrgDatabase, key: String) throws -> RowHolder {
+        let holder = RowHolder()
+        Thread.detachNewThread {
+            _ = try? database.store.write { db in
+                try db.execute("UPDATE meta SET value = value WHERE key = ?", [key])
+                holder.held.signal()
+                holder.released.wait()
+            }
+            holder.ended.signal()
+        }
+        XCTAssertEqual(holder.held.wait(timeout: .now() + 60), .success, "the row was not locked")
+        return holder
+    }
 }

@@ -36,45 +36,34 @@ struct Grants: Sendable {
         var lifetime: TimeInterval { lock.withLock { tokenLifetime } }
     }
 
-    /// The meta key of today's API request count (UTC), so that the count starts again each day as a real
-    /// org's daily limit does.
-    static func apiRequestsKey(_ now: Date = Date()) -> String { "apiRequests:" + SalesforceDate.dateString(now) }
-
-    /// Adds one to a counter in the state and returns its new value.
-    static func increment(_ db: SQLTransaction, _ database: OrgDatabase, _ key: String) throws -> Int {
-        let value = try db.value(
-            as: String.self,
-            "INSERT INTO meta(key, value) VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT) RETURNING value",
-            [key])
-        return Int(value ?? "0") ?? 0
-    }
-
     /// An API request with an access token: who it acts as, and the day's API request count with it. Nil when
     /// the token is not a live one (the request is then not counted).
     func authenticate(accessToken token: String) async throws -> (Session, Int)? {
         let database = database
         let hash = OrgState.hash(token)
-        // No write lock: the look-up reads, and the count is one atomic upsert.
+        let now = Date()
+        try database.prepareAPIRequestCount(now)
+        // No write lock: the look-up reads, and the count is one atomic statement.
         return try await database.store.update { db in
             switch db.dialect {
             case .sqlite:
                 guard let session = try Self.session(db, hash: hash) else { return nil }
-                return (session, try Self.increment(db, database, Self.apiRequestsKey()))
+                return (session, try database.countAPIRequest(db, now))
             case .postgres:
-                // The look-up and the count in one statement (one round trip instead of two): the count only
-                // when the look-up found a live token.
+                // The look-up and the count in one statement (one round trip instead of two): `nextval` runs for
+                // each row the look-up finds, so only for a live token.
                 guard let row = try db.fetchOne(
-                    "WITH s AS (\(Self.sessionSQL)), c AS (INSERT INTO meta(key, value) SELECT ?, '1' WHERE EXISTS (SELECT 1 FROM s) ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT) RETURNING value) SELECT s.*, c.value AS request_count FROM s, c",
-                    [hash, Date().timeIntervalSince1970, Self.apiRequestsKey()])
+                    "SELECT s.*, nextval(CAST(? AS regclass)) AS request_count FROM (\(Self.sessionSQL)) AS s",
+                    [OrgDatabase.apiRequestSequence(now), hash, now.timeIntervalSince1970])
                 else { return nil }
-                return (Self.session(row), Int(row["request_count"] as String? ?? "0") ?? 0)
+                return (Self.session(row), row["request_count"] as Int? ?? 0)
             }
         }
     }
 
     /// The day's API requests so far, over every instance.
     func apiRequestCount() throws -> Int {
-        try database.store.read { db in Int(try database.meta(db, Self.apiRequestsKey()) ?? "0") ?? 0 }
+        try database.store.read { db in try database.apiRequests(db, Date()) }
     }
 
     /// Refresh-token grants answered, over every instance and restart.
@@ -83,7 +72,7 @@ struct Grants: Sendable {
     }
 
     func countRefresh() throws {
-        _ = try database.store.write { db in try Self.increment(db, database, "tokenRefreshes") }
+        _ = try database.store.write { db in try database.increment(db, "tokenRefreshes") }
     }
 
     var definition: OrgDefinition { database.definition }

@@ -151,7 +151,7 @@ struct DescribeRoutes {
     /// Developer Edition's, unused.
     /// `db`: the transaction a composite request runs in, if any.
     func limits(_ db: SQLTransaction? = nil) throws -> Outcome {
-        let used = try db.map { db in Int(try state.database.meta(db, Grants.apiRequestsKey()) ?? "0") ?? 0 } ?? state.grants.apiRequestCount()
+        let used = try db.map { db in try state.database.apiRequests(db, Date()) } ?? state.grants.apiRequestCount()
         return HTTP.encoded(.ok, [
             "DailyApiRequests": Limit(Max: Self.dailyApiRequests, Remaining: max(0, Self.dailyApiRequests - used)),
             "DailyAsyncApexExecutions": Limit(Max: 250_000, Remaining: 250_000),

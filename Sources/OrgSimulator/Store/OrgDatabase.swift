@@ -14,6 +14,8 @@ final class OrgDatabase: Sendable {
     /// `idBlock` at a time, in two statements, instead of two for each new record (issue 39).
     private let drawnIds = IdBlocks()
     static let idBlock = 32
+    /// On PostgreSQL, the day whose API request sequence this instance knows exists.
+    private let requestDay = LockedString()
 
     /// The version of the schema below. A state made by another version is migrated when this sf-simulator
     /// knows how (none yet: a state without a version is version 1), and refused by name otherwise.
@@ -170,6 +172,67 @@ final class OrgDatabase: Sendable {
         try db.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, value], cached: true)
     }
 
+    /// The meta key of a day's API request count (UTC): the count starts again each day, as a real org's
+    /// daily limit does. On SQLite it is the count; on PostgreSQL, where the count comes from the day's
+    /// sequence, a count kept before that sequence existed, where the sequence then starts.
+    static func apiRequestsKey(_ now: Date) -> String { "apiRequests:" + SalesforceDate.dateString(now) }
+
+    /// PostgreSQL's sequence of a day's API requests (`api_requests_20261129`). Every API request updated one
+    /// counter row before (issue 39): each update left a dead row version for the next to step over, and the
+    /// row's lock made the requests of every instance take turns. `nextval` takes no row lock, leaves no row
+    /// version, and never gives a number twice, so the count stays exact over every instance.
+    static func apiRequestSequence(_ now: Date) -> String {
+        "api_requests_" + SalesforceDate.dateString(now).replacingOccurrences(of: "-", with: "")
+    }
+
+    /// Makes the day's request sequence, once a day an instance (the first request of a day on PostgreSQL;
+    /// nothing on SQLite): under the setting-up lock, so that instances starting the day at once make it
+    /// once, from the count kept so far, and drop the sequences of days before yesterday.
+    func prepareAPIRequestCount(_ now: Date) throws {
+        guard dialect == .postgres else { return }
+        let name = Self.apiRequestSequence(now)
+        guard requestDay.value != name else { return }
+        try store.setUp { tx in
+            let counted = Int(try meta(tx, Self.apiRequestsKey(now)) ?? "") ?? 0
+            try tx.execute("CREATE SEQUENCE IF NOT EXISTS \(name) START WITH \(counted + 1)")
+            let yesterday = Self.apiRequestSequence(now.addingTimeInterval(-86_400))
+            for old in try tx.values(as: String.self, "SELECT CAST(relname AS TEXT) FROM pg_class WHERE relkind = 'S' AND relname LIKE 'api\\_requests\\_%'", [])
+            where old < yesterday {
+                try tx.execute("DROP SEQUENCE IF EXISTS \(Self.quote(old))")
+            }
+        }
+        requestDay.value = name
+    }
+
+    /// Counts one API request and returns the day's count, over every instance (`prepareAPIRequestCount` first).
+    func countAPIRequest(_ db: SQLTransaction, _ now: Date) throws -> Int {
+        switch db.dialect {
+        case .sqlite: return try increment(db, Self.apiRequestsKey(now))
+        case .postgres: return try db.value(as: Int.self, "SELECT nextval(CAST(? AS regclass))", [Self.apiRequestSequence(now)]) ?? 0
+        }
+    }
+
+    /// The day's API requests so far, over every instance.
+    func apiRequests(_ db: SQLTransaction, _ now: Date) throws -> Int {
+        switch db.dialect {
+        case .sqlite:
+            return Int(try meta(db, Self.apiRequestsKey(now)) ?? "0") ?? 0
+        case .postgres:
+            // A sequence not used yet has no last value: the count is then the one kept before it (or none).
+            let last = try db.value(as: Int.self, "SELECT pg_sequence_last_value(to_regclass(?))", [Self.apiRequestSequence(now)])
+            return try last ?? Int(meta(db, Self.apiRequestsKey(now)) ?? "0") ?? 0
+        }
+    }
+
+    /// Adds one to a counter in `meta` and returns its new value.
+    func increment(_ db: SQLTransaction, _ key: String) throws -> Int {
+        let value = try db.value(
+            as: String.self,
+            "INSERT INTO meta(key, value) VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT) RETURNING value",
+            [key])
+        return Int(value ?? "0") ?? 0
+    }
+
     /// A server clock for writes that never repeats or goes back, so incremental syncs see every change: one
     /// statement, which locks the clock's row until the transaction ends (so writes commit in their clock's
     /// order); writes take it last, after the records they change.
@@ -252,7 +315,7 @@ final class OrgDatabase: Sendable {
     /// other transaction; a counter row would be locked by a cursor's opening until it commits, which for a
     /// million rows takes seconds), on SQLite the counter in `meta`.
     func nextCursorNumber(_ db: SQLTransaction) throws -> Int {
-        guard db.dialect == .postgres else { return try Grants.increment(db, self, "nextCursor") }
+        guard db.dialect == .postgres else { return try increment(db, "nextCursor") }
         guard let number = try db.value(as: Int.self, "SELECT nextval('cursor_numbers')") else {
             throw SQLStoreError(kind: .other, reason: "no cursor number from its sequence", code: "sequence")
         }
@@ -292,6 +355,16 @@ final class IdBlocks: @unchecked Sendable {
     private var blocks: [String: ArraySlice<String>] = [:]
     func take(_ sequence: String) -> String? { lock.withLock { blocks[sequence]?.popFirst() } }
     func add(_ sequence: String, _ ids: [String]) { lock.withLock { blocks[sequence, default: []].append(contentsOf: ids) } }
+}
+
+/// A string shared between threads.
+final class LockedString: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: String?
+    var value: String? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
 }
 
 final class LockedSet: @unchecked Sendable {
