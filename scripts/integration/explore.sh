@@ -24,7 +24,7 @@ assert v["replayed"]["broke"] == v["replayed"]["of"] > 0, v["replayed"]
 assert any(s["actor"] == "device" and s["action"] == "lock" for s in v["steps"]), v["steps"]
 assert found["runsPerSecond"] > 0 and found["distinctSchedules"] >= 1 and found["coverage"]["covered"] > 0
 # Explored with the explorer's in-memory keychain (the default); the replays above were on the Secret Service.
-assert found["keychain"] == "memory" and found["memoryOnly"] == 0, (found["keychain"], found["memoryOnly"])
+assert found["keychain"] == "memory" and found["memoryOnly"] == 0 and found["memoryOnlyRuns"] == [], (found["keychain"], found["memoryOnly"], found["memoryOnlyRuns"])
 schedule = json.load(open(sys.argv[2]))
 assert schedule["format"] == "appgroupsim-explore-schedule-1" and schedule["sdkRecovery"] is True
 assert schedule["invariant"] == names[0] and schedule["steps"] == found["violations"][0]["steps"]

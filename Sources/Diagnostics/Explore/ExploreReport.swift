@@ -34,6 +34,14 @@ package enum ExploreReport {
             "runs": summary.runs, "stepsPerRun": summary.stepsPerRun, "seed": seed, "sdkRecovery": sdkRecovery,
             "seconds": (summary.seconds * 100).rounded() / 100, "runsPerSecond": (summary.runsPerSecond * 100).rounded() / 100,
             "distinctSchedules": summary.distinctSchedules, "keychain": summary.keychain, "memoryOnly": summary.memoryOnly,
+            // What the in-memory keychain broke and the Secret Service did not: each run's whole schedule, which
+            // `--replay` runs again on the Secret Service.
+            "memoryOnlyRuns": summary.unconfirmed.map { v -> [String: Any] in
+                [
+                    "invariant": v.invariant, "message": v.message, "run": v.run ?? 0, "seed": v.seed ?? 0,
+                    "steps": v.steps.map { ["actor": $0.actor, "action": $0.action] },
+                ]
+            },
             "coverage": ["covered": summary.coveredTriples, "possible": summary.possibleTriples, "of": "(actor, action, device state) triples"],
             "invariants": Explorer.invariants.map(\.name),
             "violations": summary.violations.map { v -> [String: Any] in

@@ -70,8 +70,11 @@ package final class Explorer: @unchecked Sendable {
         package var violations: [Violation]
         /// The keychain the runs used: `memory` (the explorer's) or `secret-service`. Replays are on the Secret Service.
         package var keychain = "secret-service"
-        /// Violations that only the in-memory keychain gave, which the Secret Service did not confirm (not reported).
-        package var memoryOnly = 0
+        /// Violations that only the in-memory keychain gave, which the Secret Service did not confirm (not reported
+        /// as found): each with its run, its seed and the run's whole schedule, so that it can be replayed on
+        /// either keychain.
+        package var unconfirmed: [Violation] = []
+        package var memoryOnly: Int { unconfirmed.count }
         package var runsPerSecond: Double { seconds > 0 ? Double(runs) / seconds : 0 }
     }
 
@@ -144,8 +147,8 @@ package final class Explorer: @unchecked Sendable {
         var triples = Set<String>()
         var found: [String: Violation] = [:]
         var order: [String] = []
-        // Violations seen with the in-memory keychain that did not break on the Secret Service, by invariant.
-        var memoryOnly: [String: Int] = [:]
+        // Violations seen with the in-memory keychain that did not break on the Secret Service.
+        var unconfirmed: [Violation] = []
         let feed = RunFeed(runs: options.runs)
         let workers = DispatchGroup()
         for _ in 0..<max(1, min(options.jobs, options.runs)) {
@@ -175,7 +178,7 @@ package final class Explorer: @unchecked Sendable {
             let run = try feed.result(index).get()
             schedules.insert(run.steps)
             triples.formUnion(run.triples)
-            for v in run.violations where found[v.invariant] == nil && memoryOnly[v.invariant, default: 0] < 3 {
+            for v in run.violations where found[v.invariant] == nil && unconfirmed.count(where: { $0.invariant == v.invariant }) < 3 {
                 progress("run \(index + 1) (seed \(seed)): \(v.invariant) -- \(v.message); shrinking \(run.steps.count) steps")
                 var violation = try shrink(run.steps, invariant: v.invariant, atStep: v.step, real: !options.memoryKeychain)
                 violation.replayed = try replay(violation.steps, invariant: v.invariant, times: replays)
@@ -184,7 +187,9 @@ package final class Explorer: @unchecked Sendable {
                     guard try replay(run.steps).violations.contains(where: { $0.invariant == v.invariant }) else {
                         // Not a finding: only the in-memory keychain gave it. Counted, and the invariant stays
                         // open to later runs.
-                        memoryOnly[v.invariant, default: 0] += 1
+                        unconfirmed.append(Violation(
+                            invariant: v.invariant, message: v.message, run: index + 1, seed: seed, steps: run.steps, narrative: [],
+                            stepsBeforeShrinking: run.steps.count, replayed: (0, 1)))
                         progress("run \(index + 1): \(v.invariant) broke only with the in-memory keychain; on the Secret Service the run holds, so it is not reported")
                         continue
                     }
@@ -203,7 +208,7 @@ package final class Explorer: @unchecked Sendable {
         return Summary(
             runs: options.runs, stepsPerRun: options.steps, seconds: seconds, distinctSchedules: schedules.count,
             coveredTriples: triples.count, possibleTriples: Self.possibleTriples(bundle), violations: order.compactMap { found[$0] },
-            keychain: options.memoryKeychain ? "memory" : "secret-service", memoryOnly: memoryOnly.values.reduce(0, +))
+            keychain: options.memoryKeychain ? "memory" : "secret-service", unconfirmed: unconfirmed)
     }
 
     /// One run of `steps` steps chosen from `seed`, as `explore` runs each (for a test of determinism).
