@@ -30,16 +30,16 @@ struct Explore: ParsableCommand {
     @Option(help: "Contacts per org (each run's first sync fetches them all).") var contacts = 25
     @Option(help: "Runs explored at once (default: the machine's cores). Each run is a function of its seed whatever runs beside it.") var jobs: Int?
     @Option(help: ArgumentHelp(
-        "The keychain the runs use: memory (the explorer's own, faster; each violation is replayed on the Secret Service before it is reported, and --replay runs there) or secret-service.",
+        "The keychain the runs use: memory (the default: the explorer's own, faster; each violation is replayed on the Secret Service before it is reported) or secret-service. --replay runs on the Secret Service unless given --keychain memory (to look at a run that broke only in memory, listed in --json's memoryOnlyRuns).",
         valueName: "memory|secret-service"))
-    var keychain = "memory"
+    var keychain: String?
 
     func validate() throws {
         guard runs > 0, runs <= 1_000_000 else { throw ValidationError("--runs must be from 1 to 1000000") }
         guard steps > 0, steps <= 10_000 else { throw ValidationError("--steps must be from 1 to 10000") }
         guard contacts >= 0, contacts <= 100_000 else { throw ValidationError("--contacts must be from 0 to 100000") }
         if let jobs, jobs < 1 || jobs > 64 { throw ValidationError("--jobs must be from 1 to 64") }
-        guard ["memory", "secret-service"].contains(keychain) else { throw ValidationError("--keychain must be memory or secret-service") }
+        guard keychain.map({ ["memory", "secret-service"].contains($0) }) ?? true else { throw ValidationError("--keychain must be memory or secret-service") }
     }
 
     func run() throws {
@@ -58,7 +58,7 @@ struct Explore: ParsableCommand {
         options.seed = seed
         options.sdkRecovery = sdkRecovery
         options.contacts = contacts
-        options.memoryKeychain = keychain == "memory"
+        options.memoryKeychain = (keychain ?? "memory") == "memory"
         options.swarm = swarm
         options.jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let explorer: Explorer
@@ -94,12 +94,13 @@ struct Explore: ParsableCommand {
         guard schedule.sdkRecovery == sdkRecovery else {
             throw Failure("\(file.path) was written \(schedule.sdkRecovery ? "with" : "without") --sdk-recovery; run --replay \(schedule.sdkRecovery ? "with" : "without") it")
         }
-        let result = try explorer.replay(schedule.steps)
+        let inMemory = keychain == "memory"
+        let result = try explorer.replay(schedule.steps, real: !inMemory)
         if let trace { try result.trace.write(to: URL(fileURLWithPath: trace)) }
         if json {
-            print(ExploreReport.json(replay: result, schedule: schedule))
+            print(ExploreReport.json(replay: result, schedule: schedule, keychain: inMemory ? "memory" : "secret-service"))
         } else {
-            print("replay of \(file.path): \(schedule.steps.count) steps\(schedule.invariant.map { ", written for \($0)" } ?? "")")
+            print("replay of \(file.path): \(schedule.steps.count) steps\(schedule.invariant.map { ", written for \($0)" } ?? "")\(inMemory ? ", with the in-memory keychain" : "")")
             for line in result.narrative { print(line) }
             let names = result.violations.map(\.invariant)
             print(names.isEmpty ? "no invariant broke" : "broken: \(Array(Set(names)).sorted().joined(separator: ", "))")

@@ -188,6 +188,28 @@ final class ExploreTests: XCTestCase {
         XCTAssertThrowsError(try ExploreSchedule.load(dir.appendingPathComponent("missing.json"))) { XCTAssertTrue("\($0)".contains("cannot be read"), "\($0)") }
     }
 
+    /// A violation only the in-memory keychain gave is not reported, but `--json` lists it, each as a schedule that
+    /// `--replay` loads as it is: the run's whole steps, its invariant, its seed and run.
+    func testAViolationSeenOnlyInMemoryIsListedAsASchedule() throws {
+        let steps = [ExploreStep("app", "login alice@acme.test"), ExploreStep("device", "lock"), ExploreStep("widget", "refresh")]
+        let seen = Explorer.Violation(
+            invariant: "logged-out-without-logout", message: "alice@acme.test is not logged in", run: 4, seed: 77, steps: steps,
+            narrative: [], stepsBeforeShrinking: steps.count, replayed: (0, 1))
+        let summary = Explorer.Summary(
+            runs: 5, stepsPerRun: 3, seconds: 1, distinctSchedules: 5, coveredTriples: 1, possibleTriples: 2, violations: [],
+            keychain: "memory", unconfirmed: [seen])
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(ExploreReport.json(summary, seed: 1, sdkRecovery: true).utf8)) as? [String: Any])
+        XCTAssertEqual(object["memoryOnly"] as? Int, 1)
+        XCTAssertEqual((object["violations"] as? [Any])?.count, 0, "a violation the Secret Service did not confirm was reported")
+        let listed = try XCTUnwrap((object["memoryOnlyRuns"] as? [[String: Any]])?.first)
+        XCTAssertEqual(listed["message"] as? String, seen.message)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("memory-only-\(UUID().uuidString.prefix(8)).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try JSONSerialization.data(withJSONObject: listed).write(to: file)
+        XCTAssertEqual(try ExploreSchedule.load(file), ExploreSchedule(invariant: seen.invariant, seed: 77, run: 4, sdkRecovery: true, steps: steps))
+        XCTAssertTrue(ExploreReport.text(summary, seed: 1, out: nil).contains("(1 seen only in memory, not reported)"))
+    }
+
     /// The user deletes the app and installs it again: keychain values outlive the app, so the session of the
     /// first install stays live at the org unless the app revokes it at its first launch (the sample does:
     /// `revokeTokensOfPreviousInstall`); the SDK's default does not.

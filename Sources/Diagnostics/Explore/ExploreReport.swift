@@ -34,11 +34,11 @@ package enum ExploreReport {
             "runs": summary.runs, "stepsPerRun": summary.stepsPerRun, "seed": seed, "sdkRecovery": sdkRecovery,
             "seconds": (summary.seconds * 100).rounded() / 100, "runsPerSecond": (summary.runsPerSecond * 100).rounded() / 100,
             "distinctSchedules": summary.distinctSchedules, "keychain": summary.keychain, "memoryOnly": summary.memoryOnly,
-            // What the in-memory keychain broke and the Secret Service did not: each run's whole schedule, which
-            // `--replay` runs again on the Secret Service.
+            // What the in-memory keychain broke and the Secret Service did not: each a schedule of the run's whole
+            // steps, as `--out` writes one, which `--replay` (with `--keychain memory`, in memory) runs again.
             "memoryOnlyRuns": summary.unconfirmed.map { v -> [String: Any] in
                 [
-                    "invariant": v.invariant, "message": v.message, "run": v.run ?? 0, "seed": v.seed ?? 0,
+                    "format": ExploreSchedule.formatName, "sdkRecovery": sdkRecovery, "invariant": v.invariant, "message": v.message, "run": v.run ?? 0, "seed": v.seed ?? 0,
                     "steps": v.steps.map { ["actor": $0.actor, "action": $0.action] },
                 ]
             },
@@ -55,8 +55,9 @@ package enum ExploreReport {
         return render(object)
     }
 
-    package static func json(replay: Explorer.RunResult, schedule: ExploreSchedule) -> String {
+    package static func json(replay: Explorer.RunResult, schedule: ExploreSchedule, keychain: String = "secret-service") -> String {
         render([
+            "keychain": keychain,
             "steps": schedule.steps.map { ["actor": $0.actor, "action": $0.action] },
             "violations": replay.violations.map { ["invariant": $0.invariant, "message": $0.message, "step": $0.step.map { $0 + 1 } ?? NSNull()] as [String: Any] },
             "narrative": replay.narrative,
