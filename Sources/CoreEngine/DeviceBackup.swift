@@ -151,6 +151,20 @@ package enum DeviceBackup {
         return parts.count > 2 && parts[0] == "Containers" && !parts.contains { $0.isEmpty || $0 == "." || $0 == ".." } && !path.contains("\0")
     }
 
+    /// What a backup of `device` would hold, as one SHA-256 (hex): each file's path and bytes, and the apps
+    /// installed. Two devices with the same files and apps have the same fingerprint, whatever their ids.
+    package static func fingerprint(_ device: Device) throws -> String {
+        var hash = SHA256()
+        for (relative, url) in try regularFiles(under: device.root.appendingPathComponent("Containers"), relativeTo: device.root) {
+            guard let data = try SecureFiles.readIfPresent(url) else { continue }
+            hash.update(data: Data("\(relative)\u{0}\(data.count)\u{0}".utf8))
+            hash.update(data: data)
+        }
+        let installed = try SharedDefaults(url: device.root.appendingPathComponent("InstalledApps.plist")).dictionaryRepresentation()
+        for id in installed.keys.sorted() { hash.update(data: Data("app\u{0}\(id)\u{0}".utf8)) }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
     /// The regular files under `folder` (never through a link), as paths relative to `base`, sorted; caches,
     /// temporary files, lock files and writers' temp files stay out, as iOS leaves them out of a backup.
     static func regularFiles(under folder: URL, relativeTo base: URL) throws -> [(String, URL)] {

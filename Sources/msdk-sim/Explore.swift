@@ -27,6 +27,7 @@ struct Explore: ParsableCommand {
     @Flag(help: "Run the app with --sdk-recovery: the SDK's rules delete what they cannot read (data-deleted is then not checked).") var sdkRecovery = false
     @Option(help: "The org's definition (default: the Fixtures/org beside the bundle's fixtures).") var orgData: String?
     @Flag(inversion: .prefixedNo, help: "Swarm testing: each run offers a random half of the optional kinds of step (the widget, a push, lock, reboot, reinstall, restore, the org offline, expired tokens, logout, switch-user, view, kill), drawn from its seed; --no-swarm offers every kind in every run.") var swarm = true
+    @Option(help: "Start every run from this device (a directory made by main-app --device or msdk-sim device) instead of a new one: its files and apps, restored to a new phone as a backup is, without its keychain items (they stay in the keyring they were made in).") var deviceTemplate: String?
     @Option(help: "Contacts per org (each run's first sync fetches them all).") var contacts = 25
     @Option(help: "Runs explored at once (default: the machine's cores). Each run is a function of its seed whatever runs beside it.") var jobs: Int?
     @Option(help: ArgumentHelp(
@@ -60,6 +61,7 @@ struct Explore: ParsableCommand {
         options.contacts = contacts
         options.memoryKeychain = (keychain ?? "memory") == "memory"
         options.swarm = swarm
+        options.deviceTemplate = deviceTemplate.map { URL(fileURLWithPath: $0) }
         options.jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let explorer: Explorer
         do { explorer = try Explorer(options) } catch let error as ExploreError { throw Failure("\(error)") }
@@ -77,12 +79,16 @@ struct Explore: ParsableCommand {
             }
         }
         if let first = summary.violations.first {
-            let schedule = ExploreSchedule(invariant: first.invariant, seed: first.seed, run: first.run, sdkRecovery: sdkRecovery, steps: first.steps)
+            let schedule = ExploreSchedule(
+                invariant: first.invariant, seed: first.seed, run: first.run, sdkRecovery: sdkRecovery, steps: first.steps,
+                deviceTemplate: deviceTemplate, deviceTemplateFingerprint: explorer.deviceTemplateFingerprint)
             if let out { try schedule.write(to: URL(fileURLWithPath: out)) }
             if let trace { try explorer.replay(first.steps).trace.write(to: URL(fileURLWithPath: trace)) }
         }
         if json {
-            print(ExploreReport.json(summary, seed: seed, sdkRecovery: sdkRecovery))
+            print(ExploreReport.json(
+                summary, seed: seed, sdkRecovery: sdkRecovery,
+                template: deviceTemplate.flatMap { path in explorer.deviceTemplateFingerprint.map { (path, $0) } }))
         } else {
             print(ExploreReport.text(summary, seed: seed, out: out))
         }
@@ -93,6 +99,17 @@ struct Explore: ParsableCommand {
         let schedule = try ExploreSchedule.load(file)
         guard schedule.sdkRecovery == sdkRecovery else {
             throw Failure("\(file.path) was written \(schedule.sdkRecovery ? "with" : "without") --sdk-recovery; run --replay \(schedule.sdkRecovery ? "with" : "without") it")
+        }
+        switch (schedule.deviceTemplate, deviceTemplate) {
+        case (nil, nil): break
+        case (let written?, nil):
+            throw Failure("\(file.path) was written with --device-template \(written); run --replay with it")
+        case (nil, let given?):
+            throw Failure("\(file.path) was written without --device-template; run --replay without --device-template \(given)")
+        case (_?, _?):
+            guard schedule.deviceTemplateFingerprint == explorer.deviceTemplateFingerprint else {
+                throw Failure("--device-template \(deviceTemplate ?? "") holds other files or apps than the template \(file.path) was written with; replay it with that device")
+            }
         }
         let inMemory = keychain == "memory"
         let result = try explorer.replay(schedule.steps, real: !inMemory)

@@ -1,13 +1,16 @@
+import AppGroup
 import AppGroupSimTestSupport
+import CoreEngine
 import Exploring
 @testable import Diagnostics
 import Foundation
+import Keychain
 import XCTest
 
 /// `msdk-sim explore` (issue 38): a run is a function of its seed, and a schedule file is checked before it runs.
 /// These run the real binaries (built by `swift build --build-tests`) on the keyring of scripts/with-keyring.
 final class ExploreTests: XCTestCase {
-    func explorer(app: URL? = nil, sdkRecovery: Bool = false, memoryKeychain: Bool = false) throws -> Explorer {
+    func explorer(app: URL? = nil, sdkRecovery: Bool = false, memoryKeychain: Bool = false, deviceTemplate: URL? = nil) throws -> Explorer {
         let bin = try TestSupport.executable("main-app").deletingLastPathComponent()
         let root = TestSupport.packageRoot
         var options = Explorer.Options(
@@ -16,6 +19,7 @@ final class ExploreTests: XCTestCase {
         options.sdkRecovery = sdkRecovery
         options.contacts = 10
         options.memoryKeychain = memoryKeychain
+        options.deviceTemplate = deviceTemplate
         return try Explorer(options)
     }
 
@@ -208,6 +212,44 @@ final class ExploreTests: XCTestCase {
         try JSONSerialization.data(withJSONObject: listed).write(to: file)
         XCTAssertEqual(try ExploreSchedule.load(file), ExploreSchedule(invariant: seen.invariant, seed: 77, run: 4, sdkRecovery: true, steps: steps))
         XCTAssertTrue(ExploreReport.text(summary, seed: 1, out: nil).contains("(1 seen only in memory, not reported)"))
+    }
+
+    /// `--device-template`: every run starts on a new phone restored from the developer's device, its files and apps
+    /// without its keychain items. Here the template is a device where main-app logged alice in and added a contact
+    /// (on this test's keyring): in the run the account file is there, its key is not, so the app sets it aside and
+    /// keeps it. The template itself is never changed, and its fingerprint says what a replay needs.
+    func testARunStartsFromTheDeviceTemplateWithItsFilesAndWithoutItsKeychain() async throws {
+        let org = try await OrgHarness.start()
+        let dir = try TestSupport.temporaryDirectory(self)
+        let template = dir.appendingPathComponent("template")
+        let mainApp = try TestSupport.executable("main-app")
+        let base = ["--bundle", TestSupport.packageRoot.appendingPathComponent("Fixtures/MobileSyncExplorer/MobileSyncExplorer.app").path, "--device", template.path]
+        let login = try TestSupport.run(mainApp, base + ["--org", org.baseURL.absoluteString, "login", "--username", "alice@acme.test", "--password", "alice-pass"])
+        await org.stop()
+        XCTAssertEqual(login.status, 0, login.stderr)
+        XCTAssertEqual(try TestSupport.run(mainApp, base + ["contacts", "add", "--first", "Zed", "--last", "Template"]).status, 0)
+        let device = try Device.open(at: template)
+        defer { _ = try? LibsecretStore().delete(["device": device.id.uuidString]) }
+        let before = try TestSupport.treeHash(template)
+
+        let steps = [ExploreStep("app", "view"), ExploreStep("app", "finish")]
+        for memory in [false, true] {
+            let explorer = try explorer(memoryKeychain: memory, deviceTemplate: template)
+            XCTAssertEqual(explorer.deviceTemplateFingerprint, try DeviceBackup.fingerprint(device))
+            let run = try explorer.replay(steps, real: !memory)
+            let text = run.narrative.joined(separator: "\n")
+            XCTAssertEqual(run.violations, [], text)
+            XCTAssertTrue(text.contains("the account file of alice@acme.test was set aside, kept"), text)
+        }
+        XCTAssertEqual(try TestSupport.treeHash(template), before, "exploring changed the template")
+        let plain = try explorer().replay(steps)
+        XCTAssertFalse(plain.narrative.joined(separator: "\n").contains("alice@acme.test"), "a run without the template saw its account")
+        XCTAssertNil(try explorer().deviceTemplateFingerprint)
+
+        let notADevice = dir.appendingPathComponent("not-a-device")
+        try FileManager.default.createDirectory(at: notADevice, withIntermediateDirectories: true)
+        XCTAssertThrowsError(try explorer(deviceTemplate: notADevice)) { XCTAssertTrue("\($0)".contains("is not a device (it has no device.json)"), "\($0)") }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: notADevice.appendingPathComponent("device.json").path), "the explorer made a device of the folder")
     }
 
     /// The user deletes the app and installs it again: keychain values outlive the app, so the session of the

@@ -3,7 +3,7 @@
 # whenUnlocked, under --sdk-recovery: a background launch while locked deletes the account), shrinks it, writes a
 # schedule that replays it every time, writes a trace Chrome's trace viewer reads, and finds nothing in the fixed
 # fixture. Each explore makes its own devices, orgs and private keyring.
-source "$(dirname "$0")/../lib/integration.sh"
+APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 BROKEN="$ROOT/Fixtures/broken/keychain-class-when-unlocked/MobileSyncExplorer.app"
 # A temporary directory of this script's own: every exploration must remove its directory when it ends (checked last).
 export TMPDIR="$WORK/tmp"
@@ -113,6 +113,34 @@ v = r["violations"][names.index("extension-sees-no-user")]
 assert len(v["steps"]) <= 10, v["steps"]' || fail "$broken: not extension-sees-no-user (and at most the sample's edit-duplicated): $OUT"
 done
 ok "explore: keychain-group-missing's widget and push-key-group-not-shared's notification extension break extension-sees-no-user"
+# --device-template: every run starts on a phone restored from the developer's device, here one where main-app logged
+# alice in, synced and added a contact (its keychain items stay in this script's keyring). The template is never
+# changed, a schedule written from it replays only with it, and a folder that is not a device is refused by name.
+start_org
+T="$WORK/template"
+"$BIN/main-app" --bundle "$APP" --device "$T" --org "$ORG" login --username alice@acme.test --password alice-pass > /dev/null
+"$BIN/main-app" --bundle "$APP" --device "$T" sync > /dev/null
+"$BIN/main-app" --bundle "$APP" --device "$T" contacts add --first Zed --last Template > /dev/null
+kill "$ORG_PID"; wait "$ORG_PID" 2>/dev/null || true
+before=$(find "$T" -type f ! -name '*.lock' -exec sha256sum {} + | sort | sha256sum)
+expect_status 0 sim explore --app "$APP" --device-template "$T" --org-data "$ROOT/Fixtures/org" --runs 6 --steps 12 --seed 2 --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert r["violations"] == [] and r["deviceTemplate"] and len(r["deviceTemplateFingerprint"]) == 64, r' || fail "explore from the template: $OUT"
+fingerprint=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["deviceTemplateFingerprint"])')
+printf '{"format":"appgroupsim-explore-schedule-1","sdkRecovery":false,"deviceTemplate":"%s","deviceTemplateFingerprint":"%s","steps":[{"actor":"app","action":"view"},{"actor":"app","action":"finish"}]}' "$T" "$fingerprint" > "$WORK/template.json"
+expect_status 0 sim explore --app "$APP" --device-template "$T" --replay "$WORK/template.json"
+contains "$OUT" "the account file of alice@acme.test was set aside, kept"
+[ "$(find "$T" -type f ! -name '*.lock' -exec sha256sum {} + | sort | sha256sum)" = "$before" ] || fail "exploring changed the template"
+expect_status 1 sim explore --replay "$WORK/template.json"
+contains "$ERR" "was written with --device-template $T; run --replay with it"
+mkdir -p "$WORK/not-a-device"
+expect_status 1 sim explore --device-template "$WORK/not-a-device" --runs 1
+contains "$ERR" "is not a device (it has no device.json)"
+[ ! -e "$WORK/not-a-device/device.json" ] || fail "explore made a device of the folder it was given"
+ok "explore --device-template: 6 runs on phones restored from main-app's device (alice's account there without its key: set aside, kept), the template unchanged, its schedule refused without it, a folder that is not a device refused by name"
+
 # An exploration's directory (its orgs' template and copies) goes when it ends, whichever way it ended (0 or 10 above).
 left=$(find "$TMPDIR" -maxdepth 1 -name 'appgroupsim-explore-*' | wc -l)
 [ "$left" = 0 ] || fail "explore left $left director(ies) behind: $(ls "$TMPDIR")"

@@ -29,8 +29,9 @@ package enum ExploreReport {
         return lines.joined(separator: "\n")
     }
 
-    package static func json(_ summary: Explorer.Summary, seed: UInt64, sdkRecovery: Bool) -> String {
-        let object: [String: Any] = [
+    /// `template`: `--device-template` as given, and its fingerprint.
+    package static func json(_ summary: Explorer.Summary, seed: UInt64, sdkRecovery: Bool, template: (path: String, fingerprint: String)? = nil) -> String {
+        var object: [String: Any] = [
             "runs": summary.runs, "stepsPerRun": summary.stepsPerRun, "seed": seed, "sdkRecovery": sdkRecovery,
             "seconds": (summary.seconds * 100).rounded() / 100, "runsPerSecond": (summary.runsPerSecond * 100).rounded() / 100,
             "distinctSchedules": summary.distinctSchedules, "keychain": summary.keychain, "memoryOnly": summary.memoryOnly,
@@ -38,9 +39,9 @@ package enum ExploreReport {
             // steps, as `--out` writes one, which `--replay` (with `--keychain memory`, in memory) runs again.
             "memoryOnlyRuns": summary.unconfirmed.map { v -> [String: Any] in
                 [
-                    "format": ExploreSchedule.formatName, "sdkRecovery": sdkRecovery, "invariant": v.invariant, "message": v.message, "run": v.run ?? 0, "seed": v.seed ?? 0,
-                    "steps": v.steps.map { ["actor": $0.actor, "action": $0.action] },
-                ]
+                    "format": ExploreSchedule.formatName, "sdkRecovery": sdkRecovery, "invariant": v.invariant, "message": v.message,
+                    "run": v.run ?? 0, "seed": v.seed ?? 0, "steps": v.steps.map { ["actor": $0.actor, "action": $0.action] },
+                ].merging(template.map { ["deviceTemplate": $0.path, "deviceTemplateFingerprint": $0.fingerprint] } ?? [:]) { a, _ in a }
             },
             "coverage": ["covered": summary.coveredTriples, "possible": summary.possibleTriples, "of": "(actor, action, device state) triples"],
             "invariants": Explorer.invariants.map(\.name),
@@ -52,6 +53,10 @@ package enum ExploreReport {
                 ]
             },
         ]
+        if let template {
+            object["deviceTemplate"] = template.path
+            object["deviceTemplateFingerprint"] = template.fingerprint
+        }
         return render(object)
     }
 

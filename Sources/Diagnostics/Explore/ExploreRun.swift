@@ -70,11 +70,21 @@ final class ExploreRun {
         self.directory = directory
         device = directory.appendingPathComponent("device")
         try SecureFiles.makeDirectory(directory)
-        let made = try Device.open(at: device, initialize: true)
+        let made: Device
+        if let template = explorer.deviceBackup {
+            // A new phone restored from the template (`--device-template`): its files and apps, no keychain item.
+            made = try DeviceBackup.restore(template, to: device, store: keychain?.store ?? LibsecretStore()).0
+        } else {
+            made = try Device.open(at: device, initialize: true)
+        }
         deviceID = made.id.uuidString
         deviceIDs = [deviceID]
-        // Installed, as on a phone: an uninstall then takes its extensions' containers and its group's.
+        // Installed, as on a phone (over the template's install, an update: its containers stay): an uninstall
+        // then takes its extensions' containers and its group's.
         try DeviceApps(device: made).install(AppBundle(at: explorer.bundle.url))
+        lockState = try made.lockState()
+        // The template's accounts are on the device from the start: the data-deleted check watches them too.
+        accountFiles = accountFilesNow()
     }
 
     /// Ends what still runs and removes the device's keychain items.

@@ -37,6 +37,9 @@ package final class Explorer: @unchecked Sendable {
         /// Each generated run offers a random half of the optional kinds of step (`Swarm`); off: every kind in
         /// every run, as the explorer chose before swarm testing (the baseline the figures are measured against).
         package var swarm = true
+        /// A device every run starts from instead of a new one (`--device-template`): its files and apps, restored
+        /// to a new phone as a backup is, without keychain items.
+        package var deviceTemplate: URL?
 
         package init(app: URL, bin: URL, orgData: URL) {
             self.app = app
@@ -99,6 +102,10 @@ package final class Explorer: @unchecked Sendable {
     let orgDirectory: URL
     /// The org seeded once (a SQLite state file); each run's org is a copy of it.
     let orgTemplate: URL
+    /// With `--device-template`: the template's backup, made once, that each run restores to its device, and the
+    /// fingerprint of the template's files and apps.
+    let deviceBackup: URL?
+    package let deviceTemplateFingerprint: String?
     /// The org started ahead for the next run (shrinking and replays; each worker of `explore` has its own).
     private let orgs = OrgSupply()
 
@@ -110,12 +117,45 @@ package final class Explorer: @unchecked Sendable {
         where !FileManager.default.isExecutableFile(atPath: options.bin.appendingPathComponent(tool).path) {
             throw ExploreError.setup("\(tool) is not in \(options.bin.path); build it with swift build")
         }
-        session = FileManager.default.temporaryDirectory.appendingPathComponent("appgroupsim-explore-\(UUID().uuidString.prefix(8))")
+        let session = FileManager.default.temporaryDirectory.appendingPathComponent("appgroupsim-explore-\(UUID().uuidString.prefix(8))")
+        self.session = session
         try SecureFiles.makeDirectory(session)
-        orgDirectory = session.appendingPathComponent("org")
-        try Self.copyOrg(options.orgData, to: orgDirectory, contacts: options.contacts)
-        orgTemplate = session.appendingPathComponent("org-template.sqlite")
-        try OrgProcess.seedTemplate(bin: options.bin, data: orgDirectory, template: orgTemplate)
+        // An explorer that cannot start leaves nothing behind (it is never made, so nobody could close it).
+        do {
+            orgDirectory = session.appendingPathComponent("org")
+            try Self.copyOrg(options.orgData, to: orgDirectory, contacts: options.contacts)
+            orgTemplate = session.appendingPathComponent("org-template.sqlite")
+            if let template = options.deviceTemplate {
+                (deviceBackup, deviceTemplateFingerprint) = try Self.backUpTemplate(template, to: session.appendingPathComponent("device-template.backup"))
+            } else {
+                (deviceBackup, deviceTemplateFingerprint) = (nil, nil)
+            }
+            try OrgProcess.seedTemplate(bin: options.bin, data: orgDirectory, template: orgTemplate)
+        } catch {
+            try? FileManager.default.removeItem(at: session)
+            throw error
+        }
+    }
+
+    /// The template device's backup, as `msdk-sim device backup` takes one, except that no keychain item comes
+    /// along: the template's items are in the keyring it was made in, and the explorer's keyring is its own (no
+    /// secret ever leaves a keyring). Each run is then a new phone restored from the template, as a restore of
+    /// the SDK's default class (`…ThisDeviceOnly`) carries no token and no key.
+    static func backUpTemplate(_ template: URL, to file: URL) throws -> (URL, String) {
+        guard FileManager.default.fileExists(atPath: template.appendingPathComponent("device.json").path) else {
+            throw ExploreError.setup(
+                "--device-template \(template.path) is not a device (it has no device.json); make one with main-app --device DIR or msdk-sim device install --device DIR")
+        }
+        do {
+            let device = try Device.open(at: template)
+            let empty = InMemorySecretStore()
+            _ = try DeviceBackup.backup(device, store: empty, to: file)
+            return (file, try DeviceBackup.fingerprint(device))
+        } catch let error as DeviceBackup.Failure {
+            throw ExploreError.setup("--device-template \(template.path): \(error.description)")
+        } catch {
+            throw ExploreError.setup("--device-template \(template.path) cannot be read: \(error)")
+        }
     }
 
     deinit { close() }

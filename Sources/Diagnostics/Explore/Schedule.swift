@@ -10,14 +10,23 @@ package struct ExploreSchedule: Codable, Equatable, Sendable {
     package var seed: UInt64?
     package var run: Int?
     package var sdkRecovery: Bool
+    /// The device every run started from (`--device-template`), as given, and the fingerprint of its files and
+    /// apps then (`DeviceBackup.fingerprint`); nil: a new device.
+    package var deviceTemplate: String?
+    package var deviceTemplateFingerprint: String?
     package var steps: [ExploreStep]
 
-    package init(invariant: String?, seed: UInt64?, run: Int?, sdkRecovery: Bool, steps: [ExploreStep]) {
+    package init(
+        invariant: String?, seed: UInt64?, run: Int?, sdkRecovery: Bool, steps: [ExploreStep], deviceTemplate: String? = nil,
+        deviceTemplateFingerprint: String? = nil
+    ) {
         self.invariant = invariant
         self.seed = seed
         self.run = run
         self.sdkRecovery = sdkRecovery
         self.steps = steps
+        self.deviceTemplate = deviceTemplate
+        self.deviceTemplateFingerprint = deviceTemplateFingerprint
     }
 
     package static func load(_ url: URL) throws -> ExploreSchedule {
