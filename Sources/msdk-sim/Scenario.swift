@@ -67,12 +67,15 @@ struct Scenario: AsyncParsableCommand {
             guard found else { throw Failure("\(tool) is not installed; run scripts/test once or apt-get install gnome-keyring dbus-x11") }
         }
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("appgroupsim-scenario-keyring-\(UUID().uuidString.prefix(8))")
-        for sub in ["home", "run"] {
+        for sub in ["home", "run", "tmp"] {
             try FileManager.default.createDirectory(at: tmp.appendingPathComponent(sub), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         setenv(Self.innerKey, "1", 1)
         setenv("HOME", tmp.appendingPathComponent("home").path, 1)
         setenv("XDG_RUNTIME_DIR", tmp.appendingPathComponent("run").path, 1)
+        // Every temporary file of the session (an exploration's orgs and devices, a scenario's) is under the
+        // session's folder, which goes whichever way the session ends.
+        setenv("TMPDIR", tmp.appendingPathComponent("tmp").path, 1)
         setenv("APPGROUPSIM_SCENARIO_TMP", tmp.path, 1)
         // The keyring's password only protects this throwaway keyring; it is never printed.
         setenv("APPGROUPSIM_SCENARIO_PASSWORD", "scenario-\(UUID().uuidString)", 1)
@@ -80,31 +83,54 @@ struct Scenario: AsyncParsableCommand {
         // exec, not a child process: this process becomes the session; bash removes the temporary home at the end and
         // drops only dbus-daemon's complaint about its fd limit from stderr.
         let script = """
+            # The bus and the keyring daemon can outlive dbus-run-session here: every process of this session
+            # (found by its HOME) ends with the scenario, and so does its folder.
+            end_session() {
+              pids=""
+              for p in /proc/[0-9]*; do
+                [ "${p#/proc/}" = "$$" ] && continue
+                grep -qzx "HOME=$APPGROUPSIM_SCENARIO_TMP/home" "$p/environ" 2>/dev/null && pids="$pids ${p#/proc/}"
+              done
+              if [ -n "$pids" ]; then
+                kill -TERM $pids 2>/dev/null
+                for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 $pids 2>/dev/null || break; sleep 0.1; done
+                kill -KILL $pids 2>/dev/null
+              fi
+            }
+            # Interrupted (Ctrl-C, a CI job's timeout): what was printed so far, then every process of the session
+            # ends and its folder goes.
+            interrupted() {
+              cat "$APPGROUPSIM_SCENARIO_TMP/stdout" 2>/dev/null
+              grep -v "Failed to set fd limit" "$APPGROUPSIM_SCENARIO_TMP/stderr" >&2 2>/dev/null
+              end_session
+              rm -rf "$APPGROUPSIM_SCENARIO_TMP"
+              echo "msdk-sim: interrupted ($1); every process it started has ended and its temporary files are removed" >&2
+              exit "$2"
+            }
+            trap 'interrupted SIGINT 130' INT
+            trap 'interrupted SIGTERM 143' TERM
+            trap 'interrupted SIGHUP 129' HUP
             # Files, not our pipes: here the session's dbus-daemon can outlive dbus-run-session and would keep a
-            # pipe open (and a caller's `| tail` waiting) forever.
+            # pipe open (and a caller's `| tail` waiting) forever. In the background, so that a signal runs its trap
+            # at once (bash runs a trap only once the command in the foreground has ended).
             dbus-run-session -- bash -c '
               printf %s "$APPGROUPSIM_SCENARIO_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
-              "$@"' scenario "$@" > "$APPGROUPSIM_SCENARIO_TMP/stdout" 2> "$APPGROUPSIM_SCENARIO_TMP/stderr" < /dev/null
+              "$@"' scenario "$@" > "$APPGROUPSIM_SCENARIO_TMP/stdout" 2> "$APPGROUPSIM_SCENARIO_TMP/stderr" < /dev/null &
+            wait $!
             status=$?
             cat "$APPGROUPSIM_SCENARIO_TMP/stdout"
             grep -v "Failed to set fd limit" "$APPGROUPSIM_SCENARIO_TMP/stderr" >&2
-            # The bus and the keyring daemon can outlive dbus-run-session here: every process of this session
-            # (found by its HOME) ends with the scenario.
-            pids=""
-            for p in /proc/[0-9]*; do
-              [ "${p#/proc/}" = "$$" ] && continue
-              grep -qzx "HOME=$APPGROUPSIM_SCENARIO_TMP/home" "$p/environ" 2>/dev/null && pids="$pids ${p#/proc/}"
-            done
-            if [ -n "$pids" ]; then
-              kill -TERM $pids 2>/dev/null
-              for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 $pids 2>/dev/null || break; sleep 0.1; done
-              kill -KILL $pids 2>/dev/null
-            fi
+            end_session
             rm -rf "$APPGROUPSIM_SCENARIO_TMP"
             exit $status
             """
         let args = ["bash", "-c", script, "scenario", executable.path] + Array(CommandLine.arguments.dropFirst())
         var cArgs = args.map { strdup($0) } + [nil]
+        // A signal mask outlives exec, and this thread's blocks SIGINT and SIGTERM (set by the runtime beneath
+        // us): the session's bash would inherit it, never see Ctrl-C or a CI job's SIGTERM, and never run its traps.
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
         execv("/bin/bash", &cArgs)
         throw Failure("cannot run /bin/bash: \(String(cString: strerror(errno)))")
     }

@@ -141,7 +141,23 @@ contains "$ERR" "is not a device (it has no device.json)"
 [ ! -e "$WORK/not-a-device/device.json" ] || fail "explore made a device of the folder it was given"
 ok "explore --device-template: 6 runs on phones restored from main-app's device (alice's account there without its key: set aside, kept), the template unchanged, its schedule refused without it, a folder that is not a device refused by name"
 
+# Interrupted (a CI job's timeout sends SIGTERM; Ctrl-C, SIGINT, takes the same trap): every process the exploration
+# started ends (the orgs, the app, the extensions, the private keyring's daemons), its files go, and it says so.
+# Before the fix the session's bash inherited a signal mask blocking SIGTERM and SIGINT, and the exploration went on.
+"$BIN/msdk-sim" explore --app "$APP" --org-data "$ROOT/Fixtures/org" --runs 500 --jobs 2 > "$WORK/interrupted.out" 2> "$WORK/interrupted.err" &
+explorer=$!
+for _ in $(seq 1 300); do pgrep -f "$TMPDIR/.*/run-" > /dev/null && break; sleep 0.1; done
+pgrep -f "$TMPDIR/.*/run-" > /dev/null || fail "no run of the exploration started: $(cat "$WORK/interrupted.err")"
+kill -TERM "$explorer"
+set +e; wait "$explorer"; status=$?; set -e
+[ "$status" = 143 ] || fail "an exploration stopped by SIGTERM exited $status, not 143: $(tail -3 "$WORK/interrupted.err")"
+contains "$(cat "$WORK/interrupted.err")" "msdk-sim: interrupted (SIGTERM); every process it started has ended and its temporary files are removed"
+sleep 0.5
+left=$(pgrep -af "$TMPDIR/" | grep -v pgrep || true)
+[ -z "$left" ] || fail "processes of the interrupted exploration are still running: $left"
+ok "explore stopped by SIGTERM mid-run: exit 143, one line saying so, no process of it left running (its files: checked below)"
+
 # An exploration's directory (its orgs' template and copies) goes when it ends, whichever way it ended (0 or 10 above).
-left=$(find "$TMPDIR" -maxdepth 1 -name 'appgroupsim-explore-*' | wc -l)
+left=$(find "$TMPDIR" -maxdepth 1 \( -name 'appgroupsim-explore-*' -o -name 'appgroupsim-scenario-keyring-*' \) | wc -l)
 [ "$left" = 0 ] || fail "explore left $left director(ies) behind: $(ls "$TMPDIR")"
-ok "explore: every exploration above removed its directory when it ended"
+ok "explore: every exploration above removed its directories when it ended, the interrupted one too"
