@@ -192,6 +192,15 @@ final class ExploreTests: XCTestCase {
         XCTAssertThrowsError(try ExploreSchedule.load(dir.appendingPathComponent("missing.json"))) { XCTAssertTrue("\($0)".contains("cannot be read"), "\($0)") }
     }
 
+    /// Each run goes when it ends: an exploration of many runs keeps no run (its processes, its events, its
+    /// narrative) in memory.
+    func testNoRunOutlivesItsEnd() throws {
+        let explorer = try explorer(memoryKeychain: true)
+        _ = try explorer.run(seed: 5, steps: 8)
+        _ = try explorer.replay([ExploreStep("app", "login alice@acme.test"), ExploreStep("device", "lock"), ExploreStep("widget", "refresh")])
+        XCTAssertEqual(ExploreRun.alive, 0)
+    }
+
     /// A violation only the in-memory keychain gave is not reported, but `--json` lists it, each as a schedule that
     /// `--replay` loads as it is: the run's whole steps, its invariant, its seed and run.
     func testAViolationSeenOnlyInMemoryIsListedAsASchedule() throws {

@@ -4,6 +4,7 @@ import CoreNetworkEngine
 import Exploring
 import Foundation
 import Keychain
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -63,7 +64,13 @@ final class ExploreRun {
     private var store: any SecretStore { keychain?.store ?? LibsecretStore() }
     var keychainRequests: Int { keychain?.answered ?? 0 }
 
+    /// Runs alive now, in this process (a test checks that each goes when it ends).
+    static var alive: Int { aliveCount.withLock { $0 } }
+    private static let aliveCount = Mutex(0)
+    deinit { Self.aliveCount.withLock { $0 -= 1 } }
+
     init(explorer: Explorer, org: OrgProcess, directory: URL, keychain: ExplorerKeychain? = nil) throws {
+        Self.aliveCount.withLock { $0 += 1 }
         self.explorer = explorer
         self.keychain = keychain
         self.org = org
