@@ -112,12 +112,12 @@ final class ExploreRun {
 
     /// A line of the narrative, with what differs between two runs of one seed written as a placeholder, so that
     /// one seed tells one story: the run's directory (a fresh name each run, gone when the run ends) as `<run>`, and
-    /// the name the org (standing in for APNs) gives a push's payload in the inbox, the time it took the push and a
-    /// random id, as `<payload>` (the notification extension's report names the file it showed).
+    /// the name the org (standing in for APNs) gives a push's payload in the inbox, the time it took the push, its
+    /// count and a random id, as `<payload>` (the notification extension's report names the file it showed).
     private func say(_ line: String) {
         narrative.append(
             line.replacingOccurrences(of: directory.path, with: "<run>")
-                .replacingOccurrences(of: #"[0-9]{15}-[0-9A-F]{8}\.json"#, with: "<payload>.json", options: .regularExpression))
+                .replacingOccurrences(of: #"[0-9]{15}-[0-9]{6}-[0-9A-F]{8}\.json"#, with: "<payload>.json", options: .regularExpression))
     }
 
     // MARK: Choosing

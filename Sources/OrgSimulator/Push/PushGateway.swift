@@ -64,7 +64,7 @@ struct PushGateway {
             return HTTP.error(.notFound, "NO_REGISTERED_DEVICE", "this org has no MobilePushServiceDevice object, so no device can be registered")
         }
         let devices = try await state.database.store.read { db in
-            try db.fetchAll("SELECT \"Id\", \"ConnectionToken\", \"RsaPublicKey\", \"CipherName\" FROM \(OrgDatabase.quote(object.table)) WHERE org_id = ? AND \"OwnerId\" = ? AND COALESCE(\"IsDeleted\", 0) = 0", [org.id, user.id])
+            try db.fetchAll("SELECT \"Id\", \"ConnectionToken\", \"RsaPublicKey\", \"CipherName\" FROM \(OrgDatabase.quote(object.table)) WHERE org_id = ? AND \"OwnerId\" = ? AND COALESCE(\"IsDeleted\", 0) = 0 ORDER BY \(db.dialect.rowNumber)", [org.id, user.id])
         }
         guard !devices.isEmpty else {
             return HTTP.error(.notFound, "NO_REGISTERED_DEVICE", "no device is registered for push for \(user.username): nothing was delivered")
@@ -108,10 +108,24 @@ struct PushGateway {
         return HTTP.json(delivered.isEmpty ? .notFound : .ok, ["delivered": delivered, "skipped": skipped])
     }
 
+    /// Payloads delivered by this instance.
+    static let deliveries = DeliveryCount()
+
+    final class DeliveryCount: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func next() -> Int { lock.withLock { count += 1; return count } }
+    }
+
     /// Written whole (a new temp file that follows no link, then rename), 0600, named so that files sort in
     /// delivery order.
     static func deliver(_ text: String, into inbox: URL) throws -> URL {
-        let name = String(format: "%015.0f", Date().timeIntervalSince1970 * 1000) + "-" + UUID().uuidString.prefix(8) + ".json"
+        // The time, then this instance's count: one push to several registrations of a device lands in one
+        // millisecond, and a random id alone ordered those payloads at random (an exploration's run was then not a
+        // function of its seed: which payload the extension showed last changed from one replay to the next).
+        // The random id keeps the names of two instances delivering at once apart.
+        let name = String(format: "%015.0f", Date().timeIntervalSince1970 * 1000) + "-" + String(format: "%06d", deliveries.next() % 1_000_000)
+            + "-" + UUID().uuidString.prefix(8) + ".json"
         let file = inbox.appendingPathComponent(name)
         let temp = inbox.appendingPathComponent("." + name + ".tmp")
         let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
