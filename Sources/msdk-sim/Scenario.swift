@@ -60,7 +60,10 @@ struct Scenario: AsyncParsableCommand {
     }
 
     /// Runs this same command again inside a private D-Bus session with a fresh, unlocked gnome-keyring.
-    static func reexecInPrivateKeyring(_ executable: URL) throws {
+    /// `sessionTemporaryFiles`: the session's TMPDIR is inside its folder, so that what it leaves in temporary
+    /// files goes with it however it ends (an exploration's orgs and devices: a SIGTERM ends the explorer where
+    /// it stands). A scenario removes its own device and keeps the paths it prints short.
+    static func reexecInPrivateKeyring(_ executable: URL, sessionTemporaryFiles: Bool = false) throws {
         for tool in ["dbus-run-session", "gnome-keyring-daemon"] {
             let found = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
                 .contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
@@ -73,9 +76,7 @@ struct Scenario: AsyncParsableCommand {
         setenv(Self.innerKey, "1", 1)
         setenv("HOME", tmp.appendingPathComponent("home").path, 1)
         setenv("XDG_RUNTIME_DIR", tmp.appendingPathComponent("run").path, 1)
-        // Every temporary file of the session (an exploration's orgs and devices, a scenario's) is under the
-        // session's folder, which goes whichever way the session ends.
-        setenv("TMPDIR", tmp.appendingPathComponent("tmp").path, 1)
+        if sessionTemporaryFiles { setenv("TMPDIR", tmp.appendingPathComponent("tmp").path, 1) }
         setenv("APPGROUPSIM_SCENARIO_TMP", tmp.path, 1)
         // The keyring's password only protects this throwaway keyring; it is never printed.
         setenv("APPGROUPSIM_SCENARIO_PASSWORD", "scenario-\(UUID().uuidString)", 1)
