@@ -140,8 +140,8 @@ package final class ActorProcess {
         return .signaled(signal: status & 0x7f)
     }
 
-    package var stdout: String { (try? String(contentsOf: outFile, encoding: .utf8)) ?? "" }
-    package var stderr: String { (try? String(contentsOf: errFile, encoding: .utf8)) ?? "" }
+    package var stdout: String { WholeFile.text(outFile) ?? "" }
+    package var stderr: String { WholeFile.text(errFile) ?? "" }
 }
 
 package enum ExploreError: Error, CustomStringConvertible {

@@ -35,7 +35,7 @@ package struct SecretWatch: Sendable {
         var files: [URL] = []
         for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true { files.append(url) }
         for url in files.sorted(by: { $0.path < $1.path }) {
-            guard let data = try? Data(contentsOf: url) else { continue }
+            guard let data = WholeFile.data(url) else { continue }
             if needles.contains(where: { data.range(of: $0) != nil }) { return url }
         }
         return nil

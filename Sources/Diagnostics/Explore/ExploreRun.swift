@@ -720,7 +720,7 @@ final class ExploreRun {
     }
 
     private static func plist(_ url: URL) -> [String: Any] {
-        (try? Data(contentsOf: url)).flatMap { try? PropertyListSerialization.propertyList(from: $0, format: nil) as? [String: Any] } ?? [:]
+        WholeFile.data(url).flatMap { try? PropertyListSerialization.propertyList(from: $0, format: nil) as? [String: Any] } ?? [:]
     }
 
     private func username(ofUserId id: String) -> String? {
