@@ -104,6 +104,7 @@ def main() -> int:
     pending = [s for s in args if kinds[s] == "scratch"] + [s for s in args if kinds[s] == "parallel"]
     alone = [s for s in args if kinds[s] == "alone"]
     running, failures, passed = [], [], 0
+    started, script_seconds = time.monotonic(), []
 
     def scratch_free_again() -> bool:
         """A scratch script waits, and the one that held the scratch path is done with it."""
@@ -114,7 +115,9 @@ def main() -> int:
         while True:
             for run in [r for r in running if r.ended()]:
                 running.remove(run)
-                if run.finish():
+                finished = run.finish()
+                script_seconds.append(run.seconds or 0)
+                if finished:
                     passed += 1
                 else:
                     failures.append(run.script)
@@ -142,7 +145,9 @@ def main() -> int:
             except ProcessLookupError:
                 pass
         raise
-    print(f"integration: {passed} passed, {len(failures)} failed")
+    # Where scripts/test's time goes (issue 35): the phase's wall time against the scripts' own times added up.
+    print(f"integration: {passed} passed, {len(failures)} failed in {round(time.monotonic() - started)} s, up to {jobs} at once "
+          f"(the scripts' own times add up to {round(sum(script_seconds))} s)")
     for script in failures:
         print(f"  failed: {script}", file=sys.stderr)
     return 1 if failures else 0
