@@ -150,6 +150,33 @@ final class OrgDefinitionTests: XCTestCase {
             .contains("'\(exactly)' is not a field"), "a cell of 200 characters is quoted whole")
     }
 
+    /// The state file's kind is told from its first 16 bytes. It was read whole at each start: a state of 300 MB
+    /// raised sf-simulator's peak memory by 279 MB. Here a sparse file of 512 MB that is not SQLite is refused, and
+    /// the refusal reads no more than its head (seen failing when the file was read whole: +525,064 KB).
+    func testAStateFileIsToldByItsHeadNotReadWhole() throws {
+        let definition = try OrgDefinition.load(directory: TestSupport.packageRoot.appendingPathComponent("Fixtures/org"))
+        let big = dir.appendingPathComponent("big-state.sqlite")
+        XCTAssertTrue(FileManager.default.createFile(atPath: big.path, contents: Data("not SQLite at all".utf8)))
+        let handle = try FileHandle(forWritingTo: big)
+        try handle.truncate(atOffset: 512 << 20)
+        try handle.close()
+        // The peak since now (writing 5 to clear_refs resets VmHWM): a whole read is freed again at once.
+        try Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
+        let before = try Self.kilobytes("VmRSS")
+        let message = refusal { _ = try OrgState(definition: definition, stateURL: big, tokenLifetime: 60) }
+        let grown = try Self.kilobytes("VmHWM") - before
+        XCTAssertTrue(message.contains("is not an sf-simulator state file (not SQLite)"), message)
+        XCTAssertLessThan(grown, 100_000, "refusing a 512 MB state file raised the process's peak by \(grown) KB")
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: big.path)[.size] as? Int, 512 << 20, "the file is left as it was")
+    }
+
+    /// A memory figure of this process (`VmRSS`, `VmHWM`), in KB.
+    static func kilobytes(_ name: String) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix(name + ":") })
+        return try XCTUnwrap(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
+    }
+
     func testStateSurvivesAndAnOlderJSONStateIsRefusedNotOverwritten() throws {
         let definition = try OrgDefinition.load(directory: TestSupport.packageRoot.appendingPathComponent("Fixtures/org"))
         let stateURL = dir.appendingPathComponent("state.sqlite")

@@ -47,7 +47,8 @@ final class SQLiteStore: SQLStore {
         }
         location = path.path
         try StateFileLock.acquire(for: path)
-        if let head = FileManager.default.contents(atPath: path.path)?.prefix(16), !head.isEmpty {
+        // The file's first 16 bytes only (it was read whole: a million-record org's state at each start).
+        if let head = Self.head(of: path, count: 16), !head.isEmpty {
             if head.first == UInt8(ascii: "{") {
                 throw OrgSimulatorError.state(
                     "\(path.path) is a state file of an older sf-simulator (JSON); this one keeps its state in SQLite. Move the file aside to start from the org definition")
@@ -115,6 +116,13 @@ final class SQLiteStore: SQLStore {
         }
         // GRDB's description carries the SQL; only SQLite's own message and code are kept.
         return SQLStoreError(kind: .other, reason: message.isEmpty ? "SQLite error" : message, code: "SQLite \(error.extendedResultCode.rawValue)")
+    }
+
+    /// The first `count` bytes of the file at `url` (fewer when it is shorter), or nil when it cannot be read.
+    static func head(of url: URL, count: Int) -> Data? {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { return nil }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: count)) ?? Data()
     }
 
     private static func mapped<T>(_ body: () throws -> T) throws -> T {
