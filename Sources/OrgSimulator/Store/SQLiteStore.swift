@@ -118,7 +118,8 @@ final class SQLiteStore: SQLStore {
         return SQLStoreError(kind: .other, reason: message.isEmpty ? "SQLite error" : message, code: "SQLite \(error.extendedResultCode.rawValue)")
     }
 
-    /// The first `count` bytes of the file at `url` (fewer when it is shorter), or nil when it cannot be read.
+    /// The first `count` bytes of the file at `url` (fewer when it is shorter; none when it cannot be read), or nil
+    /// when it cannot be opened. Either way the caller checks nothing, as when the file was read whole.
     static func head(of url: URL, count: Int) -> Data? {
         guard let handle = FileHandle(forReadingAtPath: url.path) else { return nil }
         defer { try? handle.close() }
