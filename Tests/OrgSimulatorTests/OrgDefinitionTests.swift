@@ -170,6 +170,29 @@ final class OrgDefinitionTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: big.path)[.size] as? Int, 512 << 20, "the file is left as it was")
     }
 
+    /// A FIFO given as --state blocked sf-simulator for ever in open(2), waiting for a writer. Here the test holds the
+    /// FIFO open itself with 16 zero bytes in it, so that a store which reads it anyway does not hang but says "not
+    /// SQLite": the refusal must name what the path is, before anything opens it.
+    func testAStateThatIsNotARegularFileIsRefusedByItsKind() throws {
+        let definition = try OrgDefinition.load(directory: TestSupport.packageRoot.appendingPathComponent("Fixtures/org"))
+        let fifo = dir.appendingPathComponent("state.fifo")
+        XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
+        let writer = open(fifo.path, O_RDWR | O_NONBLOCK)
+        XCTAssertGreaterThanOrEqual(writer, 0)
+        defer { close(writer) }
+        XCTAssertEqual(Glibc.write(writer, [UInt8](repeating: 0, count: 16), 16), 16)
+        let message = refusal { _ = try OrgState(definition: definition, stateURL: fifo, tokenLifetime: 60) }
+        XCTAssertTrue(message.contains("\(fifo.path) is a FIFO, not a file"), message)
+        XCTAssertTrue(message.contains("give --state a file"), message)
+        let directory = dir.appendingPathComponent("state-dir")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        let dirMessage = refusal { _ = try OrgState(definition: definition, stateURL: directory, tokenLifetime: 60) }
+        XCTAssertTrue(dirMessage.contains("\(directory.path) is a directory, not a file"), dirMessage)
+        var info = stat()
+        XCTAssertEqual(lstat(fifo.path, &info), 0, "the FIFO is left where it was")
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFIFO)
+    }
+
     /// A memory figure of this process (`VmRSS`, `VmHWM`), in KB.
     static func kilobytes(_ name: String) throws -> Int {
         let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)

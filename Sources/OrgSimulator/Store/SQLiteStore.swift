@@ -46,6 +46,7 @@ final class SQLiteStore: SQLStore {
             return
         }
         location = path.path
+        try Self.refuseWhatIsNotAFile(path)
         try StateFileLock.acquire(for: path)
         // The file's first 16 bytes only (it was read whole: a million-record org's state at each start).
         if let head = Self.head(of: path, count: 16), !head.isEmpty {
@@ -118,11 +119,33 @@ final class SQLiteStore: SQLStore {
         return SQLStoreError(kind: .other, reason: message.isEmpty ? "SQLite error" : message, code: "SQLite \(error.extendedResultCode.rawValue)")
     }
 
+    /// A state path that exists must be a file (a symbolic link to one is followed). A FIFO blocked open(2) for
+    /// ever, waiting for a writer; a device or a directory is no org's state either. Checked before the lock file
+    /// is made beside it, so a refused path leaves nothing behind.
+    static func refuseWhatIsNotAFile(_ url: URL) throws {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return }  // absent: a new state file; unreadable: told when opened
+        let kind: String
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: kind = "a directory"
+        case S_IFIFO: kind = "a FIFO"
+        case S_IFSOCK: kind = "a socket"
+        case S_IFCHR: kind = "a character device"
+        case S_IFBLK: kind = "a block device"
+        default: kind = "of an unknown kind"
+        }
+        throw OrgSimulatorError.state("\(url.path) is \(kind), not a file; give --state a file (a new path starts the org from its definition)")
+    }
+
     /// The first `count` bytes of the file at `url` (fewer when it is shorter; none when it cannot be read), or nil
     /// when it cannot be opened. Either way the caller checks nothing, as when the file was read whole.
     static func head(of url: URL, count: Int) -> Data? {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else { return nil }
-        defer { try? handle.close() }
+        // O_NONBLOCK: should the path have become a FIFO since it was checked, opening it does not wait for a writer.
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
+        defer { close(fd) }
         return (try? handle.read(upToCount: count)) ?? Data()
     }
 
