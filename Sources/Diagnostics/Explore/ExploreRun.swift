@@ -56,6 +56,8 @@ final class ExploreRun {
     private(set) var narrative: [String] = []
     private(set) var triples: Set<String> = []
     private var events: [[String: Any]] = []
+    /// The device plists last parsed, by path (`plist(_:)`).
+    private var plists: [String: (data: Data, value: [String: Any])] = [:]
     private var launches = 0
 
     /// The explorer's in-memory keychain for this run's processes, or nil: the Secret Service.
@@ -257,7 +259,7 @@ final class ExploreRun {
         let process: ActorProcess
         do {
             process = try ActorProcess(
-                executable: executable, arguments: args, environment: environment, outputDirectory: directory, name: "\(actor)-\(launches)")
+                executable: executable, arguments: args, environment: environment, outputDirectory: directory, name: "\(actor)-\(launches)", forkServer: true)
             serveKeychain(process)
         } catch {
             return "could not start: \(error)"
@@ -671,7 +673,7 @@ final class ExploreRun {
         launches += 1
         guard let p = try? ActorProcess(
             executable: explorer.options.bin.appendingPathComponent(tool), arguments: args, environment: environment,
-            outputDirectory: directory, name: "final-\(launches)")
+            outputDirectory: directory, name: "final-\(launches)", forkServer: true)
         else { return (127, "", "could not start \(tool)") }
         serveKeychain(p)
         while true {
@@ -709,18 +711,25 @@ final class ExploreRun {
     private func currentUser() -> String? {
         let layout = DeviceLayout(root: device)
         let id = explorer.bundle.bundleID
-        let standard = Self.plist(layout.standardDefaults(bundleID: id))
+        let standard = plist(layout.standardDefaults(bundleID: id))
         var msdk = standard
         if let group = standard["DataSharingHelper.appGroupName"].flatMap({ $0 as? String }) ?? standard[DataSharingHelper.appGroupNameKey] as? String {
-            let suite = Self.plist(layout.groupSuite(groupID: group))
+            let suite = plist(layout.groupSuite(groupID: group))
             if suite[DataSharingHelper.appGroupEnabledKey] as? Bool == true { msdk = suite }
         }
         guard let value = msdk["LastUserIdentity"], let plist = PlistValue(foundation: value), let identity = UserIdentity(plist: plist) else { return nil }
         return identity.userId
     }
 
-    private static func plist(_ url: URL) -> [String: Any] {
-        WholeFile.data(url).flatMap { try? PropertyListSerialization.propertyList(from: $0, format: nil) as? [String: Any] } ?? [:]
+    /// A plist of the device, parsed again only when its bytes changed: it is read after every point a process
+    /// passes, and parsing it each time was a third of the explorer's own time. Keyed by the bytes, not by the
+    /// file's times, so that what the explorer sees never depends on the clock.
+    private func plist(_ url: URL) -> [String: Any] {
+        guard let data = WholeFile.data(url) else { return [:] }
+        if let cached = plists[url.path], cached.data == data { return cached.value }
+        let value = (try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]) ?? [:]
+        plists[url.path] = (data, value)
+        return value
     }
 
     private func username(ofUserId id: String) -> String? {
