@@ -76,7 +76,8 @@ let package = Package(
         .target(name: "SchedulePoints"),
         // The explorers' side of those points (issue 38): actors as processes stopped at their points, seeded
         // choices, shrinking a schedule; for msdk-sim explore (Diagnostics) and AppGroupSimTesting's DeviceExploration.
-        .target(name: "Exploring"),
+        .target(name: "Exploring", dependencies: ["SchedulePoints", "CProcessControl"]),
+        .systemLibrary(name: "CProcessControl"),
         .target(name: "Keychain", dependencies: ["CSecret", "SchedulePoints"]),
         // glibc's <sys/xattr.h>, for the file protection class each file carries (AppGroup/FileProtection.swift).
         .systemLibrary(name: "CXattr"),
@@ -177,15 +178,15 @@ let package = Package(
 
         // Executables are thin: argument parsing and output.
         .executableTarget(name: "main-app", dependencies: [
-            "MobileApp", "CoreEngine", "CoreNetworkEngine", "MobileSyncEngine", "SmartStoreEngine",
+            "MobileApp", "CoreEngine", "CoreNetworkEngine", "MobileSyncEngine", "SmartStoreEngine", "SchedulePoints",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "extension-widget", dependencies: [
-            "AppExtensions", "CoreEngine",
+            "AppExtensions", "CoreEngine", "SchedulePoints",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "extension-notification", dependencies: [
-            "AppExtensions", "CoreEngine",
+            "AppExtensions", "CoreEngine", "SchedulePoints",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sf-simulator", dependencies: [
@@ -200,7 +201,7 @@ let package = Package(
         ]),
         // Test and benchmark support: drives the platform layer from separate processes.
         .executableTarget(name: "appgroupsim-probe", dependencies: [
-            "AppGroup", "Keychain", "CoreEngine", "SmartStoreEngine", "MobileSyncEngine", "CoreNetworkEngine",
+            "AppGroup", "Keychain", "SchedulePoints", "CoreEngine", "SmartStoreEngine", "MobileSyncEngine", "CoreNetworkEngine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

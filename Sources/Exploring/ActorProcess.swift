@@ -27,8 +27,12 @@ package final class ActorProcess {
     /// the answer line to its request (without the newline). The explorer's in-memory keychain is one.
     package var answers: [String: (String) -> String] = [:]
 
-    /// Starts `executable` with `arguments`; it runs up to its first point (read with `next`).
-    package init(executable: URL, arguments: [String], environment: [String: String], outputDirectory: URL, name: String) throws {
+    /// Starts `executable` with `arguments`; it runs up to its first point (read with `next`). With `forkServer`,
+    /// from the executable's fork server (`ForkClient`) when it has one, which only the actors of this package's
+    /// own executables have; spawned otherwise.
+    package init(
+        executable: URL, arguments: [String], environment: [String: String], outputDirectory: URL, name: String, forkServer: Bool = false
+    ) throws {
         var pair: [Int32] = [0, 0]
         // Both ends close-on-exec from the start: another thread's spawn (the explorer runs runs at once) must
         // not inherit either, or this process's end would not be seen. The child gets its end as descriptor 3
@@ -36,25 +40,41 @@ package final class ActorProcess {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw ExploreError.setup("socketpair failed: \(String(cString: strerror(errno)))")
         }
-        if pair[1] == 3 {
-            // dup2(3, 3) would leave the flag set in the child: give the child's end another number first.
-            let moved = fcntl(pair[1], F_DUPFD_CLOEXEC, 10)
-            close(pair[1])
-            pair[1] = moved
-        }
         outFile = outputDirectory.appendingPathComponent("\(name).out")
         errFile = outputDirectory.appendingPathComponent("\(name).err")
+        // The child's 0 to 2, opened here close-on-exec (dup2 gives the child its own copies).
+        let stdio = [
+            open("/dev/null", O_RDONLY | O_CLOEXEC),
+            open(outFile.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600),
+            open(errFile.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600),
+        ]
+        defer { stdio.filter { $0 >= 0 }.forEach { close($0) } }
+        guard stdio.allSatisfy({ $0 >= 0 }) else {
+            close(pair[0])
+            close(pair[1])
+            throw ExploreError.setup("\(outputDirectory.path) cannot take the output of \(name): \(String(cString: strerror(errno)))")
+        }
+        var env = environment
+        env["APPGROUPSIM_EXPLORE_FD"] = "3"
+        let arguments = [executable.path] + arguments
+        let entries = env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        if forkServer, ForkClient.enabled,
+            let child = ForkClient.shared.launch(executable: executable.path, arguments: arguments, environment: entries, fds: stdio + [pair[1]])
+        {
+            close(pair[1])
+            pid = child
+            socket = pair[0]
+            return
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, pair[1], 3)
-        var env = environment
-        env["APPGROUPSIM_EXPLORE_FD"] = "3"
-        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        let envp = env.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        // All four moved above 3 first, so that no dup2 overwrites a descriptor still to be given.
+        let high = (stdio + [pair[1]]).map { fcntl($0, F_DUPFD_CLOEXEC, 10) }
+        defer { high.filter { $0 >= 0 }.forEach { close($0) } }
+        for (target, fd) in high.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, Int32(target)) }
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = entries.map { strdup($0) } + [nil]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }

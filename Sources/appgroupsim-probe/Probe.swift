@@ -2,6 +2,7 @@ import AppGroup
 import ArgumentParser
 import Foundation
 import Keychain
+import SchedulePoints
 import SmartStoreEngine
 import MobileSyncEngine
 import CoreEngine
@@ -18,7 +19,15 @@ struct Probe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "appgroupsim-probe",
         abstract: "Test and benchmark support: exercises SharedDefaults and the keychain from a separate process.",
-        subcommands: [WriteKeys.self, ReadKey.self, Increment.self, WriteForever.self, Watch.self, SetSequence.self, KeychainCheck.self, StoreReadMRU.self, SyncDown.self])
+        subcommands: [WriteKeys.self, ReadKey.self, LaunchReport.self, Increment.self, WriteForever.self, Watch.self, SetSequence.self, KeychainCheck.self, StoreReadMRU.self, SyncDown.self])
+}
+
+extension Probe {
+    /// As the actors' executables: under an explorer the process may be a fork server first (`ForkServer`).
+    static func main() async {
+        ForkServer.serveIfAsked()
+        await main(nil)
+    }
 }
 
 func line(_ s: String) {
@@ -71,6 +80,22 @@ struct ReadKey: ParsableCommand {
         var last: PlistValue?
         for _ in 0..<times { last = try suite.value(forKey: key) }
         line(last.map { "\($0)" } ?? "nil")
+    }
+}
+
+struct LaunchReport: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print what this process was started with (its arguments, its environment's names, where its output goes), then read KEY once.")
+    @Option(help: "The plist file.") var file: String
+    @Option(help: "The key.") var key: String
+
+    func run() throws {
+        line("arguments: " + CommandLine.arguments.dropFirst().joined(separator: "|"))
+        line("environment: " + ProcessInfo.processInfo.environment.keys.sorted().joined(separator: ","))
+        line("APPGROUPSIM_PROBE_VALUE=" + (ProcessInfo.processInfo.environment["APPGROUPSIM_PROBE_VALUE"] ?? "nil"))
+        line("stdin: " + ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/0")) ?? "closed"))
+        let value = try SharedDefaults(url: URL(fileURLWithPath: file)).value(forKey: key)
+        line("\(key): " + (value.map { "\($0)" } ?? "nil"))
     }
 }
 

@@ -439,14 +439,7 @@ final class ExploreTests: XCTestCase {
     func testEveryReadOfTheSharedDefaultsIsOnePointWhateverTheClockSays() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("explore-points-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let prefs = dir.appendingPathComponent("Containers/Shared/AppGroup/group.test/Library/Preferences")
-        try FileManager.default.createDirectory(at: prefs, withIntermediateDirectories: true)
-        let file = prefs.appendingPathComponent("group.test.plist")
-        try Data("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version="1.0"><dict><key>userLoggedIn</key><true/></dict></plist>
-            """.utf8).write(to: file)
+        let file = try Self.sharedDefaults(in: dir)
         // An old file: a process keeps a copy of it after its first read.
         var times = [timeval(tv_sec: 1_700_000_000, tv_usec: 0), timeval(tv_sec: 1_700_000_000, tv_usec: 0)]
         XCTAssertEqual(utimes(file.path, &times), 0)
@@ -466,5 +459,85 @@ final class ExploreTests: XCTestCase {
         XCTAssertEqual(end, .exited(status: 0), probe.stderr)
         XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "true")
         XCTAssertEqual(points, ["file.read", "file.read", "file.read"], "three reads, three points, whether each read the disk or the copy")
+    }
+
+    /// A launch from the executable's fork server (the explorer's default for its own actors) is the process a
+    /// spawn would start: the request's arguments, exactly its environment (none of the server's), its output
+    /// file, and its schedule points on descriptor 3; the explorer waits for it and kills it as its own child. An
+    /// executable that does not serve is spawned instead.
+    func testALaunchFromAForkServerIsTheProcessASpawnWouldStart() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("explore-fork-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try Self.sharedDefaults(in: dir)
+        let probe = try TestSupport.executable("appgroupsim-probe")
+        let environment = ["APPGROUPSIM_PROBE_VALUE": "a value, with spaces", "PATH": "/usr/bin:/bin"]
+        var reports: [String] = []
+        for launch in 1...3 {
+            let process = try ActorProcess(
+                executable: probe, arguments: ["launch-report", "--file", file.path, "--key", "userLoggedIn"],
+                environment: environment, outputDirectory: dir, name: "probe-\(launch)", forkServer: true)
+            // Forked from the server: the process image is the server's, whose exec had the server's variable.
+            let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.pid)/environ"))
+            XCTAssertTrue(String(decoding: environ, as: UTF8.self).contains("APPGROUPSIM_FORK_SERVER_FD=3"), "launch \(launch) was not forked")
+            // Its parent is this process (the subreaper), not the server: waitpid and kill work as for a spawn.
+            let stat = String(decoding: try Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.pid)/stat")), as: UTF8.self)
+            let afterName = stat[stat.range(of: ")", options: .backwards)!.upperBound...].split(separator: " ")
+            XCTAssertEqual(Int32(afterName[1]), getpid(), "the parent of launch \(launch)")
+            var points: [String] = []
+            var end: ActorProcess.Event?
+            while end == nil {
+                switch process.next() {
+                case .point(let kind, _)?:
+                    points.append(kind)
+                    // Stopped at its point: what ps shows is its own arguments, not the server's.
+                    let cmdline = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.pid)/cmdline"))
+                    XCTAssertEqual(
+                        cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) },
+                        [probe.path, "launch-report", "--file", file.path, "--key", "userLoggedIn"])
+                    process.resume()
+                case let other: end = other
+                }
+            }
+            XCTAssertEqual(end, .exited(status: 0), process.stderr)
+            XCTAssertEqual(points, ["file.read"])
+            reports.append(process.stdout)
+        }
+        XCTAssertEqual(Set(reports).count, 1, "three launches, one report: \(reports)")
+        XCTAssertEqual(reports[0], """
+            arguments: launch-report|--file|\(file.path)|--key|userLoggedIn
+            environment: APPGROUPSIM_EXPLORE_FD,APPGROUPSIM_PROBE_VALUE,PATH
+            APPGROUPSIM_PROBE_VALUE=a value, with spaces
+            stdin: /dev/null
+            userLoggedIn: true
+
+            """)
+
+        // Killed where it stands, and reaped by this process: it is this process's child.
+        let held = try ActorProcess(
+            executable: probe, arguments: ["read-key", "--file", file.path, "--key", "userLoggedIn"],
+            environment: environment, outputDirectory: dir, name: "probe-killed", forkServer: true)
+        guard case .point? = held.next() else { return XCTFail("the probe did not stop at its point") }
+        XCTAssertEqual(held.killNow(), .signaled(signal: SIGKILL))
+
+        // An executable that is no fork server (it ignores the variable and ends) is spawned.
+        let shell = try ActorProcess(
+            executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "echo spawned $APPGROUPSIM_PROBE_VALUE"],
+            environment: environment, outputDirectory: dir, name: "sh", forkServer: true)
+        XCTAssertEqual(shell.next(), .exited(status: 0))
+        XCTAssertEqual(shell.stdout, "spawned a value, with spaces\n")
+    }
+
+    /// A shared defaults suite with `userLoggedIn` true, in a device's shared container under `dir`, where a read
+    /// is a point.
+    static func sharedDefaults(in dir: URL) throws -> URL {
+        let prefs = dir.appendingPathComponent("Containers/Shared/AppGroup/group.test/Library/Preferences")
+        try FileManager.default.createDirectory(at: prefs, withIntermediateDirectories: true)
+        let file = prefs.appendingPathComponent("group.test.plist")
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0"><dict><key>userLoggedIn</key><true/></dict></plist>
+            """.utf8).write(to: file)
+        return file
     }
 }
