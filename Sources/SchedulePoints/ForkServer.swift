@@ -27,8 +27,16 @@ package enum ForkServer {
     /// before it serves: work every launch would repeat, done once (the command line's parser finding its
     /// commands' types). It must start no thread, write nothing and touch no file: a server that has a second
     /// thread refuses to fork, and the explorer spawns instead.
+    ///
+    /// The variable is the explorer's own. Set by hand to anything but the explorer's socket (a number that is
+    /// no descriptor, a file, a pipe, a socket of another kind), the process says so in one line and exits 64,
+    /// having done nothing else.
     package static func serveIfAsked(warmUp: () -> Void = {}) {
-        guard let value = getenv(environmentKey), let fd = Int32(String(cString: value)), fd >= 0 else { return }
+        guard let value = getenv(environmentKey) else { return }
+        let text = String(cString: value)
+        guard let fd = Int32(text), fd >= 0, isRequestSocket(fd) else {
+            refuse("\(environmentKey)=\(text) does not name the socket of `msdk-sim explore`, which alone sets it to start this executable as its fork server; unset it and run again")
+        }
         unsetenv(environmentKey)
         warmUp()
         serve(fd)
@@ -39,6 +47,7 @@ package enum ForkServer {
         while true {
             var fds: [Int32] = []
             let count = receive(server, into: &buffer, fds: &fds)
+            if count < 0 { refuse("reading the explorer's requests failed: \(String(cString: strerror(errno)))") }
             guard count > 0 else { _exit(0) }  // the explorer is gone
             let fields = buffer[..<count].split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
             guard fds.count == 4, fields.count >= 2, let argc = Int(fields[0]), let envc = Int(fields[1]), fields.count >= 2 + argc + envc, argc > 0 else {
@@ -137,6 +146,26 @@ package enum ForkServer {
         if title.count > room { title = Array(title[..<(room - 1)]) + [0] }
         area.initialize(repeating: 0, count: room)
         title.withUnsafeBufferPointer { area.update(from: $0.baseAddress!, count: $0.count) }
+    }
+
+    /// A Unix-domain SOCK_SEQPACKET socket: what `ForkClient` hands its servers, and nothing else is.
+    private static func isRequestSocket(_ fd: Int32) -> Bool {
+        func option(_ name: Int32) -> Int32? {
+            var value: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            return getsockopt(fd, SOL_SOCKET, name, &value, &length) == 0 ? value : nil
+        }
+        return option(SO_DOMAIN) == AF_UNIX && option(SO_TYPE) == Int32(SOCK_SEQPACKET.rawValue)
+    }
+
+    /// One line on stderr, named after the executable, and exit 64 (a usage error), with nothing done.
+    private static func refuse(_ message: String) -> Never {
+        var path = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &path, path.count - 1)
+        let name = n > 0 ? String(decoding: path[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: "/").last.map(String.init) ?? "" : ""
+        let line = Array("\(name): \(message)\n".utf8)
+        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        _exit(64)
     }
 
     private static func threadCount() -> Int {

@@ -529,6 +529,45 @@ final class ExploreTests: XCTestCase {
 
     /// A shared defaults suite with `userLoggedIn` true, in a device's shared container under `dir`, where a read
     /// is a point.
+    /// The fork server's variable is the explorer's own: set by hand to what is not the explorer's socket, the
+    /// executable says so in one line and exits 64, having written nothing (it used to run as usual, or, given
+    /// a descriptor that was no socket, exit 0 in silence).
+    func testAForkServerVariableThatNamesNoExplorerSocketIsRefusedInOneLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("explore-fork-bad-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try Self.sharedDefaults(in: dir)
+        let before = try Data(contentsOf: file)
+        let probe = try TestSupport.executable("appgroupsim-probe")
+        let arguments = ["write-keys", "--file", file.path, "--prefix", "k", "--count", "3"]
+        // Stdin is a pipe: "0" names a descriptor that is no socket; "97" one that is not open; "x" no number.
+        for value in ["0", "97", "x", ""] {
+            let run = try TestSupport.run(probe, arguments, environment: ["APPGROUPSIM_FORK_SERVER_FD": value, "PATH": "/usr/bin:/bin"])
+            XCTAssertEqual(run.status, 64, "\(value): \(run.stderr)")
+            XCTAssertEqual(run.stdout, "", value)
+            XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
+            XCTAssertTrue(run.stderr.hasPrefix("appgroupsim-probe: APPGROUPSIM_FORK_SERVER_FD=\(value) does not name the socket of `msdk-sim explore`"), run.stderr)
+            XCTAssertEqual(try Data(contentsOf: file), before, "\(value): the probe wrote")
+        }
+        // A Unix socket of another kind (a stream) as the descriptor.
+        var pair: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair), 0)
+        defer { close(pair[1]) }
+        let process = Process()
+        process.executableURL = probe
+        process.arguments = arguments
+        process.environment = ["APPGROUPSIM_FORK_SERVER_FD": "0"]
+        process.standardInput = FileHandle(fileDescriptor: pair[0], closeOnDealloc: true)
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 64, stderr)
+        XCTAssertTrue(stderr.contains("APPGROUPSIM_FORK_SERVER_FD=0 does not name the socket"), stderr)
+        XCTAssertEqual(try Data(contentsOf: file), before, "the stream socket: the probe wrote")
+    }
+
     static func sharedDefaults(in dir: URL) throws -> URL {
         let prefs = dir.appendingPathComponent("Containers/Shared/AppGroup/group.test/Library/Preferences")
         try FileManager.default.createDirectory(at: prefs, withIntermediateDirectories: true)
