@@ -68,8 +68,7 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
         location = url.redacted
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         executor = EventLoopExecutor(group.next())
-        var configuration = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: .disable)
+        var configuration = url.connectionConfiguration
         configuration.options.connectTimeout = .milliseconds(Int64(timeouts.probe * 1000))
         let ms = { (t: TimeInterval) in String(Int(t * 1000)) }
         configuration.options.additionalStartupParameters = [
@@ -363,11 +362,22 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
     static func plain(_ description: String) -> String {
         let lower = description.lowercased()
         for (needle, said) in [("connection refused", "connection refused"), ("timed out", "no answer within 5 s"), ("timeout", "no answer within 5 s"),
-                               ("no such host", "no such host"), ("name or service not known", "no such host"), ("network is unreachable", "network unreachable")]
+                               ("no such host", "no such host"), ("name or service not known", "no such host"), ("network is unreachable", "network unreachable"),
+                               ("no such file or directory", "no socket there"), ("permission denied", "permission denied")]
         where lower.contains(needle) {
             return said
         }
         return String(description.prefix(160))
+    }
+}
+
+extension PostgresURL {
+    /// Where and how a connection is made: the Unix-domain socket `DIR/.s.PGSQL.PORT`, or TCP.
+    var connectionConfiguration: PostgresConnection.Configuration {
+        if let socketPath {
+            return PostgresConnection.Configuration(unixSocketPath: socketPath, username: user, password: password, database: database)
+        }
+        return PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database, tls: .disable)
     }
 }
 
@@ -600,8 +610,7 @@ extension PostgresStore {
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
-        let configuration = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: .disable)
+        let configuration = url.connectionConfiguration
         let logger = Logger(label: "sf-simulator.postgres")
         do {
             let connection = try PostgresConnection.connect(on: group.next(), configuration: configuration, id: 0, logger: logger).wait()

@@ -17,7 +17,7 @@ struct SFSimulator: AsyncParsableCommand {
     @Option(help: "Port to listen on (0 picks a free one).") var port: Int = 0
     @Option(help: "The org fixture directory (Fixtures/org).") var data: String
     @Option(help: ArgumentHelp(
-        "Keep the org's changes across restarts: in a SQLite FILE (one sf-simulator at a time), or in PostgreSQL, postgres://USER@HOST:PORT/DATABASE, shared by any number of sf-simulators (the password from PGPASSWORD, or USER:PASSWORD@).",
+        "Keep the org's changes across restarts: in a SQLite FILE (one sf-simulator at a time), or in PostgreSQL, postgres://USER@HOST:PORT/DATABASE, shared by any number of sf-simulators (the password from PGPASSWORD, or USER:PASSWORD@; a HOST that is a percent-encoded directory, %2Fvar%2Frun%2Fpostgresql, is the server's Unix-domain socket there).",
         valueName: "FILE|URL"))
     var state: String?
     @Option(help: "Connections to PostgreSQL this instance keeps open at most (with --state postgres://…).") var poolSize: Int = 8

@@ -100,4 +100,25 @@ final class PostgresURLTests: XCTestCase {
         }
         XCTAssertNoThrow(try PostgresURL.parse("postgres://u:p%40ss@127.0.0.1:5432/org", environment: [:]))
     }
+
+    /// libpq's form for a Unix-domain socket: the socket's directory, percent-encoded, as the host.
+    func testAPercentEncodedPathAsTheHostNamesTheSocketsDirectory() throws {
+        let url = try PostgresURL.parse("postgres://u:pw@%2Fvar%2Frun%2Fpostgresql:5433/org", environment: [:])
+        XCTAssertEqual(url.socketDirectory, "/var/run/postgresql")
+        XCTAssertEqual(url.socketPath, "/var/run/postgresql/.s.PGSQL.5433")
+        XCTAssertEqual(url.redacted, "postgres://u@%2Fvar%2Frun%2Fpostgresql:5433/org")
+        XCTAssertEqual(try PostgresURL.parse(url.redacted, environment: ["PGPASSWORD": "pw"]), url)
+        // The default port, and a trailing slash in the directory.
+        XCTAssertEqual(try PostgresURL.parse("postgres://u@%2Ftmp%2F/org", environment: [:]).socketPath, "/tmp/.s.PGSQL.5432")
+        // A host name is TCP, as before.
+        let tcp = try PostgresURL.parse("postgres://u@db.example:5433/org", environment: [:])
+        XCTAssertNil(tcp.socketPath)
+        XCTAssertEqual(tcp.redacted, "postgres://u@db.example:5433/org")
+        // sockaddr_un holds 107 bytes: a directory too long for DIR/.s.PGSQL.PORT is refused by name.
+        let long = "/" + String(repeating: "d", count: 100)
+        XCTAssertThrowsError(try PostgresURL.parse("postgres://u:s3cret@\(long.replacingOccurrences(of: "/", with: "%2F")):5432/org", environment: [:])) { error in
+            XCTAssertTrue("\(error)".contains("too long for a Unix-domain socket"), "\(error)")
+            XCTAssertFalse("\(error)".contains("s3cret"))
+        }
+    }
 }

@@ -19,9 +19,13 @@ BIN=$(swift build --show-bin-path)
 # 1. Twenty instances started at once on one empty database.
 psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -q -c "CREATE DATABASE fleet" postgres
 FLEET="postgres://postgres@127.0.0.1:$PG_PORT/fleet"
+# The second instance talks to PostgreSQL over its Unix-domain socket (libpq's form: the socket's directory,
+# percent-encoded, as the host), the others over TCP: the checks below then hold across the two.
+FLEET_SOCKET="postgres://postgres@$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$WORK/pg"):$PG_PORT/fleet"
 INSTANCES=$(seq 1 20)
 for i in $INSTANCES; do
-  "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "$FLEET" --pool-size 4 >"$WORK/i$i.out" 2>"$WORK/i$i.err" &
+  state=$FLEET; [ "$i" = 2 ] && state=$FLEET_SOCKET
+  "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "$state" --pool-size 4 >"$WORK/i$i.out" 2>"$WORK/i$i.err" &
   eval "PID$i=$!"
 done
 for i in $INSTANCES; do
@@ -34,6 +38,9 @@ B=$(head -1 "$WORK/i2.out" | awk '{print $3}')
 seeded=$(psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d fleet -X -A -t -c "SELECT count(*) || ' ' || count(DISTINCT \"Email\") FROM \"obj_Contact\"")
 [ "$seeded" = "1050 1050" ] || fail "twenty instances seeding at once made $seeded contacts (rows, distinct emails); expected 1050 once"
 ok "twenty instances started at once on one empty database: the schema made and the org seeded once (1050 contacts)"
+# B's connections are Unix-domain ones, as PostgreSQL itself sees them (client_addr is NULL for a socket's).
+socket_backends=$(psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d fleet -X -A -t -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'sf-simulator' AND client_addr IS NULL")
+[ "${socket_backends:-0}" -ge 1 ] || fail "no instance is connected over the Unix-domain socket ($FLEET_SOCKET)"
 for i in $(seq 3 20); do eval "kill \$PID$i"; eval "wait \$PID$i" 2>/dev/null || true; done
 python3 "$ROOT/scripts/integration/fleet_checks.py" "$A" "$B" 1000 || fail "a cross-instance rule is broken (above)"
 python3 "$ROOT/scripts/integration/record_locks.py" "$A" "$ADMIN_A" "$B" "$PG_PORT" fleet || fail "a record lock rule is broken (above)"
@@ -53,7 +60,10 @@ for bad in "postgres://127.0.0.1:5432/org|names no user" "postgres://u@127.0.0.1
   contains "$ERR" "$want"
   case "$ERR" in *s3cret-pw*) fail "the password was printed: $ERR" ;; esac
 done
-ok "bad URLs: one line each naming the part (user, port, database, scheme, query), exit 64, no password printed"
+expect_status 64 "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "postgres://postgres@%2Fnonexistent%2Fdir:$PG_PORT/fleet"
+[ "$(printf '%s\n' "$ERR" | grep -c .)" -eq 1 ] || fail "a socket directory with no socket gave more than one line: $ERR"
+contains "$ERR" "postgres://postgres@%2Fnonexistent%2Fdir:$PG_PORT/fleet cannot be reached: no socket there"
+ok "bad URLs: one line each naming the part (user, port, database, scheme, query, a socket directory with no socket), exit 64, no password printed"
 
 psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d fleet -X -q -c "UPDATE meta SET value = '99' WHERE key = 'schemaVersion'"
 expect_status 1 "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "$FLEET"
