@@ -106,6 +106,37 @@ final class OrgDefinitionTests: XCTestCase {
         XCTAssertEqual(site["Open__c"] as? Bool, true)
     }
 
+    /// Seeding inserts an object's rows many to a statement (a round trip each on PostgreSQL). The org is the
+    /// one that inserting them one at a time made: every row of every table the same, in the same order,
+    /// whatever the batches' size, including batches cut in the middle of an object.
+    func testSeedingManyRowsAStatementMakesTheOrgOneRowAStatementMade() throws {
+        let definition = try OrgDefinition.load(directory: OrgHarness.fixtureDirectory)
+        func seeded(argumentsPerInsert: Int) throws -> [String: [String]] {
+            let store = try SQLiteStore(path: nil)
+            let database = try OrgDatabase(definition: definition, store: store)
+            let seeder = Seeder(database: database, records: RecordStore(database: database), argumentsPerInsert: argumentsPerInsert)
+            try store.setUp { db in try seeder.seed(db, csv: []) }
+            return try store.read { db in
+                var tables: [String: [String]] = [:]
+                for object in definition.objects {
+                    tables[object.table] = try db.fetchAll("SELECT * FROM \(OrgDatabase.quote(object.table)) ORDER BY rowid").map { "\($0.values)" }
+                    // A row without a field gets NULL in a batch: the same row only while no column has a default.
+                    let defaults = try db.fetchAll("SELECT name FROM pragma_table_info('\(object.table)') WHERE dflt_value IS NOT NULL")
+                    XCTAssertTrue(defaults.isEmpty, "\(object.table) has column defaults: \(defaults.map { "\($0.values)" })")
+                }
+                return tables
+            }
+        }
+        let oneAtATime = try seeded(argumentsPerInsert: 1)
+        XCTAssertEqual(oneAtATime["obj_Contact"]?.count, 1050)
+        XCTAssertGreaterThan(oneAtATime.values.map(\.count).reduce(0, +), 2000)
+        for size in [RecordStore.argumentsPerInsert, 1000, 77] {
+            let batched = try seeded(argumentsPerInsert: size)
+            XCTAssertEqual(batched.keys.sorted(), oneAtATime.keys.sorted())
+            for (table, rows) in oneAtATime { XCTAssertEqual(batched[table], rows, "\(table) with \(size) arguments an INSERT") }
+        }
+    }
+
     func testBadCSVFilesAreRefusedWithLineAndColumn() throws {
         _ = try write("objects.json", Self.objects)
         let definition = try OrgDefinition.load(directory: dir)

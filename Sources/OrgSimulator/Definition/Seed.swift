@@ -34,6 +34,8 @@ package struct CSVSource: Sendable, Equatable {
 struct Seeder {
     let database: OrgDatabase
     let records: RecordStore
+    /// How many arguments one INSERT of seeded rows carries at most (`RecordStore.insertRows`).
+    var argumentsPerInsert = RecordStore.argumentsPerInsert
     var definition: OrgDefinition { database.definition }
 
     func seed(_ db: SQLTransaction, csv: [CSVSource]) throws {
@@ -55,6 +57,7 @@ struct Seeder {
             var ids: [String: [String]] = [:]
             var users: [String] = []
             if let userObject = definition.object("User") {
+                var rows: [Record] = []
                 for user in org.users {
                     let names = user.displayName.split(separator: " ", maxSplits: 1).map(String.init)
                     var record: Record = ["Id": .string(user.id), "Username": .string(user.username), "Email": .string(user.email)]
@@ -64,16 +67,18 @@ struct Seeder {
                     let created = SalesforceDate.string(definition.referenceDate.addingTimeInterval(-400 * 86400))
                     record["CreatedDate"] = .string(created)
                     record["LastModifiedDate"] = .string(created)
-                    try records.insert(db, orgId: org.id, object: userObject, record: record.filter { userObject.field($0.key) != nil }, userId: user.id)
+                    rows.append(try records.completed(db, orgId: org.id, object: userObject, record: record.filter { userObject.field($0.key) != nil }, userId: user.id))
                     users.append(user.id)
                 }
+                try records.insertRows(db, orgId: org.id, object: userObject, rows, argumentsPerInsert: argumentsPerInsert)
             }
             ids["user"] = users
             for object in definition.objects where object.name != "User" {
                 if loaded.contains(where: { $0.org.id == org.id && $0.object.name == object.name }) { continue }
                 var generator = FixtureGenerator(seed: definition.seed ^ Self.hash(object.name + org.id))
                 var made: [String] = []
-                // Fills the fields a row does not have yet, then inserts it.
+                var rows: [Record] = []
+                // Fills the fields a row does not have yet; the object's rows are inserted together below.
                 func finish(_ row: Record, index: Int) throws {
                     var row = row
                     for field in object.fields where row[field.name] == nil && field.isCreateable && !(field.noSeed ?? false) {
@@ -83,7 +88,9 @@ struct Seeder {
                         }
                     }
                     if row["OwnerId"] == nil, !users.isEmpty { row["OwnerId"] = .string(users[Int(generator.next() % UInt64(users.count))]) }
-                    made.append(try records.insert(db, orgId: org.id, object: object, record: row, userId: users.first ?? ""))
+                    let completed = try records.completed(db, orgId: org.id, object: object, record: row, userId: users.first ?? "")
+                    rows.append(completed)
+                    made.append(completed["Id"]!.stringValue!)
                 }
                 if object.name == "Contact" {
                     // Today's contacts, from the same stream as before: same names, ids and dates.
@@ -106,6 +113,7 @@ struct Seeder {
                         ], index: i + 1)
                     }
                 }
+                try records.insertRows(db, orgId: org.id, object: object, rows, argumentsPerInsert: argumentsPerInsert)
                 let count = made.count
                 ids[object.name.lowercased()] = made
                 if count > 0 {

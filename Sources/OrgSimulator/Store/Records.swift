@@ -183,6 +183,45 @@ struct RecordStore: Sendable {
     /// Inserts a record as is (seed and CSV loading too): system fields filled unless given.
     @discardableResult
     func insert(_ db: SQLTransaction, orgId: String, object: ObjectDefinition, record: Record, userId: String) throws -> String {
+        let row = try completed(db, orgId: orgId, object: object, record: record, userId: userId)
+        try insertRows(db, orgId: orgId, object: object, [row])
+        return row["Id"]!.stringValue!
+    }
+
+    /// Most rows a multi-row INSERT carries: its arguments stay under both backends' limits (SQLite's 32,766
+    /// host parameters, PostgreSQL's 65,535 bind parameters).
+    static let argumentsPerInsert = 30_000
+
+    /// Inserts complete rows (`completed`), in their order, many in one INSERT, so that seeding an org is a few
+    /// statements instead of one a record (on PostgreSQL, a round trip each). A batch names every field any of
+    /// its rows has, and a row without one gives it NULL: the same row, since an object's table has no column
+    /// defaults (`OrgDatabase`). One row is the statement `insert` always sent.
+    /// `argumentsPerInsert` 1 inserts each row by itself.
+    func insertRows(_ db: SQLTransaction, orgId: String, object: ObjectDefinition, _ rows: [Record], argumentsPerInsert: Int = argumentsPerInsert) throws {
+        let union = Array(Set(rows.flatMap(\.keys))).sorted()
+        let most = max(1, argumentsPerInsert / (union.count + 1))
+        var start = 0
+        while start < rows.count {
+            let end = min(rows.count, start + most)
+            let names = end - start == 1 ? rows[start].keys.sorted() : union
+            let tuple = "(?\(String(repeating: ", ?", count: names.count)))"
+            let sql = "INSERT INTO \(OrgDatabase.quote(object.table)) (org_id, \(names.map(OrgDatabase.quote).joined(separator: ", "))) VALUES "
+                + Array(repeating: tuple, count: end - start).joined(separator: ", ")
+            var arguments: [any SQLEncodable] = []
+            arguments.reserveCapacity((end - start) * (names.count + 1))
+            for row in rows[start..<end] {
+                arguments.append(orgId.sqlValue)
+                for name in names { arguments.append(FieldCoding.toDatabase(row[name] ?? .null)) }
+            }
+            // One row: the statement every single insert sends, kept prepared; a batch's text varies with its size.
+            try db.execute(sql, arguments, cached: end - start == 1)
+            start = end
+        }
+    }
+
+    /// The row `insert` writes: its id (drawn when it has none), its dates (the write clock's when missing),
+    /// owner, creator and compound name filled.
+    func completed(_ db: SQLTransaction, orgId: String, object: ObjectDefinition, record: Record, userId: String) throws -> Record {
         var record = record
         let id = try record["Id"]?.stringValue ?? database.nextId(db, orgId: orgId, object: object)
         record["Id"] = .string(id)
@@ -195,10 +234,7 @@ struct RecordStore: Sendable {
         if (record["CreatedById"] ?? .null) == .null { record["CreatedById"] = .string(userId) }
         if (record["LastModifiedById"] ?? .null) == .null { record["LastModifiedById"] = .string(userId) }
         fillName(object, &record)
-        let names = record.keys.sorted()
-        let sql = "INSERT INTO \(OrgDatabase.quote(object.table)) (org_id, \(names.map(OrgDatabase.quote).joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: names.count)))"
-        try db.execute(sql, [orgId.sqlValue] + names.map { FieldCoding.toDatabase(record[$0]!) }, cached: true)
-        return id
+        return record
     }
 
     func fillName(_ object: ObjectDefinition, _ record: inout Record) {
