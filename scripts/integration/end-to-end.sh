@@ -29,6 +29,7 @@ expect_status 0 app sync
 contains "$OUT" "sync up: DONE, 1 local change(s)"
 ok "an edit in the app moves that contact to the top of the widget, and sync sends it"
 
+: >"$WORK/watch.out"  # before the loop below reads it: the job may not have opened it yet
 "$BIN/extension-widget" --bundle "$WIDGET" --device "$DEV" --json --watch > "$WORK/watch.out" 2>&1 &
 WATCH_PID=$!
 for _ in $(seq 1 600); do [ -s "$WORK/watch.out" ] && break; sleep 0.05; done

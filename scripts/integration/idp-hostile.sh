@@ -99,6 +99,7 @@ ok "scheme squatting: a second app claiming companylogin: stops the login before
 
 # 5. A rogue identity provider logged in at another org answers from that host: Field Sales refuses to send
 #    its verifier there, and its login stays unanswered, then is abandoned, keeping nothing.
+: >"$WORK/rogue.out"
 "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" > "$WORK/rogue.out" 2> "$WORK/rogue.err" &
 ROGUE_PID=$!
 trap 'kill $ORG_PID $ROGUE_PID 2>/dev/null || true; end_children; rm -rf "$WORK"' EXIT

@@ -25,6 +25,7 @@ FLEET_SOCKET="postgres://postgres@$(python3 -c 'import sys, urllib.parse; print(
 INSTANCES=$(seq 1 20)
 for i in $INSTANCES; do
   state=$FLEET; [ "$i" = 2 ] && state=$FLEET_SOCKET
+  : >"$WORK/i$i.out"
   "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "$state" --pool-size 4 >"$WORK/i$i.out" 2>"$WORK/i$i.err" &
   eval "PID$i=$!"
 done
@@ -73,6 +74,7 @@ psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d fleet -X -q -c "UPDATE meta SET v
 ok "a database of another schema version is refused naming both versions"
 
 # The database lost mid-run: 503 in Salesforce's shape, then the same instance serves again once it is back.
+: >"$WORK/i3.out"
 "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "$FLEET" >"$WORK/i3.out" 2>"$WORK/i3.err" &
 PID3=$!
 for _ in $(seq 1 600); do [ "$(wc -l <"$WORK/i3.out")" -ge 2 ] && break; sleep 0.05; done
@@ -103,6 +105,7 @@ ok "the database stopped mid-run: 503 SERVER_UNAVAILABLE in Salesforce's shape; 
 start_instance() {  # start_instance NAME [ARG...]: an instance on FLEET; sets its URL in the variable NAME and NAME_PID
   local name=$1; shift
   set -- "$name" "$@"
+  : >"$WORK/$1.out"
   "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "$FLEET" --pool-size 4 "${@:2}" >"$WORK/$1.out" 2>"$WORK/$1.err" &
   eval "$1_PID=$!"
   for _ in $(seq 1 600); do [ "$(wc -l <"$WORK/$1.out")" -ge 2 ] && break; sleep 0.05; done

@@ -9,6 +9,7 @@ CK=3MVG9AppGroupSim.MobileSyncExplorer.Sample
 RU='testsfdc:///mobilesdk/detect/oauth/done'
 
 start() {
+  : >"$WORK/sim.out"
   "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --state "$STATE" > "$WORK/sim.out" 2> "$WORK/sim.err" &
   SIM=$!
   for _ in $(seq 1 600); do [ "$(wc -l < "$WORK/sim.out")" -ge 2 ] && break; sleep 0.05; done
@@ -135,6 +136,7 @@ def suffix(i15):
 p = sys.argv[1]; text = open(p).read(); i15 = "0015g00000CsvAA"
 open(p, "w").write(text.replace("0015g00000CsvAAAAA", i15 + suffix(i15)))
 PY
+: >"$WORK/sim.out"
 "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" --csv "Acme:Account=$WORK/accounts.csv" \
   --connected-app '3MVG9Imported=imported://oauth/done' > "$WORK/sim.out" 2> "$WORK/sim.err" &
 SIM=$!

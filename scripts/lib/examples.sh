@@ -31,6 +31,7 @@ quiet() {
 }
 
 start_org() {
+  : >"$WORK/org.out"
   sf-simulator --port 0 --data "$ROOT/Fixtures/org" "$@" > "$WORK/org.out" 2> "$WORK/org.err" &
   ORG_PID=$!
   for _ in $(seq 1 600); do [ "$(wc -l < "$WORK/org.out")" -ge 2 ] && break; sleep 0.05; done

@@ -59,6 +59,7 @@ json_field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.ar
 # start_org [ARGS...]: a real sf-simulator on a free port with the fixture org (ARGS go to it, e.g.
 # --connected-app); sets ORG (its URL) and ORG_PID, stops it at exit.
 start_org() {
+  : >"$WORK/org.out"  # before the loop below reads it: the job may not have opened it yet
   "$BIN/sf-simulator" --port 0 --data "$ROOT/Fixtures/org" "$@" > "$WORK/org.out" 2> "$WORK/org.err" &
   ORG_PID=$!
   trap 'kill $ORG_PID 2>/dev/null || true; end_children; rm -rf "$WORK"' EXIT
