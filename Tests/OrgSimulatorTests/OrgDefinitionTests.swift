@@ -130,7 +130,7 @@ final class OrgDefinitionTests: XCTestCase {
         let oneAtATime = try seeded(argumentsPerInsert: 1)
         XCTAssertEqual(oneAtATime["obj_Contact"]?.count, 1050)
         XCTAssertGreaterThan(oneAtATime.values.map(\.count).reduce(0, +), 2000)
-        for size in [RecordStore.argumentsPerInsert, 1000, 77] {
+        for size in [RecordStore.argumentsPerInsert, 77] {
             let batched = try seeded(argumentsPerInsert: size)
             XCTAssertEqual(batched.keys.sorted(), oneAtATime.keys.sorted())
             for (table, rows) in oneAtATime { XCTAssertEqual(batched[table], rows, "\(table) with \(size) arguments an INSERT") }
