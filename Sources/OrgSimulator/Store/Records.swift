@@ -198,8 +198,9 @@ struct RecordStore: Sendable {
     /// defaults (`OrgDatabase`). One row is the statement `insert` always sent.
     /// `argumentsPerInsert` 1 inserts each row by itself.
     func insertRows(_ db: SQLTransaction, orgId: String, object: ObjectDefinition, _ rows: [Record], argumentsPerInsert: Int = argumentsPerInsert) throws {
-        let union = Array(Set(rows.flatMap(\.keys))).sorted()
-        let most = max(1, argumentsPerInsert / (union.count + 1))
+        // A single row (every create) names its own fields: no union to build on that path.
+        let union = rows.count > 1 ? Array(Set(rows.flatMap(\.keys))).sorted() : []
+        let most = rows.count > 1 ? max(1, argumentsPerInsert / (union.count + 1)) : 1
         var start = 0
         while start < rows.count {
             let end = min(rows.count, start + most)
