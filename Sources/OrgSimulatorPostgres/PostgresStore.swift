@@ -562,25 +562,28 @@ final class PostgresTransaction: SQLTransaction {
 
     /// `?` placeholders as PostgreSQL's `$1`, `$2`, …; a `?` inside a '…' string or a "…" name is left alone.
     static func numbered(_ sql: String) -> String {
-        var out = ""
+        // Byte by byte: `?` and the quotes are ASCII, which no other UTF-8 sequence contains (a walk by
+        // Character, which finds grapheme boundaries, was 3% of the org's CPU under load).
+        var out = [UInt8]()
         out.reserveCapacity(sql.utf8.count + 16)
         var n = 0
-        var quote: Character?
-        for c in sql {
+        var quote: UInt8?
+        for c in sql.utf8 {
             if let q = quote {
                 if c == q { quote = nil }
                 out.append(c)
-            } else if c == "'" || c == "\"" {
+            } else if c == UInt8(ascii: "'") || c == UInt8(ascii: "\"") {
                 quote = c
                 out.append(c)
-            } else if c == "?" {
+            } else if c == UInt8(ascii: "?") {
                 n += 1
-                out += "$\(n)"
+                out.append(UInt8(ascii: "$"))
+                out += String(n).utf8
             } else {
                 out.append(c)
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func value(_ cell: PostgresCell) -> SQLValue {

@@ -106,6 +106,35 @@ final class OrgDefinitionTests: XCTestCase {
         XCTAssertEqual(site["Open__c"] as? Bool, true)
     }
 
+    /// The most recent records (`ORDER BY LastModifiedDate DESC LIMIT 3`, the widget's query) walk an index in
+    /// SOQL's orders instead of sorting the org: on PostgreSQL its date indexes are `DESC NULLS LAST` (a plain
+    /// one is `ASC NULLS LAST`, neither of SOQL's orders), and each object table has statistics once seeded, so
+    /// that the planner does not take it for empty and walk the wrong index. On SQLite the plain index serves.
+    func testTheDateIndexesServeSOQLsOrdersAndASeededTableHasStatistics() throws {
+        let state = try TestStates.make(definition: try OrgDefinition.load(directory: OrgHarness.fixtureDirectory), tokenLifetime: 60)
+        let contact = try XCTUnwrap(state.definition.object("Contact"))
+        try state.database.store.read { db in
+            switch db.dialect {
+            case .postgres:
+                for (index, field) in [("_lmd_order", "LastModifiedDate"), ("_sms_order", "SystemModstamp")] {
+                    let definition = try db.value(as: String.self, "SELECT indexdef FROM pg_indexes WHERE indexname = ?", [contact.table + index])
+                    XCTAssertEqual(definition?.hasSuffix("(org_id, \"\(field)\" DESC NULLS LAST)"), true, definition ?? "no index \(contact.table + index)")
+                }
+                XCTAssertNil(try db.value(as: String.self, "SELECT indexname FROM pg_indexes WHERE indexname = ?", [contact.table + "_lmd"]))
+                for object in state.definition.objects {
+                    XCTAssertEqual(try db.value(as: Int.self, "SELECT CAST(count(*) AS INTEGER) FROM pg_stat_user_tables WHERE relname = ? AND last_analyze IS NOT NULL", [object.table]), 1, object.table)
+                }
+            case .sqlite:
+                let plan = try db.fetchAll(
+                    "EXPLAIN QUERY PLAN SELECT \"Id\" FROM \(OrgDatabase.quote(contact.table)) WHERE org_id = ? ORDER BY \(db.dialect.order("\"LastModifiedDate\"", ascending: false)) LIMIT 3",
+                    ["00D5g00000AcmeeEAA"]
+                ).map { $0["detail"] as String? ?? "" }
+                XCTAssertTrue(plan.contains { $0.contains("INDEX \(contact.table)_lmd") }, "\(plan)")
+                XCTAssertFalse(plan.contains { $0.contains("TEMP B-TREE") }, "sorts: \(plan)")
+            }
+        }
+    }
+
     /// Seeding inserts an object's rows many to a statement (a round trip each on PostgreSQL). The org is the
     /// one that inserting them one at a time made: every row of every table the same, in the same order,
     /// whatever the batches' size, including batches cut in the middle of an object.

@@ -41,6 +41,16 @@ final class PreparedStatementTests: XCTestCase {
     /// A statement first prepared on a connection inside a transaction that had already failed: PostgreSQL
     /// refuses the preparation (25P02), and PostgresNIO then refuses that statement on that connection for good.
     /// The transaction fails, as it must; the statement works again in the next one.
+    /// On PostgreSQL each `?` becomes `$1`, `$2`, …, byte by byte: one inside quotes (a string with a doubled
+    /// quote and non-ASCII letters, a quoted name) is text, not an argument.
+    func testAQuestionMarkInsideQuotesIsNoArgument() throws {
+        let row = try XCTUnwrap(try state.database.store.read { db in
+            try db.fetchOne("SELECT CAST(? AS TEXT) || '?é''?' || CAST(? AS TEXT) AS \"v?\", CAST(? AS TEXT) AS \"ü\"", ["a", "ß", "7"])
+        })
+        XCTAssertEqual(row["v?"] as String?, "a?é'?ß")
+        XCTAssertEqual(row["ü"] as String?, "7")
+    }
+
     func testAStatementFirstPreparedInAFailedTransactionWorksInTheNext() throws {
         let key = "after-\(UUID().uuidString)"
         let select = "SELECT value FROM meta WHERE key = ? /* \(key) */"

@@ -36,6 +36,43 @@ final class WriteClockTests: XCTestCase {
         }
     }
 
+    /// The REST API's datetime, date and the request sequence's day, written digit by digit: the same text as
+    /// `String(format:)` over `gmtime_r` wrote before, for dates across the calendar (leap days, the epoch's
+    /// last millisecond before and after, four-digit years at both ends).
+    func testStampsAreTheTextStringFormatWrote() {
+        func reference(_ date: Date) -> String {
+            let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+            let (s, m) = ms.quotientAndRemainder(dividingBy: 1000)
+            var t = time_t(m < 0 ? s - 1 : s)
+            var parts = tm()
+            gmtime_r(&t, &parts)
+            return String(
+                format: "%04d-%02d-%02dT%02d:%02d:%02d.%03d+0000", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+                parts.tm_hour, parts.tm_min, parts.tm_sec, Int32(m < 0 ? m + 1000 : m))
+        }
+        var dates: [Date] = [
+            Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -0.001), Date(timeIntervalSince1970: 0.999),
+            Date(timeIntervalSince1970: 951_782_400.5),  // 2000-02-29
+            Date(timeIntervalSince1970: 253_402_300_799.999),  // 9999-12-31T23:59:59.999
+            Date(timeIntervalSince1970: -62_135_596_800),  // 0001-01-01
+        ]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 { dates.append(Date(timeIntervalSince1970: Double.random(in: -2e10...2e10, using: &generator))) }
+        for date in dates {
+            let text = reference(date)
+            XCTAssertEqual(SalesforceDate.string(date), text)
+            XCTAssertEqual(SalesforceDate.dateString(date), String(text.prefix(10)))
+            XCTAssertEqual(SalesforceDate.compactDateString(date), String(text.prefix(10)).replacingOccurrences(of: "-", with: ""))
+        }
+        XCTAssertEqual(OrgDatabase.apiRequestSequence(Date(timeIntervalSince1970: 1_795_000_000)), "api_requests_20261118")
+    }
+
+    /// A token is kept as the lower-case hex of its SHA-256 (FIPS 180-2's "abc" example).
+    func testATokenIsKeptAsItsSHA256InLowerCaseHex() {
+        XCTAssertEqual(OrgState.hash("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(OrgState.hash(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
     /// A stamp in the REST API's format, from this machine's clock (within a minute).
     func assertIsAStampOfNow(_ text: String, file: StaticString = #filePath, line: UInt = #line) {
         guard let date = SalesforceDate.parse(text) else { return XCTFail("not a date: \(text)", file: file, line: line) }

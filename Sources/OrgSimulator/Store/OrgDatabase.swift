@@ -119,8 +119,13 @@ final class OrgDatabase: Sendable {
                 }
             }
             let table = object.table
-            try tx.execute("CREATE INDEX IF NOT EXISTS \(Self.quote(table + "_lmd")) ON \(Self.quote(table)) (org_id, \"LastModifiedDate\")")
-            try tx.execute("CREATE INDEX IF NOT EXISTS \(Self.quote(table + "_sms")) ON \(Self.quote(table)) (org_id, \"SystemModstamp\")")
+            for (suffix, field) in [("_lmd", "LastModifiedDate"), ("_sms", "SystemModstamp")] {
+                // PostgreSQL's index in SOQL's orders has a name of its own: a state made before it keeps an index
+                // by the plain name, which is dropped (its org is the same; only the index's order differs).
+                let name = tx.dialect == .postgres ? table + suffix + "_order" : table + suffix
+                try tx.execute("CREATE INDEX IF NOT EXISTS \(Self.quote(name)) ON \(Self.quote(table)) (org_id, \(tx.dialect.orderedIndexColumn(Self.quote(field))))")
+                if tx.dialect == .postgres { try tx.execute("DROP INDEX IF EXISTS \(Self.quote(table + suffix))") }
+            }
             // Lookups by external id, unique checks, joins and child subqueries; not the audit fields.
             let audit: Set<String> = ["CreatedById", "LastModifiedById"]
             for field in object.fields where field.name != "Id" && !audit.contains(field.name)
@@ -182,7 +187,7 @@ final class OrgDatabase: Sendable {
     /// row's lock made the requests of every instance take turns. `nextval` takes no row lock, leaves no row
     /// version, and never gives a number twice, so the count stays exact over every instance.
     static func apiRequestSequence(_ now: Date) -> String {
-        "api_requests_" + SalesforceDate.dateString(now).replacingOccurrences(of: "-", with: "")
+        "api_requests_" + SalesforceDate.compactDateString(now)
     }
 
     /// Makes the day's request sequence, once a day an instance (the first request of a day on PostgreSQL;

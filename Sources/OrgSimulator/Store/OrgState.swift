@@ -95,7 +95,15 @@ final class OrgState: Sendable {
     static func key(_ id: String) -> String { SalesforceID.key(id) }
 
     static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        // Lower-case hex, byte by byte (every API request hashes its token; `String(format:)` a byte was slow).
+        let hex = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(64)
+        for byte in SHA256.hash(data: Data(token.utf8)) {
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func randomToken(_ bytes: Int) -> String {

@@ -134,6 +134,17 @@ package enum SQLDialect: String, Sendable, Codable {
         }
     }
 
+    /// An index column that `order` can read in either direction, so that `ORDER BY … LIMIT` (the widget's
+    /// most recent contacts) walks the index instead of sorting every row of the org. SQLite's plain index
+    /// already does; PostgreSQL's plain one puts NULL last ascending, which neither of `order`'s terms is, so
+    /// there it is `DESC NULLS LAST` (read backwards: `ASC NULLS FIRST`).
+    package func orderedIndexColumn(_ column: String) -> String {
+        switch self {
+        case .sqlite: return column
+        case .postgres: return "\(column) DESC NULLS LAST"
+        }
+    }
+
     /// The column type of a field's values.
     func columnType(_ type: FieldType) -> String {
         switch (self, type) {
