@@ -269,6 +269,44 @@ final class SOQLTests: XCTestCase {
         XCTAssertEqual(try state.database.store.read { try $0.value(as: Int.self, "SELECT COUNT(*) FROM cursor_chunks") }, 0)
     }
 
+    /// An instance reads a page of a cursor it knows (one it opened or served) in one statement, which also
+    /// checks that the database still holds that cursor: open, and the same plan in the same place. So a cursor
+    /// that another instance of a fleet released is INVALID_QUERY_LOCATOR here too, one that another opened is
+    /// served from the database's row, and a locator whose cursor the database holds with another plan (a state
+    /// set up again under a running instance) is read with the database's plan, never the one known.
+    func testAPageIsReadOnlyFromTheCursorTheDatabaseHolds() throws {
+        try insertContacts(597)
+        func locator(_ next: String) -> String { String(next.split(separator: "/").last!.split(separator: "-")[0]) }
+        let released = try XCTUnwrap(answer("SELECT Id FROM Contact ORDER BY LastName", batchSize: 200)["nextRecordsUrl"] as? String)
+        XCTAssertNotNil(state.queries.known.cursor(locator(released)), "known to the instance that opened it")
+        try state.database.store.write { db in try db.execute("DELETE FROM cursors WHERE locator = ?", [locator(released)]) }
+        XCTAssertThrowsError(try page(released)) { XCTAssertEqual(($0 as? SalesforceError)?.errorCode, "INVALID_QUERY_LOCATOR") }
+        XCTAssertNil(state.queries.known.cursor(locator(released)), "forgotten once the database has no such cursor")
+
+        let elsewhere = QueryEngine(database: state.database)
+        let data = try state.database.store.write { [self] db in
+            try elsewhere.run(db, soql: "SELECT Id FROM Contact ORDER BY LastName", session: session, version: "v66.0", includeDeleted: false, batchSize: 200)
+        }
+        let opened = try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["nextRecordsUrl"] as? String)
+        XCTAssertNil(state.queries.known.cursor(locator(opened)))
+        let second = try page(opened)
+        XCTAssertEqual((second["records"] as? [[String: Any]])?.count, 200)
+        XCTAssertNotNil(state.queries.known.cursor(locator(opened)), "known once served")
+
+        let other = try SOQLCompiler.compile(
+            SOQLParser.parse("SELECT Id, LastName FROM Contact ORDER BY LastName"), definition: state.definition, now: Date(), dialect: state.database.store.dialect)
+        try state.database.store.write { db in
+            try db.execute("UPDATE cursors SET plan = ? WHERE locator = ?", [try JSONEncoder().encode(other), locator(opened)])
+        }
+        let third = try page(try XCTUnwrap(second["nextRecordsUrl"] as? String))
+        let records = try XCTUnwrap(third["records"] as? [[String: Any]])
+        XCTAssertEqual(records.count, 200)
+        XCTAssertTrue(records.allSatisfy { $0["LastName"] is String }, "the database's plan, which selects LastName")
+        XCTAssertNil(third["nextRecordsUrl"])
+        XCTAssertEqual(try state.database.store.read { try self.state.queries.openCursorCount($0) }, 0)
+        XCTAssertEqual(state.queries.known.count, 0)
+    }
+
     /// A locator is `<cursor>-<offset>` and nothing else: a doubled dash (`…--5`, a negative offset as a client
     /// might write it), a missing part or a third one is INVALID_QUERY_LOCATOR, and the cursor is kept.
     func testALocatorWithAnEmptyOrExtraPartIsRefusedAndTheCursorKept() throws {

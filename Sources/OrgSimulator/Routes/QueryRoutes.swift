@@ -24,7 +24,11 @@ struct QueryRoutes {
             batchSize: Self.batchSize(request))
         do {
             // A query writes only its own cursor (and releases the user's oldest past the v55 limit): serialised
-            // with the same user's queries, never with the org's writes (reads take no write lock).
+            // with the same user's queries, never with the org's writes (reads take no write lock). A page of an
+            // open cursor needs neither lock nor transaction (`QueryEngine.more`).
+            if path.count == 2, path[0] != "search" {
+                return try await state.database.store.update { db in try handle(db, call) }
+            }
             return try await state.database.store.write(locking: "cursors:" + call.session.userId) { db in try handle(db, call) }
         } catch let error as SQLStoreError {
             throw SalesforceError.unknown(error)

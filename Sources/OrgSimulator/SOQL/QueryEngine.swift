@@ -9,6 +9,8 @@ import Foundation
 /// (`cursor_chunks`), so its memory is in the database, and it is freed when its last page is served.
 struct QueryEngine: Sendable {
     let database: OrgDatabase
+    /// What this instance knows of the cursors it opened or served (`OpenCursors`).
+    let known = OpenCursors()
 
     static let defaultBatchSize = 2000
     static let cursorLifetimeV56: TimeInterval = 2 * 24 * 3600
@@ -86,8 +88,9 @@ struct QueryEngine: Sendable {
             let open = try db.values(as: String.self, "SELECT locator FROM cursors WHERE user_id = ? AND version < 56 ORDER BY created ASC, first_pos ASC", [session.userId])
             for old in open.prefix(max(0, open.count - (Self.cursorsPerUserBeforeV56 - 1))) { try release(db, locator: old) }
         }
-        let plan = try JSONEncoder().encode(plan)
-        try db.execute("INSERT INTO cursors(locator, org_id, user_id, version, plan, batch_size, total, first_pos, created, last_used) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [locator, session.orgId, session.userId, v, plan, batchSize, total, firstPos, now.timeIntervalSince1970, now.timeIntervalSince1970])
+        let encoded = try JSONEncoder().encode(plan)
+        try db.execute("INSERT INTO cursors(locator, org_id, user_id, version, plan, batch_size, total, first_pos, created, last_used) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [locator, session.orgId, session.userId, v, encoded, batchSize, total, firstPos, now.timeIntervalSince1970, now.timeIntervalSince1970])
+        known.remember(locator, .init(orgId: session.orgId, userId: session.userId, plan: plan, encodedPlan: encoded, batchSize: batchSize, total: total, firstPos: firstPos))
         return locator
     }
 
@@ -107,43 +110,77 @@ struct QueryEngine: Sendable {
         try release(db, locator: locator, firstPos: row["first_pos"], total: row["total"])
     }
 
+    /// The cursor's row first, then its chunks: a page asked for in between (outside a transaction, on
+    /// PostgreSQL) finds no cursor, rather than a cursor without rows.
     func release(_ db: SQLTransaction, locator: String, firstPos first: Int64, total: Int64) throws {
-        try db.execute("DELETE FROM cursor_chunks WHERE pos BETWEEN ? AND ?", [first, first + (total + Int64(Self.cursorChunk) - 1) / Int64(Self.cursorChunk) - 1])
+        known.forget(locator)
         try db.execute("DELETE FROM cursors WHERE locator = ?", [locator])
+        try db.execute("DELETE FROM cursor_chunks WHERE pos BETWEEN ? AND ?", [first, first + (total + Int64(Self.cursorChunk) - 1) / Int64(Self.cursorChunk) - 1])
     }
 
-    /// `query/<locator>-<offset>`: the next page of an open cursor.
+    /// `query/<locator>-<offset>`: the next page of an open cursor. It needs no transaction around it (a route
+    /// runs it with `SQLStore.update`): each statement checks that the cursor is still open.
     func more(_ db: SQLTransaction, locatorAndOffset: String, session: Session, version: String, path: String, now: Date = Date()) throws -> Data {
         let invalid = SalesforceError(.badRequest, "INVALID_QUERY_LOCATOR", "invalid query locator")
         let parts = locatorAndOffset.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, let offset = Int(parts[1]), offset >= 0 else { throw invalid }
         let locator = String(parts[0])
+        let t = now.timeIntervalSince1970
+        let live: [any SQLEncodable] = [t, locator, session.orgId, session.userId, t - Self.cursorLifetimeV56, t - Self.cursorIdleLimitBeforeV56]
+        let markUsed = "UPDATE cursors SET last_used = ? WHERE locator = ? AND org_id = ? AND user_id = ? AND NOT \(Self.expiredCursor)"
+        // A cursor this instance knows, on PostgreSQL: marked used and its page read in one statement, which reads
+        // rows only when the cursor is open, is the user's, and is the one known (its plan and rows unchanged).
+        if db.dialect == .postgres, let cursor = known.cursor(locator), cursor.orgId == session.orgId, cursor.userId == session.userId,
+            offset < cursor.total
+        {
+            let (sql, arguments) = try pageSQL(db, cursor: cursor, offset: offset, onlyIf: "EXISTS (SELECT 1 FROM live)")
+            let rows = try db.fetchAll(
+                "WITH live AS (\(markUsed) AND first_pos = ? AND plan = ? RETURNING 1) \(sql)", live + [cursor.firstPos, cursor.encodedPlan] + arguments)
+            // A page of an open cursor is never empty (records are only marked deleted): none means it is not open.
+            if !rows.isEmpty { return try finish(db, rows: rows, cursor: cursor, locator: locator, offset: offset, session: session, version: version, path: path) }
+            known.forget(locator)
+        }
         // The cursor, if it is the user's and has not expired, marked used now, in one statement. Expired cursors
         // are swept when one is opened, and when a page of one is asked for (here, below); a page of a live
         // cursor sweeps nothing (one statement fewer for every page of every sync).
-        let t = now.timeIntervalSince1970
-        guard let row = try db.fetchOne(
-            "UPDATE cursors SET last_used = ? WHERE locator = ? AND org_id = ? AND user_id = ? AND NOT \(Self.expiredCursor) RETURNING *",
-            [t, locator, session.orgId, session.userId, t - Self.cursorLifetimeV56, t - Self.cursorIdleLimitBeforeV56])
-        else {
+        guard let row = try db.fetchOne("\(markUsed) RETURNING *", live) else {
+            known.forget(locator)
             try expireCursors(db, now: now)
             throw invalid
         }
         let total: Int = row["total"], batchSize: Int = row["batch_size"], firstPos: Int64 = row["first_pos"]
         guard offset < total else { throw invalid }
-        let plan = try JSONDecoder().decode(QueryPlan.self, from: row["plan"] as Data)
-        guard let object = database.definition.object(plan.object) else { throw invalid }
-        let end = min(offset + batchSize, total)
-        // The chunks that hold rows offset … end - 1, and of their rows those, in order.
+        let encoded: Data = row["plan"]
+        let plan = try JSONDecoder().decode(QueryPlan.self, from: encoded)
+        let cursor = OpenCursors.Cursor(orgId: session.orgId, userId: session.userId, plan: plan, encodedPlan: encoded, batchSize: batchSize, total: total, firstPos: firstPos)
+        let (sql, arguments) = try pageSQL(db, cursor: cursor, offset: offset)
+        let rows = try db.fetchAll(sql, arguments)
+        known.remember(locator, cursor)
+        return try finish(db, rows: rows, cursor: cursor, locator: locator, offset: offset, session: session, version: version, path: path)
+    }
+
+    /// The statement of a cursor's page from `offset`: the chunks that hold rows offset … end - 1, and of their
+    /// rows those, in order (and only if `onlyIf` holds).
+    private func pageSQL(_ db: SQLTransaction, cursor: OpenCursors.Cursor, offset: Int, onlyIf: String? = nil) throws -> (String, [any SQLEncodable]) {
+        guard let object = database.definition.object(cursor.plan.object) else { throw SalesforceError(.badRequest, "INVALID_QUERY_LOCATOR", "invalid query locator") }
+        let end = min(offset + cursor.batchSize, cursor.total)
         let chunk = Int64(Self.cursorChunk), first = Int64(offset), last = Int64(end) - 1
         let index = db.dialect.cursorRowIndex
-        let rows = try db.fetchAll(
-            "SELECT \(plan.columns.joined(separator: ", ")) FROM \(db.dialect.rowsOfCursor(table: OrgDatabase.quote(object.table))) \(plan.joins) "
-                + "WHERE ch.pos BETWEEN ? AND ? AND (ch.pos - ?) * \(chunk) + \(index) BETWEEN ? AND ? ORDER BY ch.pos, \(index)",
-            [firstPos + first / chunk, firstPos + last / chunk, firstPos, first, last])
-        let next = end < total ? "/services/data/\(version)/\(path)/\(locator)-\(end)" : nil
-        if next == nil { try release(db, locator: locator, firstPos: firstPos, total: Int64(total)) }
-        return try page(db, rows: rows, plan: plan, session: session, version: version, total: total, next: next)
+        return (
+            "SELECT \(cursor.plan.columns.joined(separator: ", ")) FROM \(db.dialect.rowsOfCursor(table: OrgDatabase.quote(object.table))) \(cursor.plan.joins) "
+                + "WHERE \(onlyIf.map { $0 + " AND " } ?? "")ch.pos BETWEEN ? AND ? AND (ch.pos - ?) * \(chunk) + \(index) BETWEEN ? AND ? ORDER BY ch.pos, \(index)",
+            [cursor.firstPos + first / chunk, cursor.firstPos + last / chunk, cursor.firstPos, first, last]
+        )
+    }
+
+    /// The page's JSON; a cursor whose last page this is, released.
+    private func finish(
+        _ db: SQLTransaction, rows: [SQLRow], cursor: OpenCursors.Cursor, locator: String, offset: Int, session: Session, version: String, path: String
+    ) throws -> Data {
+        let end = min(offset + cursor.batchSize, cursor.total)
+        let next = end < cursor.total ? "/services/data/\(version)/\(path)/\(locator)-\(end)" : nil
+        if next == nil { try release(db, locator: locator, firstPos: cursor.firstPos, total: Int64(cursor.total)) }
+        return try page(db, rows: rows, plan: cursor.plan, session: session, version: version, total: cursor.total, next: next)
     }
 
     /// Open cursors (for tests and `GET /__admin/faults`).
@@ -270,4 +307,42 @@ enum JSONBytes {
         }
         out.append(0x22)
     }
+}
+
+/// The cursors an instance opened or served a page of, by locator: what a page needs of one (its plan, size and
+/// rows' place), which never changes while it is open. Only a hint: a page read with it also checks, in the same
+/// statement, that the cursor is open and is this one (its rows' place and plan), so a cursor released or expired
+/// on another instance is never read from here. At most `limit` are kept; past that the oldest half is forgotten.
+final class OpenCursors: @unchecked Sendable {
+    struct Cursor {
+        var orgId: String
+        var userId: String
+        var plan: QueryPlan
+        var encodedPlan: Data
+        var batchSize: Int
+        var total: Int
+        var firstPos: Int64
+    }
+
+    static let limit = 4096
+    private let lock = NSLock()
+    private var cursors: [String: (cursor: Cursor, order: Int)] = [:]
+    private var counter = 0
+
+    func cursor(_ locator: String) -> Cursor? { lock.withLock { cursors[locator]?.cursor } }
+
+    func remember(_ locator: String, _ cursor: Cursor) {
+        lock.withLock {
+            if cursors.count >= Self.limit {
+                let oldest = cursors.sorted { $0.value.order < $1.value.order }.prefix(Self.limit / 2).map(\.key)
+                for key in oldest { cursors[key] = nil }
+            }
+            counter += 1
+            cursors[locator] = (cursor, counter)
+        }
+    }
+
+    func forget(_ locator: String) { _ = lock.withLock { cursors.removeValue(forKey: locator) } }
+
+    var count: Int { lock.withLock { cursors.count } }
 }
