@@ -269,6 +269,62 @@ final class SOQLTests: XCTestCase {
         XCTAssertEqual(try state.database.store.read { try $0.value(as: Int.self, "SELECT COUNT(*) FROM cursor_chunks") }, 0)
     }
 
+    /// A transaction that runs `before` once, just before the statement that numbers a cursor's rows.
+    final class BeforeNumbering: SQLTransaction {
+        let inner: any SQLTransaction
+        var before: (() throws -> Void)?
+        init(_ inner: any SQLTransaction, before: @escaping () throws -> Void) { self.inner = inner; self.before = before }
+        var dialect: SQLDialect { inner.dialect }
+        func run(_ sql: String, _ arguments: [SQLValue], cached: Bool) throws -> Int { try inner.run(sql, arguments, cached: cached) }
+        func query(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
+            if sql.hasPrefix("INSERT INTO cursor_chunks"), let hook = before {
+                before = nil
+                try hook()
+            }
+            return try inner.query(sql, arguments)
+        }
+        func executeScript(_ sql: String) throws { try inner.executeScript(sql) }
+        func columnNames(ofTable table: String) throws -> [String] { try inner.columnNames(ofTable: table) }
+        func lockForUpdate(table: String, ids: [String]) throws -> String { try inner.lockForUpdate(table: table, ids: ids) }
+        func lockValues(_ keys: [String]) throws { try inner.lockValues(keys) }
+        func runDeferred(_ sql: String, _ arguments: [SQLValue]) throws { try inner.runDeferred(sql, arguments) }
+    }
+
+    /// A cursor is one snapshot, its first page included: a record of the first page deleted by another
+    /// transaction while the query runs, after its first look and before its rows are numbered (on PostgreSQL,
+    /// two snapshots of READ COMMITTED), leaves no record on two pages and none on neither. On SQLite the query's
+    /// transaction is one snapshot and no other can write meanwhile, so there the deletion comes before it.
+    func testACursorsFirstPageIsOfTheSameSnapshotAsTheRest() throws {
+        try insertContacts(397)
+        let query = "SELECT Id FROM Contact WHERE LastName LIKE 'Bulk%' ORDER BY LastName"
+        let ids = try rowsIds(query, batchSize: 2000)
+        XCTAssertEqual(ids.count, 397)
+        let gone = ids[5]
+        let delete = { [self] in
+            _ = try state.database.store.write { db in
+                try db.execute("UPDATE \(OrgDatabase.quote(state.definition.object("Contact")!.table)) SET \"IsDeleted\" = 1 WHERE \"Id\" = ?", [gone])
+            }
+        }
+        if state.database.store.dialect == .sqlite { try delete() }
+        let data = try state.database.store.write { [self] db in
+            try state.queries.run(
+                state.database.store.dialect == .sqlite ? db : BeforeNumbering(db, before: delete), soql: query, session: session, version: "v66.0",
+                includeDeleted: false, batchSize: 200)
+        }
+        var answer = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        var seen = (answer["records"] as? [[String: Any]] ?? []).compactMap { $0["Id"] as? String }
+        while let next = answer["nextRecordsUrl"] as? String {
+            answer = try page(next)
+            seen += (answer["records"] as? [[String: Any]] ?? []).compactMap { $0["Id"] as? String }
+        }
+        XCTAssertEqual(seen, ids.filter { $0 != gone }, "every record of the snapshot once, in order")
+        XCTAssertEqual(answer["totalSize"] as? Int, 396)
+    }
+
+    func rowsIds(_ soql: String, batchSize: Int) throws -> [String] {
+        (try answer(soql, batchSize: batchSize)["records"] as? [[String: Any]] ?? []).compactMap { $0["Id"] as? String }
+    }
+
     /// An instance reads a page of a cursor it knows (one it opened or served) in one statement, which also
     /// checks that the database still holds that cursor: open, and the same plan in the same place. So a cursor
     /// that another instance of a fleet released is INVALID_QUERY_LOCATOR here too, one that another opened is

@@ -72,10 +72,13 @@ struct QueryEngine: Sendable {
             [firstPos.sqlValue] + args)
         let total = lengths.reduce(0, +)
         let locator = try openCursor(db, number: number, plan: plan, session: session, version: version, batchSize: batchSize, total: total, firstPos: firstPos, now: now)
-        let path = includeDeleted ? "queryAll" : "query"
-        return try page(
-            db, rows: Array(rows.prefix(batchSize)), plan: plan, session: session, version: version, total: total,
-            next: "/services/data/\(version)/\(path)/\(locator)-\(batchSize)")
+        // The first page from the cursor's rows, as every later page, not from the look above: on PostgreSQL
+        // (READ COMMITTED) that look and the numbering are two snapshots, and a record changed in between would
+        // be on the first page and the second, or on neither. A cursor is one snapshot, as Salesforce's is.
+        let cursor = OpenCursors.Cursor(
+            orgId: session.orgId, userId: session.userId, plan: plan, encodedPlan: Data(), batchSize: batchSize, total: total, firstPos: firstPos)
+        let (sql, arguments) = try pageSQL(db, cursor: cursor, offset: 0)
+        return try finish(db, rows: try db.fetchAll(sql, arguments), cursor: cursor, locator: locator, offset: 0, session: session, version: version, path: includeDeleted ? "queryAll" : "query")
     }
 
     static func versionNumber(_ version: String) -> Double { Double(version.dropFirst()) ?? 66 }
