@@ -563,7 +563,7 @@ final class PostgresTransaction: SQLTransaction {
     /// `?` placeholders as PostgreSQL's `$1`, `$2`, …; a `?` inside a '…' string or a "…" name is left alone.
     static func numbered(_ sql: String) -> String {
         // Byte by byte: `?` and the quotes are ASCII, which no other UTF-8 sequence contains (a walk by
-        // Character, which finds grapheme boundaries, was 3% of the org's CPU under load).
+        // Character, which finds grapheme boundaries, was 3% of the machine's CPU under the fleet's load).
         var out = [UInt8]()
         out.reserveCapacity(sql.utf8.count + 16)
         var n = 0
