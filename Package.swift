@@ -43,7 +43,12 @@ let package = Package(
         // cached statements and typed errors; far less code and risk than our own sqlite3 binding.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // The simulated org's HTTP server (DESIGN.md §6): small route groups, real sockets on loopback.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Without its default traits: the org uses neither swift-configuration (ConfigurationSupport, 48 files that
+        // every first build compiled) nor DateFormatter-based form coding (FullFoundation). And SwiftPM writes a
+        // package's trait flags (-D) in a Set's order, which changes from one run to the next: with two of them, a
+        // build that makes its plan anew (--disable-build-manifest-caching, as every consumer package here is
+        // built) recompiled Hummingbird in one build out of two.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         // SHA-256 for OAuth PKCE (S256) and HMAC for token signatures: crypto is not ours to hand-roll.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // Graceful shutdown (SIGTERM and tests); Hummingbird already builds on it.

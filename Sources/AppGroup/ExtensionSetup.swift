@@ -112,7 +112,6 @@ package enum ExtensionSetup {
                 fix: "add \(AppGroupConfig.fileName) to \(name(app)) with appGroupName (one of its com.apple.security.application-groups) and appGroupsEnabled true")]
         }
         let teamForExpansion = appTeam ?? Device.defaultTeamID
-        let appWriteGroup = app.entitlements.effectiveKeychainAccessGroups(teamID: teamForExpansion, bundleID: app.bundleIdentifier).first!
         // The group a fix names: the configured one, else the app's first entitled one, else the conventional name
         // (never an empty name).
         let fixGroup = !appConfig.appGroupName.isEmpty ? appConfig.appGroupName
