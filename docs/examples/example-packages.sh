@@ -2,7 +2,7 @@
 # Fixture: Examples/ContactsDataLayer and Examples/RecentContactsExtension run as Fixtures/MobileSyncExplorer's
 # app and widget after alice's login, org Fixtures/org.
 source "$(dirname "$0")/../../scripts/lib/examples.sh"
-SCRATCH=.build/consumer-package
+SCRATCH=.build
 quiet 'swift build --package-path Examples/ContactsDataLayer --disable-build-manifest-caching --scratch-path $SCRATCH'
 quiet 'swift build --package-path Examples/RecentContactsExtension --disable-build-manifest-caching --scratch-path $SCRATCH'
 export PATH="$ROOT/$SCRATCH/debug:$PATH"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fixture: Fixtures/Recents (the current Swift template's sharing pattern) and its driver, org Fixtures/org.
 source "$(dirname "$0")/../../scripts/lib/examples.sh"
-SCRATCH=.build/consumer-package
+SCRATCH=.build
 show 'msdk-sim import --xcodeproj Fixtures/Recents/Recents.xcodeproj --package $WORK/pkg --scratch-path $SCRATCH | grep -E "^  target|left out|^swift build"'
 quiet 'RECENTS_PACKAGE=$WORK/pkg swift build --package-path Fixtures/Recents/Driver --disable-build-manifest-caching --scratch-path $SCRATCH'
 export PATH="$ROOT/$SCRATCH/debug:$PATH"

@@ -2,6 +2,8 @@
 # API documentation of the SDK-named library products (issue 29), with DocC (swift-docc-plugin): it builds
 # with warnings as errors, and every public top-level type has a summary. About 40 s here, so it is part of
 # scripts/test rather than a step of its own.
+# scripts/test: scratch (SwiftPM builds the symbol graphs in .build with every trait on: scripts/test runs it before
+# the consumer packages, which build the same modules there without the trait)
 source "$(dirname "$0")/../lib/integration.sh"
 cd "$ROOT"
 START=$(date +%s)

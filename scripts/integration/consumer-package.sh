@@ -3,9 +3,9 @@
 # SDK-named products (SalesforceSDKCommon, SalesforceSDKCore, SmartStore, MobileSync, Combine) and, in its
 # tests, AppGroupSimTesting: it builds, its executable runs as the fixture app on a device, and its XCTests
 # (the SDK's own SmartStore tests rewritten, and an app-then-widget test) pass against the real keyring.
-# scripts/test: scratch (it builds in the consumer packages' shared scratch path, .build/consumer-package)
+# scripts/test: scratch (it builds consumer packages in the shared scratch path, AppGroupSim's own .build)
 APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
-SCRATCH="$ROOT/.build/consumer-package"
+SCRATCH="$ROOT/.build"
 # Without manifest caching: a file added to one of AppGroupSim's targets since the last run must be
 # seen (the cached build manifest of a path dependency keeps the old file list).
 # A module named Combine left by an older build would hide the check below; the build makes it again if it still should.

@@ -3,7 +3,7 @@
 # <!-- example: NAME --> must be what docs/examples/NAME.sh prints now (masked as docs/README.md says).
 # And the check must catch a change: one block is altered in a copy of the checkout's pages, and the
 # check on that copy must fail naming it.
-# scripts/test: scratch (it builds in the consumer packages' shared scratch path, .build/consumer-package)
+# scripts/test: scratch (it builds consumer packages in the shared scratch path, AppGroupSim's own .build)
 source "$(dirname "$0")/../lib/integration.sh"
 expect_status 0 "$ROOT/scripts/docs-examples" --check
 contains "$OUT" "every block is what its example prints now"

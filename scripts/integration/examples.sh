@@ -3,10 +3,10 @@
 # the sample's bundles on one device, with the real keyring and org: the app's data layer syncs with
 # SyncManager and publishes through Combine (and reloads the widget through WidgetCenter), then the
 # extension's code lists the newest 3 contacts, the same ones extension-widget lists.
-# scripts/test: scratch (it builds in the consumer packages' shared scratch path, .build/consumer-package)
+# scripts/test: scratch (it builds consumer packages in the shared scratch path, AppGroupSim's own .build)
 APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 DEV="$WORK/device"
-SCRATCH="$ROOT/.build/consumer-package"
+SCRATCH="$ROOT/.build"
 for example in ContactsDataLayer RecentContactsExtension; do
   swift build --package-path "$ROOT/Examples/$example" --disable-build-manifest-caching --scratch-path "$SCRATCH" > "$WORK/$example.log" 2>&1 \
     || fail "Examples/$example did not build: $(grep -m5 'error:' "$WORK/$example.log")"

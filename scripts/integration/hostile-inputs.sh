@@ -8,9 +8,9 @@
 #    only inside the package (the project and the folder around it hashed before and after), leaves the two
 #    broken files out in one build, and refuses the deep file by name; doctor reads the same project without a
 #    crash and says it could not read that file.
-# scripts/test: scratch (it builds in the consumer packages' shared scratch path, .build/consumer-package)
+# scripts/test: scratch (it builds consumer packages in the shared scratch path, AppGroupSim's own .build)
 APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
-SCRATCH="$ROOT/.build/consumer-package"
+SCRATCH="$ROOT/.build"
 DEV="$WORK/device"
 app() { "$BIN/main-app" --bundle "$APP" --device "$DEV" "$@"; }
 # tree_hash DIR: every path under DIR with its kind and content hash, hashed (a link by its target). An app's

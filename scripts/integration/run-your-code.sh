@@ -4,9 +4,9 @@
 # imported with --package, built, its setup test run, then its own code run as the app and the widget on a
 # device against sf-simulator: login, sync, viewed contacts, the widget, a deep link. Then its field
 # failures, each broken and then fixed, with real processes, and doctor's or inspect's explanation.
-# scripts/test: scratch (it builds in the consumer packages' shared scratch path, .build/consumer-package)
+# scripts/test: scratch (it builds consumer packages in the shared scratch path, AppGroupSim's own .build)
 APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
-SCRATCH="$ROOT/.build/consumer-package"
+SCRATCH="$ROOT/.build"
 PKG="$WORK/package"
 DEV="$WORK/device"
 

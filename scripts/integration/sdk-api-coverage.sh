@@ -2,6 +2,8 @@
 # The SDK's Swift API that the SDK-named products offer (issue 26): the coverage script runs on the compiler's
 # symbol graph, every entry point it does not find is either left out on purpose with a reason or listed as
 # "not yet", and the share does not fall below the figure the docs quote (docs/your-code.md, the README's limits).
+# scripts/test: scratch (SwiftPM builds the symbol graphs in .build with every trait on: scripts/test runs it before
+# the consumer packages, which build the same modules there without the trait)
 source "$(dirname "$0")/../lib/integration.sh"
 OUT=$("$ROOT/scripts/sdk-api/coverage" --missing) || fail "the coverage script failed: $OUT"
 SHARE=$(printf '%s\n' "$OUT" | sed -n 's/^SDK entry points offered: [0-9]* of [0-9]* outside UI (\([0-9.]*\)%).*/\1/p')

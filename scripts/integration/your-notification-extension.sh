@@ -6,11 +6,11 @@
 # org pushes, and `msdk-sim device deliver` runs the developer's own class on each notification as iOS does:
 # an RSA-OAEP payload and an RSA PKCS#1 v1.5 one are both shown decrypted, a payload it cannot decrypt is shown
 # as it came and loses nothing. Real processes, the real keyring, the org on loopback.
-# scripts/test: scratch (it builds in the consumer packages' shared scratch path, .build/consumer-package)
+# scripts/test: scratch (it builds consumer packages in the shared scratch path, AppGroupSim's own .build)
 APPGROUPSIM_NEEDS_KEYRING=1 source "$(dirname "$0")/../lib/integration.sh"
 source "$ROOT/scripts/lib/common.sh"
 PY=$(ensure_python_venv)
-SCRATCH="$ROOT/.build/consumer-package"
+SCRATCH="$ROOT/.build"
 PKG="$WORK/package"
 DEV="$WORK/device"
 PROJECT="$ROOT/Fixtures/CaseAlerts/CaseAlerts.xcodeproj"

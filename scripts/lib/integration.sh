@@ -37,7 +37,7 @@ trap 'exit 130' INT TERM
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "  ok: $*"; }
-# scratch_done: a "# scripts/test: scratch" script is done with the shared scratch path (.build/consumer-package)
+# scratch_done: a "# scripts/test: scratch" script is done with the shared scratch path (AppGroupSim's .build)
 # and runs only what it copied out of it from here on; scripts/test may start the next such script beside it.
 scratch_done() { if [ -n "${APPGROUPSIM_SCRATCH_TOKEN:-}" ]; then rm -f "$APPGROUPSIM_SCRATCH_TOKEN"; fi; }
 

@@ -7,9 +7,13 @@ Most scripts only drive the built binaries, each in folders, keyrings, orgs and 
 by side (N defaults to the machine's core count; APPGROUPSIM_TEST_JOBS=1 runs them one after another). A script
 declares in a comment line where it cannot go beside the others:
 
-    # scripts/test: scratch    it builds in the consumer packages' shared scratch path (.build/consumer-package):
-                               two such scripts never use it at once (one's build would land between another's
-                               build and its run). They are started first, as together they are the longest chain.
+    # scripts/test: scratch    it builds consumer packages (a developer's package that depends on AppGroupSim) in
+                               AppGroupSim's own scratch path, .build, so that AppGroupSim's dependencies are not
+                               compiled again (and its own modules once, without the PostgreSQL trait; no binary of
+                               $BIN is linked again), or makes SwiftPM's symbol graphs there (which SwiftPM builds
+                               with every trait on). Two such scripts never use it at once (one's build would land
+                               between another's build and its run). They are started first, in the order given (the
+                               symbol graphs' first: scripts/test), as together they are the longest chain.
                                A script done with the scratch path says so (scratch_done in lib/integration.sh:
                                it removes the file APPGROUPSIM_SCRATCH_TOKEN names), and the next one starts.
     # scripts/test: alone      its checks measure how long something takes (a lock's timeout, an answer's bound),
