@@ -60,11 +60,25 @@ final class OrgProcess: @unchecked Sendable {
 
     func stop(keepState: Bool = false) {
         process.terminate()
-        process.waitUntilExit()
+        Self.reap(process)
         if let file = stateFile, !keepState {
             // With the lock file the org holds while it runs (sf-simulator's `<state>.lock`): an exploration starts
             // an org a run, and left, they were one file a run in its directory until it ended.
             for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+        }
+    }
+
+    /// Waits for a child that was told to end. Not `waitUntilExit()`: Foundation's `Process` learns of the exit
+    /// through SIGCHLD, and in one CI run it missed it: the explorer waited 37 minutes on an sf-simulator that had
+    /// exited (a zombie, never reaped). So the child is also asked for directly, without blocking: while `isRunning`
+    /// holds, Foundation has not reaped it, so the pid is still that child's.
+    static func reap(_ process: Process) {
+        let pid = process.processIdentifier
+        while process.isRunning {
+            var status: Int32 = 0
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped < 0 && errno == ECHILD) { return }
+            usleep(2_000)
         }
     }
 

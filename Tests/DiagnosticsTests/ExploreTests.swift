@@ -23,6 +23,27 @@ final class ExploreTests: XCTestCase {
         return try Explorer(options)
     }
 
+    /// `OrgProcess.reap` asks for the child itself instead of `waitUntilExit()` (in CI, Foundation once never saw an
+    /// sf-simulator end: the explorer waited 37 minutes on the zombie). This guards the path where the child was
+    /// reaped elsewhere first: reap must return, not wait for a pid that is gone. It is a guard, not the CI hang
+    /// reproduced: Foundation's own wait returns here too, and missing a SIGCHLD on purpose was not found here.
+    func testReapReturnsForAChildReapedElsewhere() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        process.arguments = ["0.3"]
+        try process.run()
+        let pid = process.processIdentifier
+        // Blocked in waitpid before the child ends, this thread is woken by the exit itself and reaps it first.
+        var status: Int32 = 0
+        XCTAssertEqual(waitpid(pid, &status, 0), pid)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            OrgProcess.reap(process)
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "reap waited on a child that was already reaped")
+    }
+
     /// Runs explored at once give what one at a time gives: the same runs, the same first run for each broken
     /// invariant, the same shrunk schedule; the runs are read in their order whatever order they end in.
     func testRunsExploredAtOnceFindWhatOneAtATimeFinds() throws {
