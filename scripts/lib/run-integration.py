@@ -20,6 +20,10 @@ declares in a comment line where it cannot go beside the others:
                                or it rebuilds the checkout: it runs after the others, with nothing beside it, in the
                                order given.
 
+A script that runs longer than APPGROUPSIM_SCRIPT_TIMEOUT seconds (1800 by default: the longest takes about 500 s on 2
+cores) is stopped, its whole process group (SIGTERM, then SIGKILL 10 s later), and fails, named: a hang (an unreaped
+child, a lock never released) ends this phase with a message instead of holding CI until its own limit.
+
 Each script's output is printed whole when it ends, under "==> SCRIPT", followed by "(N s)". Nothing a script starts may
 outlive it: each runs under an APPGROUPSIM_RUN_ID of its own, so the processes left over (scripts/lib/processes.sh) are
 its own even with others running; they are named, ended, and fail the script. Exit status 1 when a script failed.
@@ -29,6 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MARK = re.compile(r"^# scripts/test: (scratch|alone)\b", re.M)
+TIMEOUT = float(os.environ.get("APPGROUPSIM_SCRIPT_TIMEOUT", "1800"))
 
 
 def kind(script: str) -> str:
@@ -52,6 +57,7 @@ class Run:
         self.output_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"appgroupsim-integration-{os.getpid()}-{Path(script).stem}.log"
         self.output = open(self.output_path, "w+b")
         self.token = None
+        self.timed_out = False
         environment = {**os.environ, "APPGROUPSIM_RUN_ID": self.run_id}
         if kind(script) == "scratch":
             self.token = self.output_path.with_suffix(".scratch")
@@ -63,10 +69,26 @@ class Run:
                                         env=environment)
 
     def ended(self) -> bool:
-        """Whether the script has exited; its time is taken when this first sees it so."""
+        """Whether the script has exited; its time is taken when this first sees it so. One past TIMEOUT is stopped."""
+        if self.seconds is None and self.process.poll() is None and time.monotonic() - self.started > TIMEOUT:
+            self.stop()
         if self.seconds is None and self.process.poll() is not None:
             self.seconds = round(time.monotonic() - self.started)
         return self.seconds is not None
+
+    def stop(self):
+        """Ends the script's whole process group: SIGTERM (its traps clean up), then SIGKILL after 10 s."""
+        self.timed_out = True
+        for signal_number, grace in ((15, 10), (9, 5)):
+            try:
+                os.killpg(self.process.pid, signal_number)
+            except ProcessLookupError:
+                return
+            try:
+                self.process.wait(timeout=grace)
+                return
+            except subprocess.TimeoutExpired:
+                pass
 
     def finish(self) -> bool:
         status = self.process.wait()
@@ -77,11 +99,14 @@ class Run:
         self.output_path.unlink(missing_ok=True)
         if self.token:
             self.token.unlink(missing_ok=True)
-        passed = status == 0
+        passed = status == 0 and not self.timed_out
         left = leftovers(self.run_id)
         print(f"==> {self.script}", flush=True)
         sys.stdout.write(text)
         print(f"    ({seconds} s)", flush=True)
+        if self.timed_out:
+            print(f"FAIL: {self.script} was still running after {TIMEOUT:.0f} s (APPGROUPSIM_SCRIPT_TIMEOUT) and was stopped: "
+                  "a hang; its output above ends where it stood", file=sys.stderr, flush=True)
         if left:
             names = ", ".join(f"{name} (pid {pid})" for pid, name in left)
             print(f"FAIL: {self.script} left running: {names}", file=sys.stderr, flush=True)
