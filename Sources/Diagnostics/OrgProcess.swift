@@ -69,9 +69,12 @@ final class OrgProcess: @unchecked Sendable {
     }
 
     /// Waits for a child that was told to end. Not `waitUntilExit()`: Foundation's `Process` learns of the exit
-    /// through SIGCHLD, and in one CI run it missed it: the explorer waited 37 minutes on an sf-simulator that had
-    /// exited (a zombie, never reaped). So the child is also asked for directly, without blocking: while `isRunning`
-    /// holds, Foundation has not reaped it, so the pid is still that child's.
+    /// when the child's end of a socket pair closes, and that end is not close-on-exec; a process spawned by
+    /// another thread while the org started kept a copy (the explorer's fork servers live as long as it does), and
+    /// in one CI run the explorer waited 37 minutes on an sf-simulator that had exited (a zombie, never reaped).
+    /// The explorer's spawns now close what they inherit (`ActorProcess.closeInheritedDescriptors`); and the child
+    /// is asked for directly as well, without blocking: while `isRunning` holds, Foundation has not reaped it, so
+    /// the pid is still that child's.
     static func reap(_ process: Process) {
         let pid = process.processIdentifier
         while process.isRunning {

@@ -1,3 +1,4 @@
+import CProcessControl
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -73,6 +74,7 @@ package final class ActorProcess {
         let high = (stdio + [pair[1]]).map { fcntl($0, F_DUPFD_CLOEXEC, 10) }
         defer { high.filter { $0 >= 0 }.forEach { close($0) } }
         for (target, fd) in high.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, Int32(target)) }
+        ActorProcess.closeInheritedDescriptors(&actions)
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = entries.map { strdup($0) } + [nil]
         defer {
@@ -88,6 +90,15 @@ package final class ActorProcess {
         }
         pid = child
         socket = pair[0]
+    }
+
+    /// Closes every descriptor from 4 up in the child, after the dup2s that give it 0 to 3. What this package
+    /// opens is close-on-exec, but not what others open: Foundation's `Process` watches each child it starts
+    /// through a socket pair whose child end is not, and hears of the exit only when every copy of that end is
+    /// closed. A process spawned by another thread in that moment kept a copy, and a fork server keeps its copy for
+    /// the exploration's life: the org's exit was never heard, and `waitUntilExit()` waited 37 minutes in one CI run.
+    static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        appgroupsim_spawn_close_from(&actions, 4)
     }
 
     deinit {

@@ -14,6 +14,18 @@ import Glibc
 package final class ForkClient: @unchecked Sendable {
     package static let shared = ForkClient()
 
+    /// A client of its own, with servers of its own (tests: a server started now, not one an earlier test started).
+    package init() {}
+
+    /// Its servers end when their socket closes (`ForkServer`: the explorer is gone); each is waited for.
+    deinit {
+        for server in servers.values {
+            close(server.socket)
+            var status: Int32 = 0
+            while waitpid(server.pid, &status, 0) < 0, errno == EINTR {}
+        }
+    }
+
     private final class Server {
         let pid: pid_t
         let socket: Int32
@@ -87,6 +99,9 @@ package final class ForkClient: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, pair[1], 3)
+        // The server lives as long as the explorer: a descriptor it inherited stays open that long (and in every
+        // process forked from it).
+        ActorProcess.closeInheritedDescriptors(&actions)
         // Room for each launch's own arguments in what ps shows (ForkServer.retitle), and the explorer's
         // environment, which /proc/PID/environ of every launch shows (the session's clean-up finds its
         // processes by their HOME there). LD_BIND_NOW: every symbol bound once, in the server, for all the

@@ -23,25 +23,41 @@ final class ExploreTests: XCTestCase {
         return try Explorer(options)
     }
 
-    /// `OrgProcess.reap` asks for the child itself instead of `waitUntilExit()` (in CI, Foundation once never saw an
-    /// sf-simulator end: the explorer waited 37 minutes on the zombie). This guards the path where the child was
-    /// reaped elsewhere first: reap must return, not wait for a pid that is gone. It is a guard, not the CI hang
-    /// reproduced: Foundation's own wait returns here too, and missing a SIGCHLD on purpose was not found here.
-    func testReapReturnsForAChildReapedElsewhere() throws {
+    /// The CI hang, reproduced: Foundation's `Process` hears that a child ended only when every copy of the child's
+    /// end of its socket pair is closed, so a process that holds a copy keeps it deaf, and `waitUntilExit()` waits
+    /// as long as that process lives (the explorer waited 37 minutes on an sf-simulator that a fork server held so).
+    /// Here the child's own background `sleep` holds it: the shell has ended, `isRunning` still says true, and
+    /// `OrgProcess.reap` returns all the same, since it asks for the child itself.
+    func testReapReturnsWhileFoundationCannotHearTheChildEnd() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("explore-reap-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let holder = dir.appendingPathComponent("holder.pid")
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        process.arguments = ["0.3"]
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "sleep 60 & echo $! > '\(holder.path)'; exit 0"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
         try process.run()
-        let pid = process.processIdentifier
-        // Blocked in waitpid before the child ends, this thread is woken by the exit itself and reaps it first.
-        var status: Int32 = 0
-        XCTAssertEqual(waitpid(pid, &status, 0), pid)
+        var holderPID: pid_t?
+        for _ in 0..<500 where holderPID == nil {
+            holderPID = (try? String(contentsOf: holder, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            if holderPID == nil { usleep(10_000) }
+        }
+        let sleeper = try XCTUnwrap(holderPID, "the shell never started its sleep")
+        defer { kill(sleeper, SIGKILL) }
+        // The shell ends at once; Foundation cannot know while the sleep holds the socket's end.
+        usleep(300_000)
+        XCTAssertTrue(process.isRunning, "Foundation heard the end with the socket still held: the hang is not reproduced")
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             OrgProcess.reap(process)
             done.signal()
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "reap waited on a child that was already reaped")
+        XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "reap waited as waitUntilExit() does, for the holder to end")
+        var status: Int32 = 0
+        XCTAssertEqual(waitpid(process.processIdentifier, &status, WNOHANG), -1, "the shell was not reaped")
     }
 
     /// Runs explored at once give what one at a time gives: the same runs, the same first run for each broken
@@ -480,6 +496,54 @@ final class ExploreTests: XCTestCase {
         XCTAssertEqual(end, .exited(status: 0), probe.stderr)
         XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "true")
         XCTAssertEqual(points, ["file.read", "file.read", "file.read"], "three reads, three points, whether each read the disk or the copy")
+    }
+
+    /// An actor, spawned or forked from a fork server, holds no descriptor of the explorer beyond its 0 to 3. A
+    /// descriptor that is not close-on-exec (as Foundation's `Process` opens the socket it watches each child
+    /// through) would otherwise live on in a fork server for the exploration's life, and Foundation would never
+    /// hear that the child it belongs to ended: the explorer hung 37 minutes in CI in `waitUntilExit()` on an org.
+    func testAnActorInheritsNoDescriptorOfTheExplorer() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("explore-fds-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        // A socket pair as Foundation makes one: no close-on-exec; one end put at a number nothing else takes.
+        var pair: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair), 0)
+        let stray = fcntl(pair[1], F_DUPFD, 777)
+        XCTAssertGreaterThanOrEqual(stray, 777)
+        defer { [pair[0], pair[1], stray].forEach { close($0) } }
+        func descriptors(_ pid: pid_t) throws -> Set<Int32> {
+            Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap { Int32($0) })
+        }
+
+        // Spawned: the shell lists its own descriptors before it ends.
+        let shell = try ActorProcess(
+            executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "ls /proc/$$/fd"], environment: [:], outputDirectory: dir, name: "sh")
+        XCTAssertEqual(shell.next(), .exited(status: 0), shell.stderr)
+        let spawned = Set(shell.stdout.split(separator: "\n").compactMap { Int32($0) })
+        XCTAssertEqual(spawned, [0, 1, 2, 3], "the descriptors of a spawned actor")
+
+        // Forked from a fork server started after the stray descriptor existed: the launch, stopped at its first
+        // point, has what the server has, and the server none of the explorer's.
+        let client = ForkClient()
+        let probe = try TestSupport.executable("appgroupsim-probe")
+        let file = try Self.sharedDefaults(in: dir)
+        var actorPair: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &actorPair), 0)
+        let stdio = [open("/dev/null", O_RDONLY | O_CLOEXEC), open("/dev/null", O_WRONLY | O_CLOEXEC), open("/dev/null", O_WRONLY | O_CLOEXEC)]
+        defer { (stdio + actorPair).forEach { close($0) } }
+        let launched = client.launch(
+            executable: probe.path, arguments: [probe.path, "read-key", "--file", file.path, "--key", "userLoggedIn"],
+            environment: ["APPGROUPSIM_EXPLORE_FD=3", "PATH=/usr/bin:/bin"], fds: stdio + [actorPair[1]])
+        let pid = try XCTUnwrap(launched, "appgroupsim-probe did not serve")
+        var byte: UInt8 = 0
+        XCTAssertEqual(read(actorPair[0], &byte, 1), 1, "the probe did not reach its first point")
+        let forked = try descriptors(pid)
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        XCTAssertEqual(waitpid(pid, &status, 0), pid, "the launch is this process's child")
+        XCTAssertFalse(forked.contains(stray), "a launch from the fork server holds the explorer's descriptor \(stray): \(forked.sorted())")
+        XCTAssertTrue(forked.isSuperset(of: [0, 1, 2, 3]), "\(forked.sorted())")
     }
 
     /// A launch from the executable's fork server (the explorer's default for its own actors) is the process a
