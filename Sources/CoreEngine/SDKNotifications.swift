@@ -26,7 +26,7 @@ package final class SDKEvents: @unchecked Sendable {
     package init(traceFile: String? = nil, append: Bool = false) {
         if let traceFile {
             if !append || !FileManager.default.fileExists(atPath: traceFile) {
-                FileManager.default.createFile(atPath: traceFile, contents: nil, attributes: [.posixPermissions: 0o600])
+                _ = FileManager.default.createFile(atPath: traceFile, contents: nil, attributes: [.posixPermissions: 0o600])
             }
             // O_APPEND, one write per line: the app and the apps it launches can share one trace.
             let fd = open(traceFile, O_WRONLY | O_APPEND | O_CLOEXEC)

@@ -91,7 +91,7 @@ final class CrossProcessTests: XCTestCase {
             }
         }
         usleep(200_000)
-        FileManager.default.createFile(atPath: startFile, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: startFile, contents: nil))
         group.wait()
         return try results.all()
     }

@@ -102,7 +102,7 @@ final class BriefcaseTests: XCTestCase {
             _ = try await client.send(request)
             return nil
         } catch {
-            guard let rest = error as? RestError, case .http(let status, let errors) = rest else { return (0, nil) }
+            guard case .http(let status, let errors) = error else { return (0, nil) }
             return (status, errors.first)
         }
     }

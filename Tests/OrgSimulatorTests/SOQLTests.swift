@@ -117,7 +117,7 @@ final class SOQLTests: XCTestCase {
     }
 
     func testAMissingParentIsNull() throws {
-        try state.database.store.write { [self] db in
+        _ = try state.database.store.write { [self] db in
             try state.records.insert(db, orgId: session.orgId, object: state.definition.object("Contact")!, record: ["LastName": "Orphan"], userId: session.userId)
         }
         let r = try rows("SELECT LastName, Account.Name FROM Contact WHERE LastName = 'Orphan'")
@@ -166,7 +166,7 @@ final class SOQLTests: XCTestCase {
     }
 
     func testPolymorphicWhatGivesTheRecordsOwnType() throws {
-        try state.database.store.write { [self] db in
+        _ = try state.database.store.write { [self] db in
             try state.records.insert(db, orgId: session.orgId, object: state.definition.object("Task")!,
                                      record: ["Subject": "Call", "Status": "Not Started", "Priority": "High", "WhatId": .string(accounts["navy"]!)], userId: session.userId)
         }
@@ -335,7 +335,7 @@ final class SOQLTests: XCTestCase {
         func locator(_ next: String) -> String { String(next.split(separator: "/").last!.split(separator: "-")[0]) }
         let released = try XCTUnwrap(answer("SELECT Id FROM Contact ORDER BY LastName", batchSize: 200)["nextRecordsUrl"] as? String)
         XCTAssertNotNil(state.queries.known.cursor(locator(released)), "known to the instance that opened it")
-        try state.database.store.write { db in try db.execute("DELETE FROM cursors WHERE locator = ?", [locator(released)]) }
+        _ = try state.database.store.write { db in try db.execute("DELETE FROM cursors WHERE locator = ?", [locator(released)]) }
         XCTAssertThrowsError(try page(released)) { XCTAssertEqual(($0 as? SalesforceError)?.errorCode, "INVALID_QUERY_LOCATOR") }
         XCTAssertNil(state.queries.known.cursor(locator(released)), "forgotten once the database has no such cursor")
 
@@ -351,7 +351,7 @@ final class SOQLTests: XCTestCase {
 
         let other = try SOQLCompiler.compile(
             SOQLParser.parse("SELECT Id, LastName FROM Contact ORDER BY LastName"), definition: state.definition, now: Date(), dialect: state.database.store.dialect)
-        try state.database.store.write { db in
+        _ = try state.database.store.write { db in
             try db.execute("UPDATE cursors SET plan = ? WHERE locator = ?", [try JSONEncoder().encode(other), locator(opened)])
         }
         let third = try page(try XCTUnwrap(second["nextRecordsUrl"] as? String))

@@ -126,7 +126,7 @@ struct Grants: Sendable {
 
     func issueRefreshToken(_ grant: Grant) throws -> String {
         let token = "5Aep861" + OrgState.randomToken(48)
-        try database.store.write { db in
+        _ = try database.store.write { db in
             try db.execute("INSERT INTO grants(hash, org_id, user_id, client_id, scopes, revoked, created) VALUES (?, ?, ?, ?, ?, 0, ?)", [OrgState.hash(token), grant.orgId, grant.userId, grant.clientId, grant.scopes.joined(separator: " "), Date().timeIntervalSince1970])
         }
         return token
@@ -182,7 +182,7 @@ struct Grants: Sendable {
     }
 
     /// Fault: every access token expires now.
-    func expireAllAccessTokens() throws { try database.store.write { db in try db.execute("DELETE FROM access_tokens") } }
+    func expireAllAccessTokens() throws { _ = try database.store.write { db in try db.execute("DELETE FROM access_tokens") } }
 
     /// Fault: revoke every refresh token of a user.
     func revokeUser(username: String) throws -> Int {

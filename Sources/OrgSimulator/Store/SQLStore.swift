@@ -233,8 +233,8 @@ extension SQLTransaction {
         do {
             completion = try body()
         } catch {
-            try? execute("ROLLBACK TO SAVEPOINT sfsim")
-            try? execute("RELEASE SAVEPOINT sfsim")
+            _ = try? execute("ROLLBACK TO SAVEPOINT sfsim")
+            _ = try? execute("RELEASE SAVEPOINT sfsim")
             throw error
         }
         if completion == .rollback { try execute("ROLLBACK TO SAVEPOINT sfsim") }
