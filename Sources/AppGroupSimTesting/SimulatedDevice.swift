@@ -45,6 +45,7 @@ public final class SimulatedDevice: @unchecked Sendable {
         } else {
             self.url = FileManager.default.temporaryDirectory.appendingPathComponent("appgroupsim-device-\(UUID().uuidString)")
             removeOnDeinit = true
+            TemporaryDevices.add(self.url)
         }
         _ = try Device.open(at: self.url, initialize: true)
         secretStore = keychain == .inMemory ? InMemorySecretStore() : nil
@@ -56,10 +57,14 @@ public final class SimulatedDevice: @unchecked Sendable {
         self.url = url
         self.secretStore = secretStore
         removeOnDeinit = true
+        TemporaryDevices.add(url)
     }
 
     deinit {
-        if removeOnDeinit { try? FileManager.default.removeItem(at: url) }
+        if removeOnDeinit {
+            try? FileManager.default.removeItem(at: url)
+            TemporaryDevices.remove(url)
+        }
         for file in backupFiles { try? FileManager.default.removeItem(at: file) }
     }
 
@@ -244,4 +249,29 @@ public struct SimulatedDeviceBackup: Sendable {
     public let keychainItems: Int
     /// Keychain items left behind: their class is `…ThisDeviceOnly`.
     public let keychainItemsLeftOut: Int
+}
+
+/// The temporary device folders of the devices alive in this process, removed when it exits. A device kept in a
+/// static (a test class's `setUp()` makes it once, as the SDK's own tests make their session) is never
+/// deinitialized: the process ends first, and each test run left its folder in the temporary directory.
+enum TemporaryDevices {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var folders: Set<URL> = []
+    nonisolated(unsafe) private static var registered = false
+
+    static func add(_ url: URL) {
+        lock.withLock {
+            folders.insert(url)
+            if !registered {
+                registered = true
+                atexit { TemporaryDevices.removeAll() }
+            }
+        }
+    }
+
+    static func remove(_ url: URL) { _ = lock.withLock { folders.remove(url) } }
+
+    private static func removeAll() {
+        for url in lock.withLock({ folders }) { try? FileManager.default.removeItem(at: url) }
+    }
 }

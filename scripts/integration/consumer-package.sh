@@ -23,10 +23,16 @@ contains "$OUT" "Combine: @Published went [WO-1,WO-2] -> [WO-0,WO-1,WO-2]"
 ok "a package depending on AppGroupSim by path builds with the SDK-named products only and runs the SDK's API as the app: a global store on the device (sqlite3 reads it), query specs, a SOQL target, Combine publishing rows"
 # Its tests: the SDK's SmartStoreTests rewritten (run as the app on a device of their own, from the two
 # variables), and the app-then-widget flow on AppGroupSimTesting's simulated device.
-APPGROUPSIM_BUNDLE="$APP" APPGROUPSIM_DEVICE="$WORK/tests-device" swift test --package-path "$ROOT/Tests/ConsumerPackage" --disable-build-manifest-caching --scratch-path "$SCRATCH" --skip-build > "$WORK/test.log" 2>&1 \
+# In a temporary directory of their own, to see what they leave there.
+mkdir -p "$WORK/tests-tmp"
+TMPDIR="$WORK/tests-tmp" APPGROUPSIM_BUNDLE="$APP" APPGROUPSIM_DEVICE="$WORK/tests-device" swift test --package-path "$ROOT/Tests/ConsumerPackage" --disable-build-manifest-caching --scratch-path "$SCRATCH" --skip-build > "$WORK/test.log" 2>&1 \
   || fail "the consumer package's tests failed: $(grep -m5 'error' "$WORK/test.log")"
 grep -q "Executed 78 tests, with 0 failures" "$WORK/test.log" || fail "not the 78 tests expected: $(grep Executed "$WORK/test.log" | tail -1)"
-ok "its XCTests pass: the SDK's SmartStoreTests, KeychainHelperTests (on the real keyring), EncryptionTests, BootconfigTests, EncryptStreamTests, DecryptStreamTests, RestClientPublisherTests, URLRequest+RestRequestTests, NotificationCategoryFactoryTests, BriefcaseSyncDownTests, ScopeParserTests and RestClientTest (its session made by TestSetupUtils from SimulatedOrg.testCredentials, on the real keyring) rewritten, the API's errors, REST, directories, revoke and logout as the app, and the app syncing then the widget listing the newest 3 through the group"
+# A SimulatedDevice kept in a test class's static is never deinitialized (the process ends first): its folder
+# goes when the process exits (AppGroupSimTesting's TemporaryDevices). Each run used to leave one.
+left=$(find "$WORK/tests-tmp" -maxdepth 1 -name 'appgroupsim-device-*' | wc -l)
+[ "$left" = 0 ] || fail "the consumer package's tests left $left temporary device folder(s): $(ls "$WORK/tests-tmp" | tr "\n" " ")"
+ok "its XCTests pass, and leave no temporary device folder: the SDK's SmartStoreTests, KeychainHelperTests (on the real keyring), EncryptionTests, BootconfigTests, EncryptStreamTests, DecryptStreamTests, RestClientPublisherTests, URLRequest+RestRequestTests, NotificationCategoryFactoryTests, BriefcaseSyncDownTests, ScopeParserTests and RestClientTest (its session made by TestSetupUtils from SimulatedOrg.testCredentials, on the real keyring) rewritten, the API's errors, REST, directories, revoke and logout as the app, and the app syncing then the widget listing the newest 3 through the group"
 # Code against the SDK's SalesforceSDKCommon, run as the widget of an app that main-app launched and logged
 # in (userLoggedIn written): the process is the bundle APPGROUPSIM_BUNDLE names, on APPGROUPSIM_DEVICE.
 DEV="$WORK/device"

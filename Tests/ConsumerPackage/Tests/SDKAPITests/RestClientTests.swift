@@ -51,6 +51,10 @@ final class RestClientTests: XCTestCase {
     override class func tearDown() {
         UserAccountManager.shared.logoutAllUsers()
         if let org { _ = blocking { await org.stop() } }
+        // The device's folder goes with the object: a class's static outlives the tests, and the process ends
+        // without running deinit (one temporary device folder was left by each run).
+        org = nil
+        device = nil
         super.tearDown()
     }
 
