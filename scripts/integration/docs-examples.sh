@@ -3,7 +3,9 @@
 # <!-- example: NAME --> must be what docs/examples/NAME.sh prints now (masked as docs/README.md says).
 # And the check must catch a change: one block is altered in a copy of the checkout's pages, and the
 # check on that copy must fail naming it.
-# scripts/test: scratch (it builds consumer packages in the shared scratch path, AppGroupSim's own .build)
+# scripts/test: scratch (it builds consumer packages in the shared scratch path, AppGroupSim's own .build, and makes
+# SwiftPM's symbol graphs there first, in its sdk-api-coverage example: scripts/test runs it before the other consumer
+# packages' scripts, while .build still holds the build with every trait on, so that the graphs relink nothing)
 source "$(dirname "$0")/../lib/integration.sh"
 expect_status 0 "$ROOT/scripts/docs-examples" --check
 contains "$OUT" "every block is what its example prints now"
