@@ -122,3 +122,55 @@ final class PostgresURLTests: XCTestCase {
         }
     }
 }
+
+/// In-memory orgs of one process seeded from the same files share one seeding (`SeededOrgs`): each starts as a
+/// copy of the first one's seeded database, with the same records, and is its own org after that; a definition
+/// that differs, in its files or changed in code, is seeded anew.
+final class SeededOrgsTests: XCTestCase {
+    func contacts(_ state: OrgState) throws -> [String] {
+        try state.database.store.read { db in try db.values(as: String.self, "SELECT id || ' ' || coalesce(\"LastName\", '') || ' ' || \"LastModifiedDate\" FROM obj_Contact ORDER BY id") }
+    }
+
+    func testAnInMemoryOrgOfTheSameDefinitionStartsAsACopyOfTheFirstSeeding() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seeded-orgs-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("Fixtures/org"), to: directory)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try OrgState(definition: try OrgDefinition.load(directory: directory), stateURL: nil, tokenLifetime: 3600)
+        let firstContacts = try contacts(first)
+        XCTAssertGreaterThan(firstContacts.count, 100)
+        // A write in the first org after its seeding is not in the copy the second starts from.
+        try first.database.store.write { db in try db.execute("DELETE FROM obj_Contact", []) }
+        XCTAssertEqual(try contacts(first), [])
+        let second = try OrgState(definition: try OrgDefinition.load(directory: directory), stateURL: nil, tokenLifetime: 3600)
+        XCTAssertEqual(try contacts(second), firstContacts, "the same records as a seeding")
+        // A copy, not a seeding: the time of the seeding is the first one's.
+        func seeded(_ state: OrgState) throws -> String? { try state.database.store.read { db in try state.database.meta(db, "seeded") } }
+        XCTAssertEqual(try seeded(second), try seeded(first))
+        usleep(5_000)
+        let seededAnew = try withEnvironment("APPGROUPSIM_ORG_SEEDING", "each") {
+            try OrgState(definition: try OrgDefinition.load(directory: directory), stateURL: nil, tokenLifetime: 3600)
+        }
+        XCTAssertEqual(try contacts(seededAnew), firstContacts, "a copy is what seeding makes")
+        XCTAssertNotEqual(try seeded(seededAnew), try seeded(first), "seeded anew")
+        // Changed in code: another org.
+        var changed = try OrgDefinition.load(directory: directory)
+        changed.orgs[0].contactCount = 7
+        // (The fixture's second org keeps its contacts: the first org's 1,000 become 7.)
+        let firstOrgs = try XCTUnwrap(OrgDefinition.load(directory: directory).orgs.first?.contactCount)
+        XCTAssertEqual(try contacts(try OrgState(definition: changed, stateURL: nil, tokenLifetime: 3600)).count, firstContacts.count - firstOrgs + 7)
+        // Changed in its file: another org.
+        let orgs = directory.appendingPathComponent("orgs.json")
+        var json = try JSONSerialization.jsonObject(with: Data(contentsOf: orgs)) as! [String: Any]
+        var list = json["orgs"] as! [[String: Any]]
+        list[0]["contactCount"] = 5
+        json["orgs"] = list
+        try JSONSerialization.data(withJSONObject: json).write(to: orgs)
+        XCTAssertEqual(try contacts(try OrgState(definition: try OrgDefinition.load(directory: directory), stateURL: nil, tokenLifetime: 3600)).count, firstContacts.count - firstOrgs + 5)
+    }
+
+    func withEnvironment<T>(_ name: String, _ value: String, _ body: () throws -> T) rethrows -> T {
+        setenv(name, value, 1)
+        defer { unsetenv(name) }
+        return try body()
+    }
+}

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// The org definition (`Fixtures/org/`): `orgs.json` (orgs, users, policies, connected apps, the seed)
@@ -11,6 +12,10 @@ package struct OrgDefinition: Sendable {
     package var connectedApps: [ConnectedApp]
     package var objects: [ObjectDefinition]
     let byName: [String: Int]
+    /// The SHA-256 of the files this definition was read from (`orgs.json`, then `objects.json` or the built-in
+    /// objects), when it was read from files (`load`): what seeding a state from it depends on (the connected apps
+    /// added at start are not seeded). In-memory orgs of one process seeded from it share one seeding (`OrgState`).
+    package internal(set) var sourceDigest: String?
 
     package struct ConnectedApp: Sendable, Codable, Equatable {
         package var name: String?
@@ -141,7 +146,14 @@ package struct OrgDefinition: Sendable {
                 apps.append(extra)
             }
         }
-        let definition = OrgDefinition(seed: fixture.seed, referenceDate: reference, orgs: fixture.orgs, connectedApps: apps, objects: objects)
+        var definition = OrgDefinition(seed: fixture.seed, referenceDate: reference, orgs: fixture.orgs, connectedApps: apps, objects: objects)
+        var digest = SHA256()
+        for url in [directory.appendingPathComponent("orgs.json"), objectsURL] {
+            let data = FileManager.default.contents(atPath: url.path) ?? Data(ObjectsFile.builtIn.utf8)
+            digest.update(data: Data("\(data.count):".utf8))
+            digest.update(data: data)
+        }
+        definition.sourceDigest = digest.finalize().map { String(format: "%02x", $0) }.joined()
         try definition.check(file: objectsURL.path)
         try definition.checkBriefcases(file: directory.appendingPathComponent("orgs.json").path)
         return definition

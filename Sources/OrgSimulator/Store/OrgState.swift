@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GRDB
 
 /// Where an org's state is kept.
 package enum StateLocation: Sendable {
@@ -30,8 +31,19 @@ final class OrgState: Sendable {
     /// - Parameter recordLockTimeout: for SQLite; another backend was made with its own.
     init(definition: OrgDefinition, location: StateLocation, tokenLifetime: TimeInterval, csv: [CSVSource] = [], recordLockTimeout: TimeInterval = 10) throws {
         let store: any SQLStore
+        // An in-memory org seeded from files another in-memory org of this process was seeded from starts as a copy of
+        // that seeding (the same records: seeding is a function of the definition and the CSV files).
+        var seeding: (key: String, memory: SQLiteStore, copied: Bool)?
         switch location {
-        case .memory: store = try SQLiteStore(path: nil, recordLockTimeout: recordLockTimeout)
+        case .memory:
+            let memory = try SQLiteStore(path: nil, recordLockTimeout: recordLockTimeout)
+            store = memory
+            if let digest = definition.sourceDigest, SeededOrgs.enabled {
+                // The files read, what the definition says now (a loaded definition changed in code is another
+                // org), and the CSV files.
+                let key = [digest, DefinitionFingerprint(definition).text, Self.seedInputs(csv)].joined(separator: "\n")
+                seeding = (key, memory, try SeededOrgs.shared.copy(key, into: memory.queue))
+            }
         case .file(let url): store = try SQLiteStore(path: url, recordLockTimeout: recordLockTimeout)
         case .store(let given): store = given
         }
@@ -61,6 +73,7 @@ final class OrgState: Sendable {
         } catch let error as SQLStoreError {
             throw OrgSimulatorError.state("\(store.location) cannot be seeded: \(error.reason)")
         }
+        if let seeding, !seeding.copied { try SeededOrgs.shared.keep(seeding.key, from: seeding.memory.queue) }
     }
 
     /// What the CSV files of a seeding were: each `[ORG:]OBJECT` and the SHA-256 of its file.
@@ -111,5 +124,41 @@ final class OrgState: Sendable {
         let raw = Data((0..<bytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
         return raw.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+    }
+}
+
+/// The seeded databases of the in-memory orgs this process started, one per definition (and CSV files), that the next
+/// in-memory org of the same definition copies instead of seeding again. Seeding is most of an org's start (a thousand
+/// generated contacts, their dates formatted one by one): an exploration starts an in-process org a run
+/// (`DeviceExploration`), and a test suite one a test. A copy is SQLite's online backup, page by page.
+final class SeededOrgs: @unchecked Sendable {
+    static let shared = SeededOrgs()
+    /// The definitions kept at once (a test suite makes many variants; each copy is a few megabytes at most).
+    static let limit = 8
+    /// `APPGROUPSIM_ORG_SEEDING=each` seeds every in-memory org anew, to compare the two (`Benchmarks/run`).
+    static var enabled: Bool { ProcessInfo.processInfo.environment["APPGROUPSIM_ORG_SEEDING"] != "each" }
+
+    private let lock = NSLock()
+    private var seeded: [(key: String, database: DatabaseQueue)] = []
+
+    /// Copies the seeding kept for `key` into the empty `database`; false when none is kept.
+    func copy(_ key: String, into database: DatabaseQueue) throws -> Bool {
+        lock.lock()
+        let kept = seeded.first { $0.key == key }?.database
+        lock.unlock()
+        guard let kept else { return false }
+        try kept.backup(to: database)
+        return true
+    }
+
+    /// Keeps a copy of `database`, just seeded for `key` (the oldest kept goes past `limit`).
+    func keep(_ key: String, from database: DatabaseQueue) throws {
+        let copy = try DatabaseQueue()
+        try database.backup(to: copy)
+        lock.lock()
+        defer { lock.unlock() }
+        guard !seeded.contains(where: { $0.key == key }) else { return }
+        seeded.append((key, copy))
+        if seeded.count > Self.limit { seeded.removeFirst() }
     }
 }
