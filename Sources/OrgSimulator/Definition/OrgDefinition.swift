@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// The org definition (`Fixtures/org/`): `orgs.json` (orgs, users, policies, connected apps, the seed)
@@ -12,10 +11,11 @@ package struct OrgDefinition: Sendable {
     package var connectedApps: [ConnectedApp]
     package var objects: [ObjectDefinition]
     let byName: [String: Int]
-    /// The SHA-256 of the files this definition was read from (`orgs.json`, then `objects.json` or the built-in
-    /// objects), when it was read from files (`load`): what seeding a state from it depends on (the connected apps
-    /// added at start are not seeded). In-memory orgs of one process seeded from it share one seeding (`OrgState`).
-    package internal(set) var sourceDigest: String?
+    /// The bytes of the files this definition was read from (`orgs.json`, then `objects.json` or the built-in
+    /// objects, each after its length), when it was read from files (`load`): what seeding a state from it depends on
+    /// (the connected apps added at start are not seeded). In-memory orgs of one process seeded from the same share
+    /// one seeding (`OrgState`, which hashes them; this file imports no Crypto: scripts/fuzz compiles it alone).
+    package internal(set) var source: Data?
 
     package struct ConnectedApp: Sendable, Codable, Equatable {
         package var name: String?
@@ -147,13 +147,13 @@ package struct OrgDefinition: Sendable {
             }
         }
         var definition = OrgDefinition(seed: fixture.seed, referenceDate: reference, orgs: fixture.orgs, connectedApps: apps, objects: objects)
-        var digest = SHA256()
+        var source = Data()
         for url in [directory.appendingPathComponent("orgs.json"), objectsURL] {
             let data = FileManager.default.contents(atPath: url.path) ?? Data(ObjectsFile.builtIn.utf8)
-            digest.update(data: Data("\(data.count):".utf8))
-            digest.update(data: data)
+            source.append(Data("\(data.count):".utf8))
+            source.append(data)
         }
-        definition.sourceDigest = digest.finalize().map { String(format: "%02x", $0) }.joined()
+        definition.source = source
         try definition.check(file: objectsURL.path)
         try definition.checkBriefcases(file: directory.appendingPathComponent("orgs.json").path)
         return definition

@@ -38,7 +38,8 @@ final class OrgState: Sendable {
         case .memory:
             let memory = try SQLiteStore(path: nil, recordLockTimeout: recordLockTimeout)
             store = memory
-            if let digest = definition.sourceDigest, SeededOrgs.enabled {
+            if let source = definition.source, SeededOrgs.enabled {
+                let digest = SHA256.hash(data: source).map { String(format: "%02x", $0) }.joined()
                 // The files read, what the definition says now (a loaded definition changed in code is another
                 // org), and the CSV files.
                 let key = [digest, DefinitionFingerprint(definition).text, Self.seedInputs(csv)].joined(separator: "\n")
