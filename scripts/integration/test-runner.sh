@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# scripts/test's test runner (scripts/lib/run-tests.py: the bundle swift test runs, one class at a time on each core)
+# must say what failed: a fake bundle, a shell script answering --list-tests as XCTest does, has a class that passes, a
+# class that fails, a class that crashes, a class that hangs, a class that executes fewer tests than it lists, and swift-testing tests.
+source "$(dirname "$0")/../lib/integration.sh"
+FAKE="$WORK/Fake.xctest"
+cat >"$FAKE" <<'FAKE'
+#!/usr/bin/env bash
+# $FAKE_MODE: pass (every class passes), fail, crash, hang or short.
+case "$1" in
+  --list-tests) printf 'Listing 5 tests in Fake.xctest:\n\nM.A/test1\nM.A/test2\nM.B/test1\nM.C/test1\nM.C/test2\n' ;;
+  --testing-library) echo "Test run with 3 tests in 1 suite passed after 0.001 seconds." ;;
+  M.A) echo "	 Executed 2 tests, with 0 failures (0 unexpected) in 0.01 (0.01) seconds" ;;
+  M.B) case "$FAKE_MODE" in
+         fail) echo "M.B/test1: error: XCTAssertEqual failed"; echo "	 Executed 1 test, with 1 failure (0 unexpected) in 0.01 (0.01) seconds"; exit 1 ;;
+         crash) echo "M.B/test1 started"; kill -SEGV $$ ;;
+         hang) echo "M.B/test1 started"; sleep 120 ;;
+         *) echo "	 Executed 1 test, with 0 failures (0 unexpected) in 0.01 (0.01) seconds" ;;
+       esac ;;
+  M.C) if [ "$FAKE_MODE" = short ]; then n=1; else n=2; fi
+       echo "	 Executed $n tests, with 0 failures (0 unexpected) in 0.01 (0.01) seconds" ;;
+  *) echo "unexpected arguments: $*" >&2; exit 2 ;;
+esac
+FAKE
+chmod +x "$FAKE"
+RUN="$ROOT/scripts/lib/run-tests.py"
+
+FAKE_MODE=pass expect_status 0 python3 "$RUN" --jobs 2 "$FAKE"
+contains "$OUT" "tests: 5 XCTest tests in 3 classes with 0 failure(s), 3 swift-testing tests, on 2 workers"
+[ -s "$WORK/appgroupsim-test-times.json" ] || fail "no class times kept beside the bundle after a passing run"
+ok "every class and the swift-testing tests ran, on 2 workers: $(printf '%s\n' "$OUT" | tail -1)"
+
+FAKE_MODE=fail expect_status 1 python3 "$RUN" --jobs 2 "$FAKE"
+contains "$OUT" "M.B/test1: error: XCTAssertEqual failed"
+contains "$OUT" "FAILED M.B: exit 1"
+ok "a failing class is printed and named: $(printf '%s\n' "$OUT" | grep FAILED)"
+
+FAKE_MODE=crash expect_status 1 python3 "$RUN" --jobs 1 "$FAKE"
+contains "$OUT" "FAILED M.B: killed by signal 11"
+ok "a crashed class is named: $(printf '%s\n' "$OUT" | grep FAILED)"
+
+FAKE_MODE=short expect_status 1 python3 "$RUN" --jobs 2 "$FAKE"
+contains "$OUT" "FAILED the classes executed 4 tests; $FAKE lists 5"
+ok "a run that executed fewer tests than the bundle lists fails: $(printf '%s\n' "$OUT" | grep FAILED)"
+
+# (Not stopped, the class would end after its 120 s with status 0, and no FAILED line.)
+FAKE_MODE=hang APPGROUPSIM_TEST_CLASS_TIMEOUT=2 expect_status 1 python3 "$RUN" --jobs 2 "$FAKE"
+contains "$OUT" "FAILED M.B: did not end within 2 s and was stopped"
+ok "a hung class is stopped and named: $(printf '%s\n' "$OUT" | grep FAILED)"
