@@ -6,10 +6,11 @@ source "$(dirname "$0")/../lib/integration.sh"
 FAKE="$WORK/Fake.xctest"
 cat >"$FAKE" <<'FAKE'
 #!/usr/bin/env bash
-# $FAKE_MODE: pass (every class passes), fail, crash, hang or short.
+# $FAKE_MODE: pass (every class passes), no-swift-testing, fail, crash, hang or short.
 case "$1" in
   --list-tests) printf 'Listing 5 tests in Fake.xctest:\n\nM.A/test1\nM.A/test2\nM.B/test1\nM.C/test1\nM.C/test2\n' ;;
-  --testing-library) echo "Test run with 3 tests in 1 suite passed after 0.001 seconds." ;;
+  --testing-library) if [ "$FAKE_MODE" = no-swift-testing ]; then echo "Test run with 0 tests in 0 suites passed after 0.001 seconds."; exit 69; fi
+                     echo "Test run with 3 tests in 1 suite passed after 0.001 seconds." ;;
   M.A) echo "	 Executed 2 tests, with 0 failures (0 unexpected) in 0.01 (0.01) seconds" ;;
   M.B) case "$FAKE_MODE" in
          fail) echo "M.B/test1: error: XCTAssertEqual failed"; echo "	 Executed 1 test, with 1 failure (0 unexpected) in 0.01 (0.01) seconds"; exit 1 ;;
@@ -19,6 +20,7 @@ case "$1" in
        esac ;;
   M.C) if [ "$FAKE_MODE" = short ]; then n=1; else n=2; fi
        echo "	 Executed $n tests, with 0 failures (0 unexpected) in 0.01 (0.01) seconds" ;;
+  M.?/test?) echo "	 Executed 1 test, with 0 failures (0 unexpected) in 0.01 (0.01) seconds" ;;
   *) echo "unexpected arguments: $*" >&2; exit 2 ;;
 esac
 FAKE
@@ -29,6 +31,14 @@ FAKE_MODE=pass expect_status 0 python3 "$RUN" --jobs 2 "$FAKE"
 contains "$OUT" "tests: 5 XCTest tests in 3 classes with 0 failure(s), 3 swift-testing tests, on 2 workers"
 [ -s "$WORK/appgroupsim-test-times.json" ] || fail "no class times kept beside the bundle after a passing run"
 ok "every class and the swift-testing tests ran, on 2 workers: $(printf '%s\n' "$OUT" | tail -1)"
+
+FAKE_MODE=pass expect_status 0 python3 "$RUN" --jobs 2 --each-test "$FAKE"
+contains "$OUT" "tests: 5 XCTest tests in 5 runs, one test each with 0 failure(s), 3 swift-testing tests, on 2 workers"
+ok "--each-test: each test one run: $(printf '%s\n' "$OUT" | tail -1)"
+
+FAKE_MODE=no-swift-testing expect_status 0 python3 "$RUN" --jobs 2 "$FAKE"
+contains "$OUT" "tests: 5 XCTest tests in 3 classes with 0 failure(s), 0 swift-testing tests"
+ok "a bundle without swift-testing tests (swift-testing exits 69, as swift test allows) passes"
 
 FAKE_MODE=fail expect_status 1 python3 "$RUN" --jobs 2 "$FAKE"
 contains "$OUT" "M.B/test1: error: XCTAssertEqual failed"

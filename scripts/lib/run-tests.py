@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the package's test bundle (what `swift test --skip-build` runs) on every core, for scripts/test.
 
-    run-tests.py [--jobs N] BUNDLE
+    run-tests.py [--jobs N] [--each-test] BUNDLE
 
 `swift test` runs the test classes one after another in one process, which keeps one of two cores busy (issue 35:
 about half the machine idle for the 230 to 270 s it takes on 2 cores). Here N workers (the machine's cores by
@@ -9,7 +9,9 @@ default) each run in a private keyring of their own (scripts/with-keyring), and 
 queue: each class is one run of BUNDLE with that class as its filter, as `swift test --filter` makes it. The
 swift-testing tests (`BUNDLE --testing-library swift-testing`, as `swift test` runs them after XCTest) are one more
 item of the queue. Classes with more tests go first (the longest ones, so that no worker is left with one at the end),
-or, after a run, those that took longest (their times are kept in TIMES, beside the build).
+or, after a run, those that took longest (their times are kept beside BUNDLE, in appgroupsim-test-times.json).
+--each-test makes each test, not each class, one item: for a bundle of a few long tests (an example package's
+explorations, scripts/integration/examples.sh).
 
 Each class's output is printed whole when it ends. A class that fails, crashes or runs longer than
 APPGROUPSIM_TEST_CLASS_TIMEOUT seconds (900 by default) is named and fails the run; so does a run in which the
@@ -57,14 +59,15 @@ def worker(bundle: str, logdir: str) -> int:
     return 0
 
 
-def classes(bundle: str) -> list:
+def classes(bundle: str, each_test: bool = False) -> dict:
+    """The bundle's classes (or tests, with each_test) and how many tests each has."""
     listed = subprocess.run([bundle, "--list-tests"], capture_output=True, text=True)
     if listed.returncode != 0:
         sys.exit(f"run-tests: {bundle} --list-tests failed (exit {listed.returncode}): {listed.stdout[-500:]}{listed.stderr[-500:]}")
     counts = {}
     for line in listed.stdout.splitlines():
         if "/" in line and not line.startswith("Listing"):
-            name = line.strip().split("/")[0]
+            name = line.strip() if each_test else line.strip().split("/")[0]
             counts[name] = counts.get(name, 0) + 1
     return counts
 
@@ -75,10 +78,13 @@ def main(argv) -> int:
     jobs = os.cpu_count() or 1
     if argv[:1] == ["--jobs"]:
         jobs, argv = int(argv[1]), argv[2:]
+    each_test = argv[:1] == ["--each-test"]
+    if each_test:
+        argv = argv[1:]
     if len(argv) != 1:
         sys.exit(__doc__)
     bundle = argv[0]
-    counts = classes(bundle)
+    counts = classes(bundle, each_test)
     listed = sum(counts.values())
     times_file = Path(bundle).parent / "appgroupsim-test-times.json"
     try:
@@ -112,6 +118,9 @@ def main(argv) -> int:
             result = json.loads(answer)
             output = Path(result["log"]).read_text(errors="replace")
             Path(result["log"]).unlink()
+            # swift-testing exits 69 (no tests found) for a bundle without any, which swift test takes as passing.
+            if item == SWIFT_TESTING and result["status"] == 69 and re.search(r"Test run with 0 tests", output):
+                result["status"] = 0
             with lock:
                 results[item] = (result, output)
                 sys.stdout.write(output if output.endswith("\n") else output + "\n")
@@ -152,7 +161,7 @@ def main(argv) -> int:
         except OSError:
             pass
     seconds = round(time.monotonic() - started)
-    summary = (f"tests: {executed} XCTest tests in {len(counts)} classes with {failures} failure(s), "
+    summary = (f"tests: {executed} XCTest tests in {len(counts)} {'runs, one test each' if each_test else 'classes'} with {failures} failure(s), "
                f"{swift_testing.group(1) if swift_testing else 'no'} swift-testing tests, on {jobs} workers in {seconds} s")
     if failed:
         print(summary)
