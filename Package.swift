@@ -137,7 +137,7 @@ let package = Package(
         // CoreNetworkEngine (REST, OAuth, login, logout, IDP, screen lock, push registration), SmartStoreEngine
         // (stores), MobileSyncEngine (syncs). Crypto: AES-GCM for UserAccount.plist, RSA for the push key.
         .target(name: "CoreEngine", dependencies: [
-            "AppGroup", "Keychain", "FastJSON",
+            "AppGroup", "Keychain", "FastJSON", "SchedulePoints",
             .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "CoreNetworkEngine", dependencies: ["CoreEngine", "AppGroup", "Keychain", "FastJSON", "SchedulePoints", .product(name: "Crypto", package: "swift-crypto")]),

@@ -160,6 +160,8 @@ public final class DeviceExploration: @unchecked Sendable {
     public var replays = 3
     /// Seconds an actor may run without reaching a point or ending before it is reported hung.
     public var hangTimeout: Double = 30
+    /// The devices' push keys, made once for the whole exploration (`PushKeyPool`).
+    let pushKeys = PushKeyPool()
 
     /// - Parameters:
     ///   - org: an org definition directory (`org.json`, `records/`), as `SimulatedDevice.startOrg(definition:)`.
@@ -323,6 +325,8 @@ final class ExplorationRunState {
     private var running: [String: Running] = [:]
     private var lockState: DeviceLockState = .unlocked
     private var launches = 0
+    /// The push keys this run's devices make, the exploration's in order (`PushKeyPool`).
+    private let pushKeys: PushKeyPool.Run
     /// The kinds of point the run's actors have stopped at: what an `until KIND` step chooses from.
     private var kindsSeen: Set<String> = []
     private(set) var steps: [ExploreStep] = []
@@ -335,6 +339,7 @@ final class ExplorationRunState {
         self.deviceID = deviceID
         self.org = org
         self.outputs = outputs
+        pushKeys = exploration.pushKeys.run()
         lockState = (try? Device.open(at: device.url).lockState()) ?? .unlocked
     }
 
@@ -435,10 +440,12 @@ final class ExplorationRunState {
         var environment = ProcessInfo.processInfo.environment.merging(actor.environment) { $1 }
         environment["APPGROUPSIM_BUNDLE"] = actor.bundle.path
         environment["APPGROUPSIM_DEVICE"] = device.url.path
+        environment[PushKey.explorerEnvironmentKey] = "1"
         launches += 1
         do {
             let process = try ActorProcess(
                 executable: actor.executable, arguments: arguments, environment: environment, outputDirectory: outputs, name: "\(name)-\(launches)")
+            process.answers[PushKey.explorerCallKind] = pushKeys.answer
             running[name] = Running(process: process, action: action)
         } catch {
             return "could not start: \(error)"

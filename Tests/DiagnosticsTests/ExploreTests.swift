@@ -337,6 +337,22 @@ final class ExploreTests: XCTestCase {
         }
     }
 
+    /// A device's new push key is the explorer's (`PushKeyPool`): the login registers for notifications and asks
+    /// the explorer for the key, and the next run of the exploration gets the same one, with no new key made. After
+    /// a restore to a new phone, whose keychain has no push key, the login there makes the run's second key.
+    func testTheDevicesPushKeysAreTheExplorersMadeOncePerExploration() throws {
+        let e = try explorer()
+        let login = [ExploreStep("app", "login alice@acme.test"), ExploreStep("app", "finish")]
+        let first = try e.replay(login)
+        XCTAssertEqual(first.violations, [], first.narrative.joined(separator: "\n"))
+        XCTAssertEqual(e.pushKeys.made, 1, "the login's registration asked the explorer for the device's key")
+        _ = try e.replay(login)
+        XCTAssertEqual(e.pushKeys.made, 1, "a second run reuses the exploration's first key")
+        let restored = try e.replay(login + [ExploreStep("device", "restore")] + login)
+        XCTAssertEqual(restored.violations, [], restored.narrative.joined(separator: "\n"))
+        XCTAssertEqual(e.pushKeys.made, 2, "the new phone's login made the run's second key: a new one")
+    }
+
     /// Found by exploring keychain-class-when-unlocked (run 13 of seed 1, shrunk to these 3 steps): tokens that are
     /// not …ThisDeviceOnly come along to a new phone, the account's key does not, and the org still accepts the
     /// session nobody on the new phone uses; with or without the SDK's recovery (which deletes the account; without

@@ -64,6 +64,8 @@ final class ExploreRun {
     private let keychain: ExplorerKeychain?
     /// The keychain as the explorer itself reads it (backups, restores, the secrets to watch for).
     private var store: any SecretStore { keychain?.store ?? LibsecretStore() }
+    /// The push keys this run's devices make, the exploration's in order (`PushKeyPool`).
+    private let pushKeys: PushKeyPool.Run
     var keychainRequests: Int { keychain?.answered ?? 0 }
 
     /// Runs alive now, in this process (a test checks that each goes when it ends).
@@ -75,6 +77,7 @@ final class ExploreRun {
         Self.aliveCount.withLock { $0 += 1 }
         self.explorer = explorer
         self.keychain = keychain
+        pushKeys = explorer.pushKeys.run()
         self.org = org
         self.directory = directory
         device = directory.appendingPathComponent("device")
@@ -697,11 +700,14 @@ final class ExploreRun {
         env["APPGROUPSIM_ADMIN_TOKEN"] = org.adminToken
         env["APPGROUPSIM_DEVICE"] = nil
         env[ExplorerSecretStore.environmentKey] = keychain == nil ? nil : "memory"
+        env[PushKey.explorerEnvironmentKey] = "1"
         return env
     }
 
-    /// With the in-memory keychain, the explorer answers the process's keychain requests.
+    /// The explorer answers the process's requests for a new push key and, with the in-memory keychain, its
+    /// keychain requests.
     private func serveKeychain(_ process: ActorProcess) {
+        process.answers[PushKey.explorerCallKind] = pushKeys.answer
         guard let keychain else { return }
         process.answers[ExplorerSecretStore.callKind] = keychain.answer
     }

@@ -108,6 +108,8 @@ package final class Explorer: @unchecked Sendable {
     package let deviceTemplateFingerprint: String?
     /// The org started ahead for the next run (shrinking and replays; each worker of `explore` has its own).
     private let orgs = OrgSupply()
+    /// The devices' push keys, made once for the whole exploration (`PushKeyPool`).
+    let pushKeys = PushKeyPool()
 
     package init(_ options: Options) throws {
         self.options = options
