@@ -6,7 +6,7 @@ source "$(dirname "$0")/../lib/integration.sh"
 FAKE="$WORK/Fake.xctest"
 cat >"$FAKE" <<'FAKE'
 #!/usr/bin/env bash
-# $FAKE_MODE: pass (every class passes), no-swift-testing, fail, crash, hang or short.
+# $FAKE_MODE: pass (every class passes), no-swift-testing, fail, crash, hang, worker-dies or short.
 case "$1" in
   --list-tests) printf 'Listing 5 tests in Fake.xctest:\n\nM.A/test1\nM.A/test2\nM.B/test1\nM.C/test1\nM.C/test2\n' ;;
   --testing-library) if [ "$FAKE_MODE" = no-swift-testing ]; then echo "Test run with 0 tests in 0 suites passed after 0.001 seconds."; exit 69; fi
@@ -16,6 +16,7 @@ case "$1" in
          fail) echo "M.B/test1: error: XCTAssertEqual failed"; echo "	 Executed 1 test, with 1 failure (0 unexpected) in 0.01 (0.01) seconds"; exit 1 ;;
          crash) echo "M.B/test1 started"; kill -SEGV $$ ;;
          hang) echo "M.B/test1 started"; sleep 120 ;;
+         worker-dies) echo "M.B/test1 started, then its worker was killed"; kill -9 "$PPID"; sleep 1 ;;
          *) echo "	 Executed 1 test, with 0 failures (0 unexpected) in 0.01 (0.01) seconds" ;;
        esac ;;
   M.C) if [ "$FAKE_MODE" = short ]; then n=1; else n=2; fi
@@ -57,3 +58,12 @@ ok "a run that executed fewer tests than the bundle lists fails: $(printf '%s\n'
 FAKE_MODE=hang APPGROUPSIM_TEST_CLASS_TIMEOUT=2 expect_status 1 python3 "$RUN" --jobs 2 "$FAKE"
 contains "$OUT" "FAILED M.B: did not end within 2 s and was stopped"
 ok "a hung class is stopped and named: $(printf '%s\n' "$OUT" | grep FAILED)"
+
+# A worker killed mid-class (the fake class kills its parent, the worker): the class is named, what it printed until
+# then is shown, and the runner's folder of class outputs is removed (it was left behind before).
+mkdir -p "$WORK/tmp"
+FAKE_MODE=worker-dies TMPDIR="$WORK/tmp" expect_status 1 python3 "$RUN" --jobs 1 "$FAKE"
+contains "$OUT" "FAILED M.B: worker 0 ended"
+contains "$OUT" "M.B/test1 started, then its worker was killed"
+[ -z "$(ls -A "$WORK/tmp")" ] || fail "the runner left $(ls "$WORK/tmp") behind after a worker ended"
+ok "a worker that ends mid-class: the class named, its output shown, nothing left in TMPDIR: $(printf '%s\n' "$OUT" | grep -m1 FAILED)"

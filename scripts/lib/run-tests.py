@@ -20,7 +20,7 @@ classes, on how many workers. Exit status 1 when anything failed.
 
     run-tests.py --worker BUNDLE LOGDIR    (inside with-keyring: reads class names on stdin, runs each, answers)
 """
-import json, os, re, subprocess, sys, tempfile, threading, time
+import json, os, re, shutil, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -137,7 +137,13 @@ def main(argv) -> int:
         thread.start()
     for thread in threads:
         thread.join()
-    os.rmdir(logdir) if not os.listdir(logdir) else None
+    # A worker that ended before answering (killed, or its keyring session failed) left the output of the item it was
+    # running: printed here, so that the failure can be read (its FAILED line names the item), then removed with the rest.
+    for leftover in sorted(Path(logdir).iterdir()):
+        text = leftover.read_text(errors="replace")
+        print(f"==> output of the item a worker was running when it ended ({leftover.name}):")
+        sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+    shutil.rmtree(logdir, ignore_errors=True)
 
     executed = failures = 0
     for item, (result, output) in results.items():
