@@ -43,7 +43,12 @@ final class OrgState: Sendable {
                 // The files read, what the definition says now (a loaded definition changed in code is another
                 // org), and the CSV files.
                 let key = [digest, DefinitionFingerprint(definition).text, Self.seedInputs(csv)].joined(separator: "\n")
-                seeding = (key, memory, try SeededOrgs.shared.copy(key, into: memory.queue))
+                do {
+                    seeding = (key, memory, try SeededOrgs.shared.copy(key, into: memory.queue))
+                } catch {
+                    throw OrgSimulatorError.state(
+                        "copying the seeded org this process keeps in memory failed (\(error)); set APPGROUPSIM_ORG_SEEDING=each to seed every in-memory org anew")
+                }
             }
         case .file(let url): store = try SQLiteStore(path: url, recordLockTimeout: recordLockTimeout)
         case .store(let given): store = given
@@ -74,7 +79,8 @@ final class OrgState: Sendable {
         } catch let error as SQLStoreError {
             throw OrgSimulatorError.state("\(store.location) cannot be seeded: \(error.reason)")
         }
-        if let seeding, !seeding.copied { try SeededOrgs.shared.keep(seeding.key, from: seeding.memory.queue) }
+        // A copy that cannot be kept costs the next org of this definition a seeding of its own, nothing else.
+        if let seeding, !seeding.copied { try? SeededOrgs.shared.keep(seeding.key, from: seeding.memory.queue) }
     }
 
     /// What the CSV files of a seeding were: each `[ORG:]OBJECT` and the SHA-256 of its file.
