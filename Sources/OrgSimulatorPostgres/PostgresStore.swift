@@ -62,8 +62,12 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
     package let timeouts: PostgresTimeouts
     private var lastProbe: (at: Date, answered: Bool)?
 
-    package init(url: PostgresURL, poolSize: Int, timeouts: PostgresTimeouts = PostgresTimeouts()) throws {
+    /// For a test's new database (`testStore`): the server whose databases keep seedings (`SeedingCopies`).
+    private let seedingServer: PostgresURL?
+
+    package init(url: PostgresURL, poolSize: Int, timeouts: PostgresTimeouts = PostgresTimeouts(), seedingServer: PostgresURL? = nil) throws {
         self.url = url
+        self.seedingServer = seedingServer
         self.timeouts = timeouts
         location = url.redacted
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -611,17 +615,10 @@ extension PostgresStore {
         guard name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }), !name.isEmpty else {
             throw OrgSimulatorError.badURL("a database name is lower-case letters, digits and '_': \(name)")
         }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
-        let configuration = url.connectionConfiguration
-        let logger = Logger(label: "sf-simulator.postgres")
         do {
-            let connection = try PostgresConnection.connect(on: group.next(), configuration: configuration, id: 0, logger: logger).wait()
-            defer {
-                let closing: EventLoopFuture<Void> = connection.close()
-                try? closing.wait()
+            try onServer(url) { connection, logger in
+                _ = try connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger).wait()
             }
-            _ = try connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger).wait()
         } catch {
             throw OrgSimulatorError.unreachable("\(url.redacted): cannot create database \(name): \(reason(error))")
         }
@@ -638,7 +635,76 @@ extension PostgresStore {
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         var timeouts = PostgresTimeouts()
         timeouts.lock = recordLockTimeout
-        return try PostgresStore(url: createDatabase(name, on: server), poolSize: poolSize, timeouts: timeouts)
+        return try PostgresStore(url: createDatabase(name, on: server), poolSize: poolSize, timeouts: timeouts, seedingServer: server)
+    }
+
+    /// `body` on one plain connection to the server `url` names (outside any transaction, as `CREATE DATABASE` needs).
+    static func onServer<T>(_ url: PostgresURL, _ body: (PostgresConnection, Logger) throws -> T) throws -> T {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let logger = Logger(label: "sf-simulator.postgres")
+        let connection = try PostgresConnection.connect(on: group.next(), configuration: url.connectionConfiguration, id: 0, logger: logger).wait()
+        defer {
+            let closing: EventLoopFuture<Void> = connection.close()
+            try? closing.wait()
+        }
+        return try body(connection, logger)
+    }
+
+    /// Closes the pool's idle connections (waiting for each), so that the database can be dropped or copied: nothing
+    /// else may be connected to a `CREATE DATABASE`'s template. The next transaction connects anew.
+    private func closeIdleConnections() {
+        let connections = lock.withLock {
+            let all = idle
+            idle = []
+            for connection in all { preparedOn.removeValue(forKey: connection.id) }
+            return all
+        }
+        for connection in connections {
+            let closing: EventLoopFuture<Void> = connection.close()
+            try? closing.wait()
+        }
+    }
+}
+
+/// A test's new database starts as a copy of a seeding the server keeps (a database named after the seeding's key,
+/// made from the first database seeded with it), as `SeededOrgs` copies in-memory orgs: seeding a thousand contacts
+/// over PostgresNIO was most of each org test's time on PostgreSQL. Only `testStore`'s databases do (a store on a
+/// URL someone gave keeps and copies nothing). PostgreSQL waits up to 5 s for a closed connection's backend to go
+/// before it drops or copies a database.
+extension PostgresStore: SeedingCopies {
+    /// 32 of the digest's hex digits: a name of PostgreSQL's (at most 63 bytes) that no test database has.
+    static func seedingDatabase(_ digest: String) -> String { "s_" + String(digest.filter(\.isHexDigit).lowercased().prefix(32)) }
+
+    package func startAsCopy(of digest: String) throws -> Bool {
+        guard let seedingServer else { return false }
+        let kept = Self.seedingDatabase(digest)
+        let name = url.database
+        return try Self.onServer(seedingServer) { connection, logger in
+            let found = try connection.query(PostgresQuery(unsafeSQL: "SELECT 1 FROM pg_database WHERE datname = '\(kept)'"), logger: logger).wait()
+            guard !found.rows.isEmpty else { return false }
+            closeIdleConnections()
+            _ = try connection.query(PostgresQuery(unsafeSQL: "DROP DATABASE \(name)"), logger: logger).wait()
+            do {
+                _ = try connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name) TEMPLATE \(kept)"), logger: logger).wait()
+                return true
+            } catch {
+                // The kept seeding could not be copied (another copy of it was being made): an empty database, seeded.
+                _ = try connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger).wait()
+                return false
+            }
+        }
+    }
+
+    package func keepSeeding(as digest: String) throws {
+        guard let seedingServer else { return }
+        let kept = Self.seedingDatabase(digest)
+        let name = url.database
+        closeIdleConnections()
+        try Self.onServer(seedingServer) { connection, logger in
+            // Another process may have kept the same seeding meanwhile: then this one is not needed.
+            _ = try connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(kept) TEMPLATE \(name)"), logger: logger).wait()
+        }
     }
 }
 #endif

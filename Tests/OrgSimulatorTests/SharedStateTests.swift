@@ -128,7 +128,7 @@ final class PostgresURLTests: XCTestCase {
 /// that differs, in its files or changed in code, is seeded anew.
 final class SeededOrgsTests: XCTestCase {
     func contacts(_ state: OrgState) throws -> [String] {
-        try state.database.store.read { db in try db.values(as: String.self, "SELECT id || ' ' || coalesce(\"LastName\", '') || ' ' || \"LastModifiedDate\" FROM obj_Contact ORDER BY id") }
+        try state.database.store.read { db in try db.values(as: String.self, "SELECT \"Id\" || ' ' || coalesce(\"LastName\", '') || ' ' || \"LastModifiedDate\" FROM \"obj_Contact\" ORDER BY \"Id\"") }
     }
 
     func testAnInMemoryOrgOfTheSameDefinitionStartsAsACopyOfTheFirstSeeding() throws {
@@ -139,7 +139,7 @@ final class SeededOrgsTests: XCTestCase {
         let firstContacts = try contacts(first)
         XCTAssertGreaterThan(firstContacts.count, 100)
         // A write in the first org after its seeding is not in the copy the second starts from.
-        try first.database.store.write { db in try db.execute("DELETE FROM obj_Contact", []) }
+        _ = try first.database.store.write { db in try db.execute("DELETE FROM obj_Contact", []) }
         XCTAssertEqual(try contacts(first), [])
         let second = try OrgState(definition: try OrgDefinition.load(directory: directory), stateURL: nil, tokenLifetime: 3600)
         XCTAssertEqual(try contacts(second), firstContacts, "the same records as a seeding")
@@ -166,6 +166,29 @@ final class SeededOrgsTests: XCTestCase {
         json["orgs"] = list
         try JSONSerialization.data(withJSONObject: json).write(to: orgs)
         XCTAssertEqual(try contacts(try OrgState(definition: try OrgDefinition.load(directory: directory), stateURL: nil, tokenLifetime: 3600)).count, firstContacts.count - firstOrgs + 5)
+    }
+
+    /// The same on the tests' backend (`TestStates`): in memory as above; on PostgreSQL (org-postgres-tests.sh), a
+    /// test's new database is made from the database the first one of its definition was seeded in (`SeedingCopies`).
+    func testAnOrgOnTheTestsBackendStartsAsACopyOfItsDefinitionsFirstSeeding() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seeded-orgs-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("Fixtures/org"), to: directory)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A definition of this test alone (the same org; its file differs by a trailing space), so that the first seeds.
+        let orgs = directory.appendingPathComponent("orgs.json")
+        try (Data(contentsOf: orgs) + Data(" ".utf8)).write(to: orgs)
+        func seeded(_ state: OrgState) throws -> String? { try state.database.store.read { db in try state.database.meta(db, "seeded") } }
+        let first = try TestStates.make(definition: try OrgDefinition.load(directory: directory))
+        let firstContacts = try contacts(first)
+        XCTAssertGreaterThan(firstContacts.count, 100)
+        _ = try first.database.store.write { db in try db.execute("DELETE FROM \"obj_Contact\"", []) }
+        usleep(5_000)
+        let second = try TestStates.make(definition: try OrgDefinition.load(directory: directory))
+        XCTAssertEqual(try contacts(second), firstContacts, "the seeding's records, not the first org's since")
+        XCTAssertEqual(try seeded(second), try seeded(first), "a copy of the first seeding")
+        let seededAnew = try withEnvironment("APPGROUPSIM_ORG_SEEDING", "each") { try TestStates.make(definition: try OrgDefinition.load(directory: directory)) }
+        XCTAssertEqual(try contacts(seededAnew), firstContacts, "a copy is what seeding makes")
+        XCTAssertNotEqual(try seeded(seededAnew), try seeded(first), "seeded anew")
     }
 
     func withEnvironment<T>(_ name: String, _ value: String, _ body: () throws -> T) rethrows -> T {

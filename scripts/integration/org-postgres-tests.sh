@@ -29,4 +29,7 @@ executed=$(grep -Eo "Executed [0-9]+ tests?, with 0 failures" "$WORK/tests.log" 
 [ -n "$executed" ] || fail "no test summary in the run on PostgreSQL: $(tail -5 "$WORK/tests.log")"
 databases=$(pg_sql "SELECT count(*) FROM pg_database WHERE datname LIKE 't\_%'" | tr -d ' ')
 [ "$databases" -ge 20 ] || fail "only $databases test databases were made: the tests did not run on PostgreSQL"
-ok "the org's tests on PostgreSQL: $executed, on $databases databases of their own"
+# A test's new database starts as a copy of a seeding kept on the server (SeedingCopies): one seeding a definition.
+kept=$(pg_sql "SELECT count(*) FROM pg_database WHERE datname LIKE 's\_%'" | tr -d ' ')
+[ "$kept" -ge 1 ] && [ "$kept" -lt "$databases" ] || fail "$kept seedings kept for $databases test databases: the tests' databases were not copied from kept seedings"
+ok "the org's tests on PostgreSQL: $executed, on $databases databases of their own, copied from $kept seedings kept on the server"

@@ -31,27 +31,43 @@ final class OrgState: Sendable {
     /// - Parameter recordLockTimeout: for SQLite; another backend was made with its own.
     init(definition: OrgDefinition, location: StateLocation, tokenLifetime: TimeInterval, csv: [CSVSource] = [], recordLockTimeout: TimeInterval = 10) throws {
         let store: any SQLStore
-        // An in-memory org seeded from files another in-memory org of this process was seeded from starts as a copy of
-        // that seeding (the same records: seeding is a function of the definition and the CSV files).
-        var seeding: (key: String, memory: SQLiteStore, copied: Bool)?
+        // An org seeded from files another org of this process (or, for a test's PostgreSQL database, of the server)
+        // was seeded from starts as a copy of that seeding (the same records: seeding is a function of the definition
+        // and the CSV files). Key: the files read, what the definition says now (a loaded definition changed in code is
+        // another org), and the CSV files.
+        let seedingKey: String? = definition.source.flatMap { source in
+            guard SeededOrgs.enabled else { return nil }
+            let digest = SHA256.hash(data: source).map { String(format: "%02x", $0) }.joined()
+            return [digest, DefinitionFingerprint(definition).text, Self.seedInputs(csv)].joined(separator: "\n")
+        }
+        // What keeps this org's seeding for the next, when it was seeded rather than copied.
+        var keep: (() throws -> Void)?
         switch location {
         case .memory:
             let memory = try SQLiteStore(path: nil, recordLockTimeout: recordLockTimeout)
             store = memory
-            if let source = definition.source, SeededOrgs.enabled {
-                let digest = SHA256.hash(data: source).map { String(format: "%02x", $0) }.joined()
-                // The files read, what the definition says now (a loaded definition changed in code is another
-                // org), and the CSV files.
-                let key = [digest, DefinitionFingerprint(definition).text, Self.seedInputs(csv)].joined(separator: "\n")
+            if let seedingKey {
                 do {
-                    seeding = (key, memory, try SeededOrgs.shared.copy(key, into: memory.queue))
+                    if try !SeededOrgs.shared.copy(seedingKey, into: memory.queue) {
+                        keep = { try SeededOrgs.shared.keep(seedingKey, from: memory.queue) }
+                    }
                 } catch {
                     throw OrgSimulatorError.state(
                         "copying the seeded org this process keeps in memory failed (\(error)); set APPGROUPSIM_ORG_SEEDING=each to seed every in-memory org anew")
                 }
             }
         case .file(let url): store = try SQLiteStore(path: url, recordLockTimeout: recordLockTimeout)
-        case .store(let given): store = given
+        case .store(let given):
+            store = given
+            if let seedingKey, let copies = given as? any SeedingCopies {
+                let digest = Self.hash(seedingKey)
+                do {
+                    if try !copies.startAsCopy(of: digest) { keep = { try copies.keepSeeding(as: digest) } }
+                } catch {
+                    throw OrgSimulatorError.state(
+                        "starting \(given.location) as a copy of a kept seeding failed (\(error)); set APPGROUPSIM_ORG_SEEDING=each to seed every test database anew")
+                }
+            }
         }
         database = try OrgDatabase(definition: definition, store: store)
         records = RecordStore(database: database)
@@ -80,7 +96,7 @@ final class OrgState: Sendable {
             throw OrgSimulatorError.state("\(store.location) cannot be seeded: \(error.reason)")
         }
         // A copy that cannot be kept costs the next org of this definition a seeding of its own, nothing else.
-        if let seeding, !seeding.copied { try? SeededOrgs.shared.keep(seeding.key, from: seeding.memory.queue) }
+        try? keep?()
     }
 
     /// What the CSV files of a seeding were: each `[ORG:]OBJECT` and the SHA-256 of its file.
@@ -132,6 +148,18 @@ final class OrgState: Sendable {
         return raw.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
+}
+
+/// A store that can start as a copy of a seeding kept under a key, and keep its own seeding for later stores: the new
+/// PostgreSQL database a test makes (`PostgresSupport.testStore`), copied with `CREATE DATABASE … TEMPLATE`, as an
+/// in-memory org is copied from `SeededOrgs`. `APPGROUPSIM_ORG_SEEDING=each` turns both off.
+package protocol SeedingCopies: SQLStore {
+    /// Makes this new, unused store's database a copy of the seeding kept under `digest` (the SHA-256 of the
+    /// seeding's key, in lower-case hex); false when none is kept (then the org seeds it, and `keepSeeding` is asked
+    /// next).
+    func startAsCopy(of digest: String) throws -> Bool
+    /// Keeps this store's database, just seeded, under `digest` for later stores.
+    func keepSeeding(as digest: String) throws
 }
 
 /// The seeded databases of the in-memory orgs this process started, one per definition (and CSV files), that the next
