@@ -234,13 +234,15 @@ let package = Package(
         .testTarget(name: "SourceReaderTests", dependencies: ["SourceReader"]),
         .testTarget(name: "AppGroupTests", dependencies: ["AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "AppGroup", "AppGroupSimTestSupport"]),
-        .testTarget(name: "MobileSyncTests", dependencies: ["CoreEngine", "FastJSON", "MobileSyncEngine", "SmartStoreEngine", "CoreNetworkEngine", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"]),
+        .testTarget(name: "MobileSyncTests", dependencies: ["CoreEngine", "FastJSON", "MobileSyncEngine", "SmartStoreEngine", "CoreNetworkEngine", "OrgSimulator", "Keychain", "AppGroupSimTestSupport"],
+            exclude: ["Fixtures"]),  // read from the checkout by path
         .testTarget(name: "OrgSimulatorTests", dependencies: [
             "OrgSimulator", "OrgSimulatorPostgres", "CoreEngine", "CoreNetworkEngine", "Keychain", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "FastJSONTests", dependencies: ["FastJSON"]),
         .testTarget(name: "CoreEngineTests", dependencies: ["CoreEngine", "AppGroup", "Keychain", "AppGroupSimTestSupport", "OrgSimulator", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto")]),
-        .testTarget(name: "SmartStoreTests", dependencies: ["FastJSON", .product(name: "GRDB", package: "GRDB.swift"), "SmartStoreEngine", "CoreEngine", "AppGroup", "AppGroupSimTestSupport"]),
+        .testTarget(name: "SmartStoreTests", dependencies: ["FastJSON", .product(name: "GRDB", package: "GRDB.swift"), "SmartStoreEngine", "CoreEngine", "AppGroup", "AppGroupSimTestSupport"],
+            exclude: ["Fixtures"]),  // read from the checkout by path
         .testTarget(name: "AppExtensionsTests", dependencies: ["CoreEngine", "AppExtensions", "Diagnostics", "CoreNetworkEngine", "OrgSimulator", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "MobileAppTests", dependencies: ["CoreEngine", "MobileApp", "AppExtensions", "CoreNetworkEngine", "AppGroup", "Keychain", "SmartStoreEngine", "OrgSimulator", "AppGroupSimTestSupport"]),
         .testTarget(name: "DiagnosticsTests", dependencies: ["CoreEngine", "CoreNetworkEngine", "Diagnostics", "Exploring", "AppExtensions", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),

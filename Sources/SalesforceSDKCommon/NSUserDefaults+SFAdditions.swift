@@ -13,7 +13,7 @@ extension UserDefaults {
 /// A `UserDefaults` whose storage is the device's plist suite that `msdkUserDefaults` resolves to at each
 /// call (not Foundation's `~/.config` files): every typed getter and setter of `UserDefaults` goes through
 /// `object(forKey:)` and `set(_:forKey:)`, which read and write that file under its lock.
-final class MSDKUserDefaults: UserDefaults, @unchecked Sendable {
+final class MSDKUserDefaults: UserDefaults {
     init() {
         // Foundation's own store is never used; the suite name only satisfies its initializer.
         super.init(suiteName: "com.appgroupsim.msdk-\(getpid())")!

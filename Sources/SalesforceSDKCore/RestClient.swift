@@ -10,7 +10,7 @@ import CoreNetworkEngine
 import SalesforceSDKCommon
 
 /// The SDK's Swift `RestClientError`.
-public enum RestClientError: Error {
+public enum RestClientError: Error, @unchecked Sendable {
     case apiResponseIsEmpty
     case apiFailed(response: Any?, underlyingError: Error, urlResponse: URLResponse?)
     case decodingFailed(underlyingError: Error)

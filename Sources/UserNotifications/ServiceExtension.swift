@@ -6,7 +6,7 @@ import Foundation
 /// and shows what the extension then hands over, or else the content as it came. Apple's documentation of
 /// `didReceive(_:withContentHandler:)`: "That method has a limited amount of time (about 30 seconds) to perform
 /// its task and execute the provided completion block." (`NotificationServiceRunner` runs it so.)
-open class UNNotificationServiceExtension: NSObject, @unchecked Sendable {
+open class UNNotificationServiceExtension: NSObject {
     public override required init() { super.init() }
 
     /// The default shows the content unchanged, as Apple's does.

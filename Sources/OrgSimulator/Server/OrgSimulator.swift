@@ -97,7 +97,7 @@ package struct OrgSimulator: Sendable {
             logger.logLevel = .warning
             let app = Application(
                 router: router,
-                server: .http1(additionalChannelHandlers: [ParserErrorShapeHandler()]),
+                server: .http1(configuration: .init(additionalChannelHandlers: [ParserErrorShapeHandler()])),
                 configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "sf-simulator"),
                 onServerRunning: { [address] channel in
                     let bound = channel.localAddress?.port ?? 0
