@@ -64,6 +64,8 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
 
     /// For a test's new database (`testStore`): the server whose databases keep seedings (`SeedingCopies`).
     private let seedingServer: PostgresURL?
+    /// Whether an org has asked to start as a copy already.
+    private var copyAsked = false
 
     package init(url: PostgresURL, poolSize: Int, timeouts: PostgresTimeouts = PostgresTimeouts(), seedingServer: PostgresURL? = nil) throws {
         self.url = url
@@ -677,7 +679,8 @@ extension PostgresStore: SeedingCopies {
     static func seedingDatabase(_ digest: String) -> String { "s_" + String(digest.filter(\.isHexDigit).lowercased().prefix(32)) }
 
     package func startAsCopy(of digest: String) throws -> Bool {
-        guard let seedingServer else { return false }
+        // Only a new database, once: a second org on the same store (an instance started again) keeps what it finds.
+        guard let seedingServer, lock.withLock({ () -> Bool in defer { copyAsked = true }; return !copyAsked }) else { return false }
         let kept = Self.seedingDatabase(digest)
         let name = url.database
         return try Self.onServer(seedingServer) { connection, logger in

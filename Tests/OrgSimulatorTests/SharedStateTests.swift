@@ -191,6 +191,20 @@ final class SeededOrgsTests: XCTestCase {
         XCTAssertNotEqual(try seeded(seededAnew), try seeded(first), "seeded anew")
     }
 
+    /// An org started again on a state that holds one (an instance restarted) keeps what it finds: it is never
+    /// replaced by a kept seeding, on PostgreSQL (a test's database) as in a SQLite file.
+    func testAnOrgStartedAgainOnItsStateKeepsWhatItFinds() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("seeded-again-\(UUID().uuidString).sqlite")
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) } }
+        let location: StateLocation = try PostgresSupport.testStore().map { .store($0) } ?? .file(file)
+        let definition = try OrgDefinition.load(directory: OrgHarness.fixtureDirectory)
+        let first = try OrgState(definition: definition, location: location, tokenLifetime: 3600)
+        XCTAssertGreaterThan(try contacts(first).count, 100)
+        _ = try first.database.store.write { db in try db.execute("DELETE FROM \"obj_Contact\"", []) }
+        let again = try OrgState(definition: definition, location: location, tokenLifetime: 3600)
+        XCTAssertEqual(try contacts(again).count, 0, "the state as the first org left it (its contacts deleted)")
+    }
+
     func withEnvironment<T>(_ name: String, _ value: String, _ body: () throws -> T) rethrows -> T {
         setenv(name, value, 1)
         defer { unsetenv(name) }

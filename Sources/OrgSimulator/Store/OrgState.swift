@@ -76,6 +76,7 @@ final class OrgState: Sendable {
         let inputs = Self.seedInputs(csv)
         let seeder = Seeder(database: database, records: records)
         let database = database
+        var seededHere = false
         do {
             try store.setUp { db in
                 if try database.isSeeded(db) {
@@ -89,6 +90,7 @@ final class OrgState: Sendable {
                 }
                 try seeder.seed(db, csv: csv)
                 try database.setMeta(db, "seedInputs", inputs)
+                seededHere = true
             }
         } catch let error as SalesforceError {
             throw OrgSimulatorError.fixture("seeding the org failed: \(error.errorCode): \(error.message)")
@@ -96,7 +98,7 @@ final class OrgState: Sendable {
             throw OrgSimulatorError.state("\(store.location) cannot be seeded: \(error.reason)")
         }
         // A copy that cannot be kept costs the next org of this definition a seeding of its own, nothing else.
-        try? keep?()
+        if seededHere { try? keep?() }
     }
 
     /// What the CSV files of a seeding were: each `[ORG:]OBJECT` and the SHA-256 of its file.
