@@ -678,6 +678,8 @@ extension PostgresStore: SeedingCopies {
     /// 32 of the digest's hex digits: a name of PostgreSQL's (at most 63 bytes) that no test database has.
     static func seedingDatabase(_ digest: String) -> String { "s_" + String(digest.filter(\.isHexDigit).lowercased().prefix(32)) }
 
+    package var copiesSeedings: Bool { seedingServer != nil }
+
     package func startAsCopy(of digest: String) throws -> Bool {
         // Only a new database, once: a second org on the same store (an instance started again) keeps what it finds.
         guard let seedingServer, lock.withLock({ () -> Bool in defer { copyAsked = true }; return !copyAsked }) else { return false }

@@ -35,10 +35,12 @@ final class OrgState: Sendable {
         // was seeded from starts as a copy of that seeding (the same records: seeding is a function of the definition
         // and the CSV files). Key: the files read, what the definition says now (a loaded definition changed in code is
         // another org), and the CSV files.
-        let seedingKey: String? = definition.source.flatMap { source in
-            guard SeededOrgs.enabled else { return nil }
+        // Computed only where a copy can be made (a state file or a store someone gave reads and hashes nothing more).
+        let inputs = Self.seedInputs(csv)
+        let seedingKey = { () -> String? in
+            guard let source = definition.source, SeededOrgs.enabled else { return nil }
             let digest = SHA256.hash(data: source).map { String(format: "%02x", $0) }.joined()
-            return [digest, DefinitionFingerprint(definition).text, Self.seedInputs(csv)].joined(separator: "\n")
+            return [digest, DefinitionFingerprint(definition).text, inputs].joined(separator: "\n")
         }
         // What keeps this org's seeding for the next, when it was seeded rather than copied.
         var keep: (() throws -> Void)?
@@ -46,7 +48,7 @@ final class OrgState: Sendable {
         case .memory:
             let memory = try SQLiteStore(path: nil, recordLockTimeout: recordLockTimeout)
             store = memory
-            if let seedingKey {
+            if let seedingKey = seedingKey() {
                 do {
                     if try !SeededOrgs.shared.copy(seedingKey, into: memory.queue) {
                         keep = { try SeededOrgs.shared.keep(seedingKey, from: memory.queue) }
@@ -59,7 +61,7 @@ final class OrgState: Sendable {
         case .file(let url): store = try SQLiteStore(path: url, recordLockTimeout: recordLockTimeout)
         case .store(let given):
             store = given
-            if let seedingKey, let copies = given as? any SeedingCopies {
+            if let copies = given as? any SeedingCopies, copies.copiesSeedings, let seedingKey = seedingKey() {
                 let digest = Self.hash(seedingKey)
                 do {
                     if try !copies.startAsCopy(of: digest) { keep = { try copies.keepSeeding(as: digest) } }
@@ -73,7 +75,6 @@ final class OrgState: Sendable {
         records = RecordStore(database: database)
         grants = Grants(database: database, counters: .init(tokenLifetime: tokenLifetime))
         queries = QueryEngine(database: database)
-        let inputs = Self.seedInputs(csv)
         let seeder = Seeder(database: database, records: records)
         let database = database
         var seededHere = false
@@ -156,6 +157,9 @@ final class OrgState: Sendable {
 /// PostgreSQL database a test makes (`PostgresSupport.testStore`), copied with `CREATE DATABASE … TEMPLATE`, as an
 /// in-memory org is copied from `SeededOrgs`. `APPGROUPSIM_ORG_SEEDING=each` turns both off.
 package protocol SeedingCopies: SQLStore {
+    /// Whether this store copies and keeps seedings at all (a test's new database does; a store on a URL someone gave
+    /// does not, and its org then computes no seeding key).
+    var copiesSeedings: Bool { get }
     /// Makes this new, unused store's database a copy of the seeding kept under `digest` (the SHA-256 of the
     /// seeding's key, in lower-case hex); false when none is kept (then the org seeds it, and `keepSeeding` is asked
     /// next).
