@@ -83,7 +83,7 @@ let package = Package(
         // choices, shrinking a schedule; for msdk-sim explore (Diagnostics) and AppGroupSimTesting's DeviceExploration.
         .target(name: "Exploring", dependencies: ["SchedulePoints", "CProcessControl"]),
         .systemLibrary(name: "CProcessControl"),
-        .target(name: "Keychain", dependencies: ["CSecret", "SchedulePoints"]),
+        .target(name: "Keychain", dependencies: ["CSecret", "FastJSON", "SchedulePoints"]),
         // glibc's <sys/xattr.h>, for the file protection class each file carries (AppGroup/FileProtection.swift).
         .systemLibrary(name: "CXattr"),
         // The system OpenSSL's libcrypto, for RSA PKCS#1 v1.5 encryption, which swift-crypto does not offer: the org

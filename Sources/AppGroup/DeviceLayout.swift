@@ -191,13 +191,16 @@ package struct DeviceLayout: Sendable, Equatable {
 
         /// Every account file under `Library/` (org and user folders as found), sorted by path.
         package func accountFiles() -> [(orgId: String, userId: String, url: URL)] {
+            // Paths as strings, a URL only for a file found: the explorer lists them after every step, and the
+            // URLs of every folder were most of that.
             let fm = FileManager.default
             var out: [(String, String, URL)] = []
-            for org in ((try? fm.contentsOfDirectory(atPath: library.path)) ?? []).sorted() {
-                let orgDir = library.appendingPathComponent(org)
-                for user in ((try? fm.contentsOfDirectory(atPath: orgDir.path)) ?? []).sorted() {
-                    let file = orgDir.appendingPathComponent(user).appendingPathComponent(Self.accountFileName)
-                    if fm.fileExists(atPath: file.path) { out.append((org, user, file)) }
+            let libraryPath = library.path
+            for org in ((try? fm.contentsOfDirectory(atPath: libraryPath)) ?? []).sorted() {
+                let orgPath = libraryPath + "/" + org
+                for user in ((try? fm.contentsOfDirectory(atPath: orgPath)) ?? []).sorted() {
+                    let file = orgPath + "/" + user + "/" + Self.accountFileName
+                    if fm.fileExists(atPath: file) { out.append((org, user, URL(fileURLWithPath: file, isDirectory: false))) }
                 }
             }
             return out

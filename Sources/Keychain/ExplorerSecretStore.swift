@@ -1,3 +1,4 @@
+import FastJSON
 import Foundation
 import SchedulePoints
 
@@ -15,17 +16,17 @@ package final class ExplorerSecretStore: SecretStore, @unchecked Sendable {
 
     package func availability() -> SecretStoreAvailability {
         guard let answer = try? call(["op": "availability"]) else { return .noSecretService(detail: "the explorer did not answer") }
-        return answer["locked"] as? Bool == true ? .locked : .ready
+        return answer["locked"]?.boolValue == true ? .locked : .ready
     }
 
     package func search(_ attributes: [String: String]) throws(KeychainError) -> [SecretStoreItem] {
         SchedulePoint.reach(.keychainRead, LibsecretStore.pointDetail(attributes))
-        return try items(call(["op": "search", "attributes": attributes]))
+        return try items(call(["op": "search", "attributes": Self.json(attributes)]))
     }
 
     package func lookup(_ attributes: [String: String]) throws(KeychainError) -> SecretStoreLookup {
         SchedulePoint.reach(.keychainRead, LibsecretStore.pointDetail(attributes))
-        return try items(call(["op": "search", "attributes": attributes])).first.map { .found($0.secret) } ?? .notFound
+        return try items(call(["op": "search", "attributes": Self.json(attributes)])).first.map { .found($0.secret) } ?? .notFound
     }
 
     package func lookupFirst(_ reads: [[[String: String]]]) throws(KeychainError) -> [SecretStoreFirstMatch] {
@@ -34,7 +35,7 @@ package final class ExplorerSecretStore: SecretStore, @unchecked Sendable {
         for alternatives in reads {
             var match = SecretStoreFirstMatch(lookup: .notFound, alternative: nil)
             for (i, attributes) in alternatives.enumerated() {
-                if let found = try items(call(["op": "search", "attributes": attributes])).first {
+                if let found = try items(call(["op": "search", "attributes": Self.json(attributes)])).first {
                     match = SecretStoreFirstMatch(lookup: .found(found.secret), alternative: i)
                     break
                 }
@@ -46,29 +47,42 @@ package final class ExplorerSecretStore: SecretStore, @unchecked Sendable {
 
     package func store(_ attributes: [String: String], label: String, secret: [UInt8]) throws(KeychainError) {
         SchedulePoint.reach(.keychainWrite, LibsecretStore.pointDetail(attributes))
-        _ = try call(["op": "store", "attributes": attributes, "secret": Data(secret).base64EncodedString()])
+        _ = try call(["op": "store", "attributes": Self.json(attributes), "secret": .string(Data(secret).base64EncodedString())])
     }
 
     package func delete(_ attributes: [String: String]) throws(KeychainError) -> Bool {
         SchedulePoint.reach(.keychainDelete, LibsecretStore.pointDetail(attributes))
-        return try call(["op": "delete", "attributes": attributes])["deleted"] as? Bool ?? false
+        return try call(["op": "delete", "attributes": Self.json(attributes)])["deleted"]?.boolValue ?? false
     }
 
-    private func call(_ request: [String: Any]) throws(KeychainError) -> [String: Any] {
-        guard let body = try? JSONSerialization.data(withJSONObject: request),
-            let line = SchedulePoint.call(Self.callKind, String(decoding: body, as: UTF8.self)),
-            let answer = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+    /// One request and its answer, as JSON lines (FastJSON: Foundation's JSONSerialization was a third of the
+    /// explorer's answering and a first use of it in each new process).
+    private func call(_ request: [String: JSON]) throws(KeychainError) -> [String: JSON] {
+        guard let line = SchedulePoint.call(Self.callKind, JSON.object(request).text), let answer = JSON(text: line)?.objectValue
         else { throw KeychainError(status: .notAvailable, message: "the explorer's in-memory keychain did not answer; run the process without APPGROUPSIM_EXPLORE_KEYCHAIN") }
-        if let error = answer["error"] as? String { throw KeychainError(status: .io, message: "the explorer's in-memory keychain: \(error)") }
+        if let error = answer["error"]?.stringValue { throw KeychainError(status: .io, message: "the explorer's in-memory keychain: \(error)") }
         return answer
     }
 
-    private func items(_ answer: [String: Any]) -> [SecretStoreItem] {
-        (answer["items"] as? [[String: Any]] ?? []).compactMap { item in
-            guard let attributes = item["attributes"] as? [String: String], let secret = (item["secret"] as? String).flatMap({ Data(base64Encoded: $0) })
+    private func items(_ answer: [String: JSON]) -> [SecretStoreItem] {
+        (answer["items"]?.arrayValue ?? []).compactMap { item in
+            guard let attributes = item["attributes"].flatMap(Self.strings), let secret = item["secret"]?.stringValue.flatMap({ Data(base64Encoded: $0) })
             else { return nil }
             return SecretStoreItem(attributes: attributes, secret: Array(secret))
         }
+    }
+
+    static func json(_ attributes: [String: String]) -> JSON { .object(attributes.mapValues(JSON.string)) }
+
+    /// An object of strings, or nil if it is not one.
+    static func strings(_ value: JSON) -> [String: String]? {
+        guard let object = value.objectValue else { return nil }
+        var out: [String: String] = [:]
+        for (key, value) in object {
+            guard let text = value.stringValue else { return nil }
+            out[key] = text
+        }
+        return out
     }
 }
 
@@ -95,30 +109,32 @@ package final class ExplorerKeychain: @unchecked Sendable {
     /// The answer line (JSON, no newline) to one request line.
     package func answer(_ request: String) -> String {
         answered += 1
-        var out: [String: Any] = [:]
-        if let object = (try? JSONSerialization.jsonObject(with: Data(request.utf8))) as? [String: Any], let op = object["op"] as? String {
-            let attributes = object["attributes"] as? [String: String] ?? [:]
+        var out: [String: JSON] = [:]
+        if let object = JSON(text: request)?.objectValue, let op = object["op"]?.stringValue {
+            let attributes = object["attributes"].flatMap(ExplorerSecretStore.strings) ?? [:]
             do {
                 switch op {
-                case "availability": out["locked"] = false
+                case "availability": out["locked"] = .bool(false)
                 case "search":
-                    out["items"] = try store.search(attributes).map { ["attributes": $0.attributes, "secret": Data($0.secret).base64EncodedString()] }
+                    out["items"] = .array(
+                        try store.search(attributes).map {
+                            .object(["attributes": ExplorerSecretStore.json($0.attributes), "secret": .string(Data($0.secret).base64EncodedString())])
+                        })
                 case "store":
-                    guard let secret = (object["secret"] as? String).flatMap({ Data(base64Encoded: $0) }) else {
+                    guard let secret = object["secret"]?.stringValue.flatMap({ Data(base64Encoded: $0) }) else {
                         out["error"] = "a store request without a value"
                         break
                     }
                     try store.store(attributes, label: "", secret: Array(secret))
-                case "delete": out["deleted"] = try store.delete(attributes)
-                default: out["error"] = "unknown keychain request \(op)"
+                case "delete": out["deleted"] = .bool(try store.delete(attributes))
+                default: out["error"] = .string("unknown keychain request \(op)")
                 }
             } catch {
-                out["error"] = "\(error)"
+                out["error"] = .string("\(error)")
             }
         } else {
             out["error"] = "a keychain request that is not JSON"
         }
-        let data = (try? JSONSerialization.data(withJSONObject: out, options: [.sortedKeys])) ?? Data("{\"error\":\"unencodable\"}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        return JSON.object(out).text
     }
 }

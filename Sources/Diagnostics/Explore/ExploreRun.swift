@@ -58,6 +58,8 @@ final class ExploreRun {
     private var events: [[String: Any]] = []
     /// The device plists last parsed, by path (`plist(_:)`).
     private var plists: [String: (data: Data, value: [String: Any])] = [:]
+    /// The suites' URLs, by device and group (`suiteURL(group:)`).
+    private var suiteURLs: [String: URL] = [:]
     private var launches = 0
 
     /// The explorer's in-memory keychain for this run's processes, or nil: the Secret Service.
@@ -695,14 +697,16 @@ final class ExploreRun {
 
     // MARK: What the explorer reads of the device (from outside, as msdk-sim inspect does)
 
-    private var environment: [String: String] {
+    /// The environment of every process this run launches (made once: ProcessInfo builds a new dictionary from
+    /// `environ` at each call).
+    private lazy var environment: [String: String] = {
         var env = ProcessInfo.processInfo.environment
         env["APPGROUPSIM_ADMIN_TOKEN"] = org.adminToken
         env["APPGROUPSIM_DEVICE"] = nil
         env[ExplorerSecretStore.environmentKey] = keychain == nil ? nil : "memory"
         env[PushKey.explorerEnvironmentKey] = "1"
         return env
-    }
+    }()
 
     /// The explorer answers the process's requests for a new push key and, with the in-memory keychain, its
     /// keychain requests.
@@ -715,16 +719,26 @@ final class ExploreRun {
     /// The app's current user (LastUserIdentity of its msdkUserDefaults), read from the file without the
     /// device's data protection: the explorer looks from outside.
     private func currentUser() -> String? {
-        let layout = DeviceLayout(root: device)
-        let id = explorer.bundle.bundleID
-        let standard = plist(layout.standardDefaults(bundleID: id))
+        let standard = plist(suiteURL(group: nil))
         var msdk = standard
         if let group = standard["DataSharingHelper.appGroupName"].flatMap({ $0 as? String }) ?? standard[DataSharingHelper.appGroupNameKey] as? String {
-            let suite = plist(layout.groupSuite(groupID: group))
+            let suite = plist(suiteURL(group: group))
             if suite[DataSharingHelper.appGroupEnabledKey] as? Bool == true { msdk = suite }
         }
         guard let value = msdk["LastUserIdentity"], let plist = PlistValue(foundation: value), let identity = UserIdentity(plist: plist) else { return nil }
         return identity.userId
+    }
+
+    /// The app's standard suite (`group` nil) or a group's suite on the run's device now, made once per device
+    /// and group: it is read after every point a process passes, and building the URL each time was a tenth of
+    /// the explorer's own time.
+    private func suiteURL(group: String?) -> URL {
+        let key = "\(device.path)\n\(group ?? "")"
+        if let url = suiteURLs[key] { return url }
+        let layout = DeviceLayout(root: device)
+        let url = group.map { layout.groupSuite(groupID: $0) } ?? layout.standardDefaults(bundleID: explorer.bundle.bundleID)
+        suiteURLs[key] = url
+        return url
     }
 
     /// A plist of the device, parsed again only when its bytes changed: it is read after every point a process
