@@ -126,6 +126,19 @@ package enum FileProtection {
         }
     }
 
+    /// Whether files made in `directory` can carry a protection class: a probe file made there, given a class and
+    /// removed (a file system without `user.` extended attributes cannot: tmpfs before Linux 6.6, for one).
+    package static func canCarryClasses(in directory: String) -> Bool {
+        var template = Array("\(directory)/.appgroupsim-probe-XXXXXX".utf8CString)
+        let fd = mkstemp(&template)
+        guard fd >= 0 else { return false }
+        Glibc.close(fd)
+        let probe = String(cString: template)
+        defer { unlink(probe) }
+        let value = Array(FileProtectionClass.complete.rawValue.utf8)
+        return setxattr(probe, FileProtectionClass.attribute, value, value.count, 0) == 0
+    }
+
     /// The device whose `Containers` hold `url`, as its root; nil for a file outside any device's containers.
     package static func deviceRoot(of url: URL) -> URL? {
         deviceRootPath(of: url.path).map { URL(fileURLWithPath: String($0), isDirectory: true) }

@@ -157,4 +157,15 @@ final class FileProtectionTests: XCTestCase {
         XCTAssertEqual(FileProtection.deviceRootPath(of: "/tmp/é/Containers/x"), "/tmp/é")
         XCTAssertEqual(FileProtection.deviceRoot(of: URL(fileURLWithPath: "/tmp/d/Containers/Data/x"))?.path, "/tmp/d")
     }
+
+    /// The explorer asks whether a folder's files can carry a class before it puts its runs there: a probe file,
+    /// given a class and removed. (Not tested here: a file system that refuses `user.` attributes, such as tmpfs
+    /// before Linux 6.6; this machine has none to try.)
+    func testAFolderCarriesClassesWhereItsFilesCanBeGivenOneAndTheProbeLeavesNothing() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        XCTAssertTrue(FileProtection.canCarryClasses(in: dir.path))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "the probe file is gone")
+        XCTAssertFalse(FileProtection.canCarryClasses(in: dir.appendingPathComponent("missing").path), "no file can be made there")
+        XCTAssertFalse(FileProtection.canCarryClasses(in: "/proc"), "no file can be made there")
+    }
 }

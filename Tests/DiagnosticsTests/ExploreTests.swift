@@ -680,4 +680,19 @@ final class ExploreTests: XCTestCase {
             """.utf8).write(to: file)
         return file
     }
+
+    /// An exploration's session goes in memory (/dev/shm) only when nobody set TMPDIR and the folder has room and
+    /// keeps the files' protection classes; otherwise in the temporary directory.
+    func testAnExplorationsFilesGoInMemoryOnlyWhenTMPDIRIsUnsetAndTheFolderQualifies() throws {
+        let dir = try TestSupport.temporaryDirectory(self)
+        let temporary = FileManager.default.temporaryDirectory
+        XCTAssertEqual(Explorer.scratchRoot(environment: ["TMPDIR": temporary.path], memory: dir.path), temporary, "TMPDIR is the user's choice")
+        XCTAssertEqual(Explorer.scratchRoot(environment: [:], memory: dir.appendingPathComponent("missing").path), temporary)
+        var space = statvfs()
+        XCTAssertEqual(statvfs(dir.path, &space), 0)
+        let roomy = UInt64(space.f_bavail) * UInt64(space.f_frsize) >= 1 << 30
+        XCTAssertEqual(Explorer.scratchRoot(environment: [:], memory: dir.path).path, roomy ? dir.path : temporary.path)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "the probe leaves nothing")
+    }
 }
+

@@ -157,6 +157,42 @@ left=$(pgrep -af "$TMPDIR/" | grep -v pgrep || true)
 [ -z "$left" ] || fail "processes of the interrupted exploration are still running: $left"
 ok "explore stopped by SIGTERM mid-run: exit 143, one line saying so, no process of it left running (its files: checked below)"
 
+# Without TMPDIR, an exploration keeps its session in memory (/dev/shm) when that has 1 GiB free and keeps
+# extended attributes (the files' protection classes), and on disk otherwise: checked against Python's own look at
+# /dev/shm. Stopped by SIGTERM there, its folder goes too.
+expected=$(python3 - <<'PY'
+import os, tempfile
+try:
+    st = os.statvfs("/dev/shm")
+    fd, probe = tempfile.mkstemp(dir="/dev/shm", prefix=".appgroupsim-check-")
+    os.close(fd)
+    try:
+        os.setxattr(probe, "user.msdk.protection", b"complete")
+        ok = st.f_bavail * st.f_frsize >= 1 << 30
+    finally:
+        os.unlink(probe)
+except OSError:
+    ok = False
+print("memory" if ok else "disk")
+PY
+)
+env -u TMPDIR "$BIN/msdk-sim" explore --app "$APP" --org-data "$ROOT/Fixtures/org" --runs 500 --jobs 2 > "$WORK/shm.out" 2> "$WORK/shm.err" &
+explorer=$!
+session=""
+for _ in $(seq 1 300); do
+  session=$(tr '\0' '\n' < "/proc/$explorer/environ" 2>/dev/null | sed -n 's/^APPGROUPSIM_SCENARIO_TMP=//p')
+  [ -n "$session" ] && compgen -G "$session/tmp/appgroupsim-explore-*/run-*" > /dev/null && break
+  sleep 0.1
+done
+compgen -G "$session/tmp/appgroupsim-explore-*/run-*" > /dev/null || fail "no run of the exploration without TMPDIR started: $(cat "$WORK/shm.err")"
+case "$session" in /dev/shm/*) where=memory ;; *) where=disk ;; esac
+[ "$where" = "$expected" ] || fail "an exploration without TMPDIR kept its session in $session ($where); /dev/shm here says $expected"
+kill -TERM "$explorer"
+set +e; wait "$explorer"; status=$?; set -e
+[ "$status" = 143 ] || fail "an exploration without TMPDIR stopped by SIGTERM exited $status, not 143: $(tail -3 "$WORK/shm.err")"
+[ ! -e "$session" ] || fail "an exploration stopped by SIGTERM left its session folder $session"
+ok "explore without TMPDIR: its session in $where ($(dirname "$session")), as /dev/shm here allows; stopped by SIGTERM, its folder is gone"
+
 # An exploration's directory (its orgs' template and copies) goes when it ends, whichever way it ended (0 or 10 above).
 left=$(find "$TMPDIR" -maxdepth 1 \( -name 'appgroupsim-explore-*' -o -name 'appgroupsim-scenario-keyring-*' \) | wc -l)
 [ "$left" = 0 ] || fail "explore left $left director(ies) behind: $(ls "$TMPDIR")"

