@@ -55,7 +55,7 @@ package final class ExplorerSecretStore: SecretStore, @unchecked Sendable {
         return try call(["op": "delete", "attributes": Self.json(attributes)])["deleted"]?.boolValue ?? false
     }
 
-    /// One request and its answer, as JSON lines (FastJSON: Foundation's JSONSerialization was a third of the
+    /// One request and its answer, as JSON lines (FastJSON: Foundation's JSONSerialization was most of the
     /// explorer's answering and a first use of it in each new process).
     private func call(_ request: [String: JSON]) throws(KeychainError) -> [String: JSON] {
         guard let line = SchedulePoint.call(Self.callKind, JSON.object(request).text), let answer = JSON(text: line)?.objectValue
