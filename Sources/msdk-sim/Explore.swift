@@ -46,8 +46,7 @@ struct Explore: ParsableCommand {
     func run() throws {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().standardizedFileURL
         guard ProcessInfo.processInfo.environment[Scenario.innerKey] == "1" else {
-            // A device template may be large: its explorations stay on disk.
-            return try Scenario.reexecInPrivateKeyring(executable, sessionTemporaryFiles: true, memoryRoot: deviceTemplate == nil)
+            return try Scenario.reexecInPrivateKeyring(executable, sessionTemporaryFiles: true, root: Explorer.scratchRoot(deviceTemplate: deviceTemplate))
         }
         guard let bundle = app.map({ URL(fileURLWithPath: $0) }) ?? Scenario.findFixture(from: executable) else {
             throw Failure("cannot find Fixtures/MobileSyncExplorer/MobileSyncExplorer.app; pass --app")

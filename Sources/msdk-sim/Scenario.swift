@@ -63,15 +63,15 @@ struct Scenario: AsyncParsableCommand {
     /// `sessionTemporaryFiles`: the session's TMPDIR is inside its folder, so that what it leaves in temporary
     /// files goes with it however it ends (an exploration's orgs and devices: a SIGTERM ends the explorer where
     /// it stands). A scenario removes its own device and keeps the paths it prints short.
-    /// `memoryRoot`: put the session's folder in memory when it can be (`Explorer.scratchRoot`), an exploration's: it makes and deletes a
-    /// device's files every run.
-    static func reexecInPrivateKeyring(_ executable: URL, sessionTemporaryFiles: Bool = false, memoryRoot: Bool = false) throws {
+    /// `root`: where the session's folder goes (the temporary directory when nil; an exploration's is
+    /// `Explorer.scratchRoot`).
+    static func reexecInPrivateKeyring(_ executable: URL, sessionTemporaryFiles: Bool = false, root: URL? = nil) throws {
         for tool in ["dbus-run-session", "gnome-keyring-daemon"] {
             let found = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
                 .contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
             guard found else { throw Failure("\(tool) is not installed; run scripts/test once or apt-get install gnome-keyring dbus-x11") }
         }
-        let root = memoryRoot ? Explorer.scratchRoot() : FileManager.default.temporaryDirectory
+        let root = root ?? FileManager.default.temporaryDirectory
         let tmp = root.appendingPathComponent("appgroupsim-scenario-keyring-\(UUID().uuidString.prefix(8))")
         for sub in ["home", "run", "tmp"] {
             try FileManager.default.createDirectory(at: tmp.appendingPathComponent(sub), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -686,12 +686,13 @@ final class ExploreTests: XCTestCase {
     func testAnExplorationsFilesGoInMemoryOnlyWhenTMPDIRIsUnsetAndTheFolderQualifies() throws {
         let dir = try TestSupport.temporaryDirectory(self)
         let temporary = FileManager.default.temporaryDirectory
-        XCTAssertEqual(Explorer.scratchRoot(environment: ["TMPDIR": temporary.path], memory: dir.path), temporary, "TMPDIR is the user's choice")
-        XCTAssertEqual(Explorer.scratchRoot(environment: [:], memory: dir.appendingPathComponent("missing").path), temporary)
+        XCTAssertEqual(Explorer.scratchRoot(deviceTemplate: nil, environment: ["TMPDIR": temporary.path], memory: dir.path), temporary, "TMPDIR is the user's choice")
+        XCTAssertEqual(Explorer.scratchRoot(deviceTemplate: nil, environment: [:], memory: dir.appendingPathComponent("missing").path), temporary)
         var space = statvfs()
         XCTAssertEqual(statvfs(dir.path, &space), 0)
         let roomy = UInt64(space.f_bavail) * UInt64(space.f_frsize) >= 1 << 30
-        XCTAssertEqual(Explorer.scratchRoot(environment: [:], memory: dir.path).path, roomy ? dir.path : temporary.path)
+        XCTAssertEqual(Explorer.scratchRoot(deviceTemplate: nil, environment: [:], memory: dir.path).path, roomy ? dir.path : temporary.path)
+        XCTAssertEqual(Explorer.scratchRoot(deviceTemplate: "/a/template", environment: [:], memory: dir.path), temporary, "a template may be large")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "the probe leaves nothing")
     }
 }
