@@ -201,7 +201,7 @@ let package = Package(
         // Diagnosis and field-failure reproductions for msdk-sim: reads bundles and devices through the facade.
         .target(name: "Diagnostics", dependencies: ["AppGroup", "Keychain", "CoreEngine", "CoreNetworkEngine", "SmartStoreEngine", "XcodeProject", "SourceReader", "Exploring"]),
         .executableTarget(name: "msdk-sim", dependencies: [
-            "AppGroup", "Keychain", "CoreEngine", "CoreNetworkEngine", "Diagnostics", "Exploring",
+            "AppGroup", "Keychain", "CoreEngine", "CoreNetworkEngine", "Diagnostics", "Exploring", "OrgSimulator",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Test and benchmark support: drives the platform layer from separate processes.
@@ -245,7 +245,7 @@ let package = Package(
             exclude: ["Fixtures"]),  // read from the checkout by path
         .testTarget(name: "AppExtensionsTests", dependencies: ["CoreEngine", "AppExtensions", "Diagnostics", "CoreNetworkEngine", "OrgSimulator", "FastJSON", .product(name: "_CryptoExtras", package: "swift-crypto"), "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "MobileAppTests", dependencies: ["CoreEngine", "MobileApp", "AppExtensions", "CoreNetworkEngine", "AppGroup", "Keychain", "SmartStoreEngine", "OrgSimulator", "AppGroupSimTestSupport"]),
-        .testTarget(name: "DiagnosticsTests", dependencies: ["CoreEngine", "CoreNetworkEngine", "Diagnostics", "Exploring", "AppExtensions", "AppGroup", "Keychain", "AppGroupSimTestSupport"]),
+        .testTarget(name: "DiagnosticsTests", dependencies: ["CoreEngine", "CoreNetworkEngine", "Diagnostics", "Exploring", "AppExtensions", "AppGroup", "Keychain", "AppGroupSimTestSupport", "OrgSimulator"]),
         .testTarget(name: "SalesforceSDKCoreTests", dependencies: ["SalesforceSDKCore", "Keychain", "AppGroupSimTestSupport", "AppGroupSimTesting", "UserNotifications"]),
         .testTarget(name: "SalesforceSDKCommonTests", dependencies: ["Keychain", "SalesforceSDKCommon", "AppGroup", "AppGroupSimTestSupport"]),
         .testTarget(name: "CoreNetworkEngineTests", dependencies: [.product(name: "_CryptoExtras", package: "swift-crypto"), "FastJSON", "OrgSimulator", "CoreNetworkEngine", "CoreEngine", "AppGroup", "Keychain", "SmartStoreEngine", "AppGroupSimTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -148,28 +148,19 @@ public final class SimulatedDevice: @unchecked Sendable {
 /// An org in this process, on a free port of 127.0.0.1 (the same server as `sf-simulator`).
 public final class SimulatedOrg: @unchecked Sendable {
     public let url: URL
-    private let task: Task<Void, any Error>
-    private let simulator: OrgSimulator
+    private let org: EmbeddedOrg
 
-    private init(url: URL, task: Task<Void, any Error>, simulator: OrgSimulator) {
-        self.url = url
-        self.task = task
-        self.simulator = simulator
+    private init(org: EmbeddedOrg) {
+        self.org = org
+        url = URL(string: org.url)!
     }
 
     static func start(definition: URL) async throws -> SimulatedOrg {
         let token = ProcessInfo.processInfo.environment["APPGROUPSIM_ADMIN_TOKEN"] ?? "appgroupsim-testing-\(UUID().uuidString)"
-        let simulator = try OrgSimulator(configuration: .init(port: 0, dataDirectory: definition, adminToken: token))
+        let org = try await EmbeddedOrg.start(.init(port: 0, dataDirectory: definition, adminToken: token))
         // A device registering for push reads the org's admin token here, as the apps do.
         setenv("APPGROUPSIM_ADMIN_TOKEN", token, 1)
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let task = Task { try await simulator.run { port in continuation.yield(port) } }
-        var port = 0
-        for await first in ports {
-            port = first
-            break
-        }
-        return SimulatedOrg(url: URL(string: "http://127.0.0.1:\(port)")!, task: task, simulator: simulator)
+        return SimulatedOrg(org: org)
     }
 
     /// The org pushes a notification to every device where `username` registered for push (its
@@ -236,8 +227,7 @@ public final class SimulatedOrg: @unchecked Sendable {
     }
 
     public func stop() async {
-        await simulator.shutdown()
-        _ = try? await task.value
+        await org.stop()
     }
 }
 

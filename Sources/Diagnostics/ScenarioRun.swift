@@ -36,7 +36,7 @@ final class Run: @unchecked Sendable {
     /// The scenario's device; `newDevice()` starts another (a new id: nothing of the first one's keychain).
     private(set) var device: URL
     let say: @Sendable (String) -> Void
-    private var org: OrgProcess?
+    private var org: RunningOrg?
     var orgURL: String { org?.url ?? "" }
     /// sf-simulator's admin token (its second line): for its admin routes, and for the apps' APNs registration.
     var adminToken: String { org?.adminToken ?? "" }
@@ -61,7 +61,7 @@ final class Run: @unchecked Sendable {
     /// sf-simulator on a free port of 127.0.0.1.
     func startOrg() throws {
         do {
-            org = try OrgProcess.start(bin: bin, data: fixtureApp.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("org"))
+            org = try RunningOrg.start(bin: bin, data: fixtureApp.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("org"))
         } catch {
             throw Scenarios.Failure.setup("\(error)")
         }

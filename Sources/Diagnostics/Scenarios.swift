@@ -262,7 +262,7 @@ package enum Scenarios {
         let items = try LibsecretStore().search(["device": device.id.uuidString, "service": TokenStore.refreshService])
         guard let refresh = items.first(where: { !$0.secret.isEmpty }).map({ String(decoding: $0.secret, as: UTF8.self) }) else { return false }
         let boot = try BootConfig.load(from: AppBundle(at: app))
-        guard let request = OrgProcess.refreshRequest(orgURL: run.orgURL, refreshToken: refresh, clientId: boot.consumerKey) else { throw Failure.setup("no org URL") }
+        guard let request = RunningOrg.refreshRequest(orgURL: run.orgURL, refreshToken: refresh, clientId: boot.consumerKey) else { throw Failure.setup("no org URL") }
         let (_, response) = try await URLSession.shared.data(for: request)
         return (response as? HTTPURLResponse)?.statusCode == 200
     }

@@ -2,12 +2,13 @@ import ArgumentParser
 import Diagnostics
 import Exploring
 import Foundation
+import OrgSimulator
 
 struct Explore: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find the app's data-sharing bugs: run the app, its widget and its notification extension under a seeded scheduler with device and org events, and check invariants.",
         discussion: """
-            Every run gets a fresh device and its own sf-simulator; runs go one per core (--jobs). The keychain is \
+            Every run gets a fresh device and its own org (sf-simulator's server, in this process); runs go one per core (--jobs). The keychain is \
             the explorer's own, in memory (--keychain), and every schedule reported is first replayed on the real \
             Secret Service, in a private keyring as msdk-sim scenario uses. Each keychain operation, file access in \
             the containers and store transaction of the real binaries is a point where the scheduler may switch processes, lock, unlock or reboot the device, take the org offline, expire \
@@ -63,6 +64,10 @@ struct Explore: ParsableCommand {
         options.swarm = swarm
         options.deviceTemplate = deviceTemplate.map { URL(fileURLWithPath: $0) }
         options.jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        options.embeddedOrg = EmbeddedOrgStarter { data, state in
+            let org = try EmbeddedOrg.startWaiting(.init(port: 0, dataDirectory: data, stateFile: state))
+            return (org.url, org.adminToken, org.stopWaiting)
+        }
         let explorer: Explorer
         do { explorer = try Explorer(options) } catch let error as ExploreError { throw Failure("\(error)") }
         defer { explorer.close() }

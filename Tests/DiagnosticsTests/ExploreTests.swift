@@ -5,12 +5,15 @@ import Exploring
 @testable import Diagnostics
 import Foundation
 import Keychain
+import OrgSimulator
 import XCTest
 
 /// `msdk-sim explore` (issue 38): a run is a function of its seed, and a schedule file is checked before it runs.
 /// These run the real binaries (built by `swift build --build-tests`) on the keyring of scripts/with-keyring.
 final class ExploreTests: XCTestCase {
-    func explorer(app: URL? = nil, sdkRecovery: Bool = false, memoryKeychain: Bool = false, deviceTemplate: URL? = nil) throws -> Explorer {
+    func explorer(
+        app: URL? = nil, sdkRecovery: Bool = false, memoryKeychain: Bool = false, deviceTemplate: URL? = nil, embeddedOrg: EmbeddedOrgStarter? = nil
+    ) throws -> Explorer {
         let bin = try TestSupport.executable("main-app").deletingLastPathComponent()
         let root = TestSupport.packageRoot
         var options = Explorer.Options(
@@ -20,6 +23,7 @@ final class ExploreTests: XCTestCase {
         options.contacts = 10
         options.memoryKeychain = memoryKeychain
         options.deviceTemplate = deviceTemplate
+        options.embeddedOrg = embeddedOrg
         return try Explorer(options)
     }
 
@@ -27,7 +31,7 @@ final class ExploreTests: XCTestCase {
     /// end of its socket pair is closed, so a process that holds a copy keeps it deaf, and `waitUntilExit()` waits
     /// as long as that process lives (the explorer waited 37 minutes on an sf-simulator that a fork server held so).
     /// Here the child's own background `sleep` holds it: the shell has ended, `isRunning` still says true, and
-    /// `OrgProcess.reap` returns all the same, since it asks for the child itself.
+    /// `RunningOrg.reap` returns all the same, since it asks for the child itself.
     func testReapReturnsWhileFoundationCannotHearTheChildEnd() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("explore-reap-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -52,7 +56,7 @@ final class ExploreTests: XCTestCase {
         XCTAssertTrue(process.isRunning, "Foundation heard the end with the socket still held: the hang is not reproduced")
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            OrgProcess.reap(process)
+            RunningOrg.reap(process)
             done.signal()
         }
         XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "reap waited as waitUntilExit() does, for the holder to end")
@@ -110,6 +114,36 @@ final class ExploreTests: XCTestCase {
             lines.map { $0.replacingOccurrences(of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#, with: "<time>", options: .regularExpression) }
         }
         XCTAssertEqual(timeless(inMemory.narrative), timeless(try explorer(app: broken).replay(steps).narrative))
+    }
+
+    /// msdk-sim serves each run's org in its own process (`EmbeddedOrg`); a seed makes the same run there as with
+    /// an sf-simulator process: the same steps, the same story, the same violations (the restore's orphaned
+    /// session is seen through the org, which still accepts its token).
+    func testAnOrgInTheExplorersProcessGivesTheRunsOfAnSfSimulatorProcess() throws {
+        final class Started: @unchecked Sendable {
+            let lock = NSLock()
+            var count = 0
+        }
+        let started = Started()
+        let embedded = EmbeddedOrgStarter { data, state in
+            started.lock.withLock { started.count += 1 }
+            let org = try EmbeddedOrg.startWaiting(.init(port: 0, dataDirectory: data, stateFile: state))
+            return (org.url, org.adminToken, org.stopWaiting)
+        }
+        let inProcess = try explorer(memoryKeychain: true, embeddedOrg: embedded)
+        let processes = try explorer(memoryKeychain: true)
+        for seed: UInt64 in [20_261_127, 5] {
+            let a = try inProcess.run(seed: seed, steps: 16)
+            let b = try processes.run(seed: seed, steps: 16)
+            XCTAssertEqual(a.steps, b.steps, "seed \(seed)")
+            XCTAssertEqual(a.narrative, b.narrative, "seed \(seed)")
+            XCTAssertEqual(a.violations, b.violations, "seed \(seed)")
+        }
+        let steps = [ExploreStep("app", "login bob@acme.test"), ExploreStep("app", "finish"), ExploreStep("device", "restore")]
+        let broken = TestSupport.packageRoot.appendingPathComponent("Fixtures/broken/keychain-class-when-unlocked/MobileSyncExplorer.app")
+        let replayed = try explorer(app: broken, memoryKeychain: true, embeddedOrg: embedded).replay(steps, real: false)
+        XCTAssertEqual(replayed.violations.map(\.invariant), ["orphaned-session"], replayed.narrative.joined(separator: "\n"))
+        XCTAssertGreaterThanOrEqual(started.lock.withLock { started.count }, 4, "the seeded template, then an org for each run, were in this process")
     }
 
     func testOneSeedGivesOneScheduleOneNarrativeAndOneTrace() throws {

@@ -8,19 +8,18 @@ import XCTest
 
 /// A real sf-simulator on an ephemeral port of 127.0.0.1, in this process.
 package final class OrgHarness: @unchecked Sendable {
-    let task: Task<Void, any Error>
+    let org: EmbeddedOrg
     package let baseURL: URL
-    let simulator: OrgSimulator
+    var simulator: OrgSimulator { org.simulator }
 
     package static var fixtureDirectory: URL { TestSupport.packageRoot.appendingPathComponent("Fixtures/org") }
     package static let app = OAuthLogin.App(
         clientId: "3MVG9AppGroupSim.MobileSyncExplorer.Sample", redirectURI: "testsfdc:///mobilesdk/detect/oauth/done",
         scopes: ["web", "api"])
 
-    private init(task: Task<Void, any Error>, baseURL: URL, simulator: OrgSimulator) {
-        self.task = task
-        self.baseURL = baseURL
-        self.simulator = simulator
+    private init(org: EmbeddedOrg) {
+        self.org = org
+        baseURL = URL(string: org.url)!
     }
 
     package static func start(stateFile: URL? = nil, faults: FaultSettings = FaultSettings(), tokenLifetime: TimeInterval = 3600, dataDirectory: URL? = nil,
@@ -31,19 +30,12 @@ package final class OrgHarness: @unchecked Sendable {
         // Without a state file, a new PostgreSQL database when APPGROUPSIM_TEST_POSTGRES names a server
         // (scripts/integration/org-postgres.sh runs the org's tests so), else SQLite in memory.
         let store = stateFile == nil ? try PostgresSupport.testStore(recordLockTimeout: recordLockTimeout) : nil
-        let simulator = try OrgSimulator(configuration: .init(
+        let org = try await EmbeddedOrg.start(.init(
             port: 0, dataDirectory: dataDirectory ?? fixtureDirectory, stateFile: stateFile, tokenLifetime: tokenLifetime, faults: faults,
             connectedApps: connectedApps, csv: csv, adminToken: testAdminToken, store: store, recordLockTimeout: recordLockTimeout))
         // Every harness has the same token, in the variable the SDK's push registration reads (as a device would).
         setenv("APPGROUPSIM_ADMIN_TOKEN", testAdminToken, 1)
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let task = Task { try await simulator.run { port in continuation.yield(port) } }
-        var port = 0
-        for await p in ports {
-            port = p
-            break
-        }
-        return OrgHarness(task: task, baseURL: URL(string: "http://127.0.0.1:\(port)")!, simulator: simulator)
+        return OrgHarness(org: org)
     }
 
     /// The admin token of every harness in a test process (a test may also start one with another).
@@ -53,8 +45,7 @@ package final class OrgHarness: @unchecked Sendable {
     package var adminToken: String { simulator.adminToken }
 
     package func stop() async {
-        await simulator.shutdown()
-        _ = try? await task.value
+        await org.stop()
     }
 
     /// A keychain of its own per test (the in-memory double).

@@ -24,7 +24,7 @@ final class ExploreRun {
     }
 
     private let explorer: Explorer
-    private let org: OrgProcess
+    private let org: RunningOrg
     private let directory: URL
     /// The device the actors run on: a restore (`device restore`) moves the run to a new one.
     private var device: URL
@@ -75,7 +75,7 @@ final class ExploreRun {
     private static let aliveCount = Mutex(0)
     deinit { Self.aliveCount.withLock { $0 -= 1 } }
 
-    init(explorer: Explorer, org: OrgProcess, directory: URL, keychain: ExplorerKeychain? = nil) throws {
+    init(explorer: Explorer, org: RunningOrg, directory: URL, keychain: ExplorerKeychain? = nil) throws {
         Self.aliveCount.withLock { $0 += 1 }
         self.explorer = explorer
         self.keychain = keychain

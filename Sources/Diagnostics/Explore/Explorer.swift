@@ -40,6 +40,10 @@ package final class Explorer: @unchecked Sendable {
         /// A device every run starts from instead of a new one (`--device-template`): its files and apps, restored
         /// to a new phone as a backup is, without keychain items.
         package var deviceTemplate: URL?
+        /// Each run's org served in this process (given by msdk-sim, which links the org) instead of an
+        /// sf-simulator process each run: the same server on its own port and state file, without a process's
+        /// start (about a tenth of a run's processor time). Nil: sf-simulator processes from `bin`.
+        package var embeddedOrg: EmbeddedOrgStarter?
 
         package init(app: URL, bin: URL, orgData: URL) {
             self.app = app
@@ -115,7 +119,7 @@ package final class Explorer: @unchecked Sendable {
         self.options = options
         bundle = try ExploredBundle(options.app)
         users = try ExploredUser.load(orgData: options.orgData)
-        for tool in ["main-app", "extension-widget", "extension-notification", "sf-simulator"]
+        for tool in ["main-app", "extension-widget", "extension-notification"] + (options.embeddedOrg == nil ? ["sf-simulator"] : [])
         where !FileManager.default.isExecutableFile(atPath: options.bin.appendingPathComponent(tool).path) {
             throw ExploreError.setup("\(tool) is not in \(options.bin.path); build it with swift build")
         }
@@ -132,7 +136,7 @@ package final class Explorer: @unchecked Sendable {
             } else {
                 (deviceBackup, deviceTemplateFingerprint) = (nil, nil)
             }
-            try OrgProcess.seedTemplate(bin: options.bin, data: orgDirectory, template: orgTemplate)
+            try RunningOrg.seedTemplate(bin: options.bin, data: orgDirectory, template: orgTemplate, embedded: options.embeddedOrg)
         } catch {
             try? FileManager.default.removeItem(at: session)
             throw error
@@ -351,10 +355,10 @@ package final class Explorer: @unchecked Sendable {
             keychainRequests: run.keychainRequests)
     }
 
-    private func startOrg() throws -> OrgProcess {
-        try OrgProcess.start(
+    private func startOrg() throws -> RunningOrg {
+        try RunningOrg.start(
             bin: options.bin, data: orgDirectory, template: orgTemplate,
-            copy: session.appendingPathComponent("org-\(UUID().uuidString.prefix(8)).sqlite"))
+            copy: session.appendingPathComponent("org-\(UUID().uuidString.prefix(8)).sqlite"), embedded: options.embeddedOrg)
     }
 
     /// The org's definition with the contacts capped, so that each run's first sync is short.
@@ -376,7 +380,7 @@ package final class Explorer: @unchecked Sendable {
 /// The org a worker started ahead for its next run.
 final class OrgSupply: @unchecked Sendable {
     /// The org started ahead, if any; whoever uses it sets it to nil (or to the next one).
-    var next: OrgProcess?
+    var next: RunningOrg?
 
     func stop() {
         next?.stop()

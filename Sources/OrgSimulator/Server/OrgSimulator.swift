@@ -27,6 +27,9 @@ package struct OrgSimulator: Sendable {
         /// How long a write waits for a locked record before `UNABLE_TO_LOCK_ROW` (Salesforce: 10 s). A `store`
         /// given here was made with its own.
         package var recordLockTimeout: TimeInterval
+        /// An org inside another program (`EmbeddedOrg`: a developer's test, an explorer's runs): it takes no
+        /// signal (SIGTERM and SIGINT stay the program's) and logs nothing (the program's output is its own).
+        package var embedded = false
 
         package init(
             port: Int = 0, dataDirectory: URL, stateFile: URL? = nil, tokenLifetime: TimeInterval = 3600, faults: FaultSettings = FaultSettings(),
@@ -93,7 +96,7 @@ package struct OrgSimulator: Sendable {
             sobjects.register(on: api)
             CompositeRoutes(state: state, sobjects: sobjects, queries: queries).register(on: api)
             BriefcaseRoutes(state: state).register(on: api)
-            var logger = Logger(label: "sf-simulator")
+            var logger = configuration.embedded ? Logger(label: "sf-simulator", factory: { _ in SwiftLogNoOpLogHandler() }) : Logger(label: "sf-simulator")
             logger.logLevel = .warning
             let app = Application(
                 router: router,
@@ -106,7 +109,7 @@ package struct OrgSimulator: Sendable {
                 },
                 logger: logger)
             let serviceGroup = ServiceGroup(configuration: .init(
-                services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: [app], gracefulShutdownSignals: configuration.embedded ? [] : [.sigterm, .sigint], logger: logger))
             group.set(serviceGroup)
             try await serviceGroup.run()
             guard let seconds = group.takeOfflineRequest(), !group.isStopped else { return }
@@ -122,6 +125,71 @@ package struct OrgSimulator: Sendable {
         await group.get()?.triggerGracefulShutdown()
     }
 }
+
+/// An org served by a task of this process, on a free port of 127.0.0.1: the same server as `sf-simulator`, without
+/// a process of its own (a developer's test through AppGroupSimTesting, the runs of `msdk-sim explore`).
+package final class EmbeddedOrg: Sendable {
+    package let simulator: OrgSimulator
+    package let port: Int
+    private let task: Task<Void, Never>
+
+    package var url: String { "http://127.0.0.1:\(port)" }
+    package var adminToken: String { simulator.adminToken }
+
+    private init(simulator: OrgSimulator, port: Int, task: Task<Void, Never>) {
+        self.simulator = simulator
+        self.port = port
+        self.task = task
+    }
+
+    /// Starts the org and returns once it listens; an org that stops before it listens (its port taken) throws
+    /// why.
+    package static func start(_ configuration: OrgSimulator.Configuration) async throws -> EmbeddedOrg {
+        var configuration = configuration
+        configuration.embedded = true
+        let simulator = try OrgSimulator(configuration: configuration)
+        let (ports, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
+        let task = Task {
+            do { try await simulator.run { continuation.yield(.success($0)) } } catch { continuation.yield(.failure(error)) }
+            continuation.finish()
+        }
+        for await first in ports { return EmbeddedOrg(simulator: simulator, port: try first.get(), task: task) }
+        throw OrgSimulatorError.state("the org on \(configuration.dataDirectory.path) stopped before it listened")
+    }
+
+    /// Stops serving (open requests finish) and returns once the server has closed.
+    package func stop() async {
+        await simulator.shutdown()
+        await task.value
+        simulator.state.database.store.close()
+    }
+
+    /// `start`, for a thread that may wait (not one of Swift concurrency's own: the org's task needs them).
+    package static func startWaiting(_ configuration: OrgSimulator.Configuration) throws -> EmbeddedOrg {
+        try wait { try await start(configuration) }
+    }
+
+    /// `stop`, for a thread that may wait.
+    package func stopWaiting() {
+        _ = try? EmbeddedOrg.wait { () async throws -> Bool in
+            await self.stop()
+            return true
+        }
+    }
+
+    private static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = WaitBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
+            done.signal()
+        }
+        done.wait()
+        return try box.result!.get()
+    }
+}
+
+private final class WaitBox<T>: @unchecked Sendable { var result: Result<T, any Error>? }
 
 final class GroupBox: @unchecked Sendable {
     private let lock = NSLock()

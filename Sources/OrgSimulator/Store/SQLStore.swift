@@ -281,10 +281,17 @@ package protocol SQLStore: Sendable {
     /// A fault: the record `id` of `table` is locked for `seconds`, as a long transaction elsewhere would hold it
     /// (PostgreSQL: a real row lock, seen by every instance). Returns once the lock is held.
     func holdRecordLock(table: String, id: String, seconds: TimeInterval) async throws
+    /// Lets go of the state while this process goes on (an `EmbeddedOrg` stopped): for SQLite, the file is
+    /// checkpointed and closed and its lock released, so that the file is whole and free once `stop` returns.
+    /// Nothing may use the store after.
+    func close()
 }
 
 extension SQLStore {
     package var isShared: Bool { false }
+
+    /// A store this process does not own the lifetime of (one a test gave) is left as it is.
+    package func close() {}
 
     package func setUp<T>(_ body: (SQLTransaction) throws -> T) throws -> T { try write(body) }
 

@@ -29,6 +29,8 @@ struct CursorChunk: DatabaseAggregate {
 final class SQLiteStore: SQLStore {
     let queue: DatabaseQueue
     let location: String
+    /// The state file, nil for an org in memory.
+    let file: URL?
     var dialect: SQLDialect { .sqlite }
     let held: HeldRecords
     var recordLockTimeout: TimeInterval { held.timeout }
@@ -40,6 +42,7 @@ final class SQLiteStore: SQLStore {
         // The simulator's own SQL quotes identifiers with "…" and strings with '…'.
         config.acceptsDoubleQuotedStringLiterals = false
         config.prepareDatabase { db in db.add(function: CursorChunk.function) }
+        file = path
         guard let path else {
             location = "the in-memory org"
             queue = try DatabaseQueue(configuration: config)
@@ -70,6 +73,14 @@ final class SQLiteStore: SQLStore {
             throw OrgSimulatorError.state("\(path.path) cannot be opened as the org's state (\(error.message ?? "\(error)")); move it aside to start from the org definition")
         }
         chmod(path.path, 0o600)
+    }
+
+    /// Checkpoints and closes the file (SQLite does both when its last connection closes) and releases the
+    /// state's lock: without it, the file closed whenever the last reference went, at a moment nobody chose,
+    /// while the state's lock stayed held for the life of the process.
+    func close() {
+        try? queue.close()
+        if let file { StateFileLock.release(for: file) }
     }
 
     func write<T>(_ body: (SQLTransaction) throws -> T) throws -> T {
@@ -145,7 +156,7 @@ final class SQLiteStore: SQLStore {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
-        defer { close(fd) }
+        defer { Glibc.close(fd) }
         return (try? handle.read(upToCount: count)) ?? Data()
     }
 
@@ -265,7 +276,13 @@ enum StateFileLock {
             close(fd)
             throw OrgSimulatorError.state("\(state.path) is served by another sf-simulator (\(holder)); stop that one, or give this one another --state")
         }
-        // Kept open for the life of the process: closing it would release the lock.
+        // Kept open for the life of the process (or until `release`): closing it releases the lock.
         held.withLock { $0[path] = fd }
+    }
+
+    /// Lets go of the lock `acquire` took (an org stopped in a process that goes on).
+    static func release(for state: URL) {
+        let path = state.path + ".lock"
+        if let fd = held.withLock({ $0.removeValue(forKey: path) }) { close(fd) }
     }
 }

@@ -4,24 +4,31 @@ import FoundationNetworking
 import Exploring
 import Foundation
 
-/// sf-simulator on a free port, with its admin token.
-final class OrgProcess: @unchecked Sendable {
-    let process: Process
+/// An org this program started on a free port of 127.0.0.1, with its admin token: an sf-simulator process, or
+/// the same server in this process (`EmbeddedOrgStarter`, given by a program that links the org).
+final class RunningOrg: @unchecked Sendable {
     let url: String
     let adminToken: String
-
-    private init(process: Process, url: String, adminToken: String) {
-        self.process = process
-        self.url = url
-        self.adminToken = adminToken
-    }
-
+    /// Ends the org (the process, or the server in this process) and returns once it has.
+    private let end: () -> Void
     /// The state file this org keeps (a copy of a seeded template), removed when it stops.
     private var stateFile: URL?
 
+    private init(url: String, adminToken: String, stateFile: URL?, end: @escaping () -> Void) {
+        self.url = url
+        self.adminToken = adminToken
+        self.stateFile = stateFile
+        self.end = end
+    }
+
     /// Starts sf-simulator on `data`; with `state`, the org keeps its changes in that SQLite file (a state
-    /// already seeded is not seeded again, which is how an explorer's runs skip seeding).
-    static func start(bin: URL, data: URL, state: URL? = nil) throws -> OrgProcess {
+    /// already seeded is not seeded again, which is how an explorer's runs skip seeding). With `embedded`, the
+    /// org is served in this process instead (`state` is then required).
+    static func start(bin: URL, data: URL, state: URL? = nil, embedded: EmbeddedOrgStarter? = nil) throws -> RunningOrg {
+        if let embedded, let state {
+            let org = try embedded.start(data, state)
+            return RunningOrg(url: org.url, adminToken: org.adminToken, stateFile: state, end: org.stop)
+        }
         let process = Process()
         process.executableURL = bin.appendingPathComponent("sf-simulator")
         process.arguments = ["--port", "0", "--data", data.path] + (state.map { ["--state", $0.path] } ?? [])
@@ -37,30 +44,31 @@ final class OrgProcess: @unchecked Sendable {
             lines.append(chunk)
         }
         let text = String(decoding: lines, as: UTF8.self).split(separator: "\n")
-        let org = OrgProcess(
-            process: process, url: text[0].split(separator: " ").last.map(String.init) ?? "",
-            adminToken: text[1].split(separator: " ").last.map(String.init) ?? "")
-        org.stateFile = state
-        return org
+        return RunningOrg(
+            url: text[0].split(separator: " ").last.map(String.init) ?? "", adminToken: text[1].split(separator: " ").last.map(String.init) ?? "",
+            stateFile: state,
+            end: {
+                process.terminate()
+                Self.reap(process)
+            })
     }
 
     /// Starts an org on a copy of `template` (a state file seeded once by `seedTemplate`), named `copy`.
-    static func start(bin: URL, data: URL, template: URL, copy: URL) throws -> OrgProcess {
+    static func start(bin: URL, data: URL, template: URL, copy: URL, embedded: EmbeddedOrgStarter? = nil) throws -> RunningOrg {
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: template.path + suffix) {
             try FileManager.default.copyItem(atPath: template.path + suffix, toPath: copy.path + suffix)
         }
-        return try start(bin: bin, data: data, state: copy)
+        return try start(bin: bin, data: data, state: copy, embedded: embedded)
     }
 
     /// Seeds `data` once into the SQLite file `template`: each run's org then starts from a copy of it,
     /// with the same records, instead of seeding its own (about half of an org's start).
-    static func seedTemplate(bin: URL, data: URL, template: URL) throws {
-        try start(bin: bin, data: data, state: template).stop(keepState: true)
+    static func seedTemplate(bin: URL, data: URL, template: URL, embedded: EmbeddedOrgStarter? = nil) throws {
+        try start(bin: bin, data: data, state: template, embedded: embedded).stop(keepState: true)
     }
 
     func stop(keepState: Bool = false) {
-        process.terminate()
-        Self.reap(process)
+        end()
         if let file = stateFile, !keepState {
             // With the lock file the org holds while it runs (sf-simulator's `<state>.lock`): an exploration starts
             // an org a run, and left, they were one file a run in its directory until it ended.
@@ -111,7 +119,19 @@ final class OrgProcess: @unchecked Sendable {
     private final class StatusBox: @unchecked Sendable { var status = 0 }
 }
 
-extension OrgProcess {
+/// How a program that links the org (msdk-sim) serves an explorer's orgs in its own process, without an
+/// sf-simulator process each run: given the org's definition and its SQLite state file, it starts the org and
+/// returns its URL, its admin token, and how to stop it (returning once it has stopped).
+package struct EmbeddedOrgStarter: Sendable {
+    package typealias Started = (url: String, adminToken: String, stop: @Sendable () -> Void)
+    let start: @Sendable (_ data: URL, _ state: URL) throws -> Started
+
+    package init(_ start: @escaping @Sendable (_ data: URL, _ state: URL) throws -> Started) {
+        self.start = start
+    }
+}
+
+extension RunningOrg {
     /// `POST /__admin/push`: a notification for `username`'s registered devices.
     func push(username: String, title: String) -> Bool {
         guard let url = URL(string: url + "/__admin/push") else { return false }
@@ -123,7 +143,7 @@ extension OrgProcess {
     }
 }
 
-extension OrgProcess {
+extension RunningOrg {
     /// Whether the org grants an access token for `refreshToken` (a session still live there). The token is sent,
     /// never printed.
     func acceptsRefreshToken(_ refreshToken: String, clientId: String) -> Bool {
