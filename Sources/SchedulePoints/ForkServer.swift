@@ -21,6 +21,14 @@ package enum ForkServer {
     /// The largest request: arguments and environment, NUL-separated.
     package static let requestLimit = 256 * 1024
 
+    /// For a `warmUp`: the protocol look-ups of a first `print` (whether a String is `TextOutputStreamable`,
+    /// `CustomStringConvertible`, …), printed into a string, nothing written.
+    package static func warmUpPrinting() {
+        var sink = ""
+        print("", 0, 0.5, true, Substring(""), to: &sink)
+        debugPrint("", to: &sink)
+    }
+
     /// Called first in the executable's `main`. In a fork server it returns only in a new process, with the
     /// request's descriptors, environment and arguments (`CommandLine.arguments`) in place; in the server itself
     /// it never returns (the server ends when the explorer closes its socket). `warmUp` runs once in the server,

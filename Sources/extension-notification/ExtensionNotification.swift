@@ -29,8 +29,12 @@ struct ExtensionNotification: AsyncParsableCommand {
     /// Under `msdk-sim explore` the process may first be the executable's fork server (`ForkServer`): it serves
     /// before anything else runs, and each process forked from it goes on from here with its own arguments.
     static func main() async {
-        // The parser finding its commands' types (3% of an exploration's CPU), done once in a fork server.
-        ForkServer.serveIfAsked { _ = try? parseAsRoot(["--help"]) }
+        // Done once in a fork server: the parser finding its commands' types and its options' protocols, and `print`'s.
+        ForkServer.serveIfAsked {
+            _ = try? parseAsRoot(["--help"])
+            _ = (try? parseAsRoot(["--bundle", "/", "--device", "/", "--json"])) as? AsyncParsableCommand
+            ForkServer.warmUpPrinting()
+        }
         await main(nil)
     }
 

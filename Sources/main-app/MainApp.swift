@@ -38,8 +38,19 @@ struct MainApp: AsyncParsableCommand {
     /// no committed data only in a `-wal` file. Under `msdk-sim explore` the process may first be the
     /// executable's fork server (`ForkServer`): each process forked from it goes on from here.
     static func main() async {
-        // The parser finding its commands' types (3% of an exploration's CPU), done once in a fork server.
-        ForkServer.serveIfAsked { _ = try? parseAsRoot(["--help"]) }
+        // Done once in a fork server, for every process forked from it: the parser finding its commands' types
+        // (3% of an exploration's CPU), and the first look-ups of the protocols that parsing each command the
+        // explorer sends, the cast below and `print` ask for (a look-up scans the binary's conformances once, then
+        // is cached).
+        ForkServer.serveIfAsked {
+            _ = try? parseAsRoot(["--help"])
+            let launch = ["--bundle", "/", "--device", "/", "--org", "http://127.0.0.1"]
+            for command in [
+                ["login", "--username", "u", "--password", "p"], ["sync"], ["contacts", "add", "--last", "l"], ["contacts", "list", "--json"],
+                ["logout"], ["switch-user", "--username", "u"], ["status", "--json"],
+            ] { _ = (try? parseAsRoot(launch + command)) as? AsyncParsableCommand }
+            ForkServer.warmUpPrinting()
+        }
         do {
             var command = try parseAsRoot()
             if var async = command as? AsyncParsableCommand { try await async.run() } else { try command.run() }
