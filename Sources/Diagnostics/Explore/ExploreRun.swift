@@ -57,7 +57,9 @@ final class ExploreRun {
     private(set) var triples: Set<String> = []
     private var events: [[String: Any]] = []
     /// The device plists last parsed, by path (`plist(_:)`).
-    private var plists: [String: (data: Data, value: [String: Any])] = [:]
+    private var plists: [String: (data: Data, value: [String: PlistValue])] = [:]
+    /// The last `LastUserIdentity` decoded, and its user (`currentUser()`).
+    private var identity: (value: PlistValue, userId: String?)?
     /// The suites' URLs, by device and group (`suiteURL(group:)`).
     private var suiteURLs: [String: URL] = [:]
     private var launches = 0
@@ -721,12 +723,16 @@ final class ExploreRun {
     private func currentUser() -> String? {
         let standard = plist(suiteURL(group: nil))
         var msdk = standard
-        if let group = standard["DataSharingHelper.appGroupName"].flatMap({ $0 as? String }) ?? standard[DataSharingHelper.appGroupNameKey] as? String {
+        if let group = standard["DataSharingHelper.appGroupName"]?.stringValue ?? standard[DataSharingHelper.appGroupNameKey]?.stringValue {
             let suite = plist(suiteURL(group: group))
-            if suite[DataSharingHelper.appGroupEnabledKey] as? Bool == true { msdk = suite }
+            if suite[DataSharingHelper.appGroupEnabledKey]?.boolValue == true { msdk = suite }
         }
-        guard let value = msdk["LastUserIdentity"], let plist = PlistValue(foundation: value), let identity = UserIdentity(plist: plist) else { return nil }
-        return identity.userId
+        guard let value = msdk["LastUserIdentity"] else { return nil }
+        // Decoding the archived identity was most of this look-up's time; it changes far less often than it is read.
+        if let cached = identity, cached.value == value { return cached.userId }
+        let userId = UserIdentity(plist: value)?.userId
+        identity = (value, userId)
+        return userId
     }
 
     /// The app's standard suite (`group` nil) or a group's suite on the run's device now, made once per device
@@ -744,10 +750,11 @@ final class ExploreRun {
     /// A plist of the device, parsed again only when its bytes changed: it is read after every point a process
     /// passes, and parsing it each time was a third of the explorer's own time. Keyed by the bytes, not by the
     /// file's times, so that what the explorer sees never depends on the clock.
-    private func plist(_ url: URL) -> [String: Any] {
+    private func plist(_ url: URL) -> [String: PlistValue] {
         guard let data = WholeFile.data(url) else { return [:] }
         if let cached = plists[url.path], cached.data == data { return cached.value }
-        let value = (try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]) ?? [:]
+        // The app's own reader (SharedDefaults'): Foundation's bridged each <data> to Swift a byte at a time.
+        let value = PlistValue.dictionary(propertyList: data) ?? [:]
         plists[url.path] = (data, value)
         return value
     }
