@@ -90,23 +90,35 @@ final class ExploreTests: XCTestCase {
         XCTAssertEqual([three.distinctSchedules, three.coveredTriples], [one.distinctSchedules, one.coveredTriples])
     }
 
+    /// Two explorers make the same runs of seeds 20261127 and 5 (16 steps): the same steps, story and violations;
+    /// `also` checks more of each pair.
+    func assertSameRuns(
+        _ a: Explorer, _ b: Explorer, also: (Explorer.RunResult, Explorer.RunResult) -> Void = { _, _ in }, line: UInt = #line
+    ) throws {
+        for seed: UInt64 in [20_261_127, 5] {
+            let x = try a.run(seed: seed, steps: 16)
+            let y = try b.run(seed: seed, steps: 16)
+            XCTAssertEqual(x.steps, y.steps, "seed \(seed)", line: line)
+            XCTAssertEqual(x.narrative, y.narrative, "seed \(seed)", line: line)
+            XCTAssertEqual(x.violations, y.violations, "seed \(seed)", line: line)
+            also(x, y)
+        }
+    }
+
+    /// A login, then the phone restored from a backup: on the fixture below, a session no account uses.
+    static let restoreAfterLogin = [ExploreStep("app", "login bob@acme.test"), ExploreStep("app", "finish"), ExploreStep("device", "restore")]
+    static let keychainClassWhenUnlocked = TestSupport.packageRoot.appendingPathComponent(
+        "Fixtures/broken/keychain-class-when-unlocked/MobileSyncExplorer.app")
+
     /// The in-memory keychain reaches the same points as the Secret Service and answers the same, so a seed
     /// chooses the same steps and tells the same story on either; and a violation found in memory is one on the
     /// Secret Service (the restore's orphaned session, whose tokens only the keychain holds).
     func testTheInMemoryKeychainGivesTheRunsOfTheSecretService() throws {
-        let memory = try explorer(memoryKeychain: true)
-        let real = try explorer()
-        for seed: UInt64 in [20_261_127, 5] {
-            let a = try memory.run(seed: seed, steps: 16)
-            let b = try real.run(seed: seed, steps: 16)
-            XCTAssertEqual(a.steps, b.steps, "seed \(seed)")
-            XCTAssertEqual(a.narrative, b.narrative, "seed \(seed)")
-            XCTAssertEqual(a.violations, b.violations, "seed \(seed)")
-            XCTAssertGreaterThan(a.keychainRequests, 0, "the processes asked the explorer's keychain")
-            XCTAssertEqual(b.keychainRequests, 0)
+        try assertSameRuns(try explorer(memoryKeychain: true), try explorer()) { memory, real in
+            XCTAssertGreaterThan(memory.keychainRequests, 0, "the processes asked the explorer's keychain")
+            XCTAssertEqual(real.keychainRequests, 0)
         }
-        let steps = [ExploreStep("app", "login bob@acme.test"), ExploreStep("app", "finish"), ExploreStep("device", "restore")]
-        let broken = TestSupport.packageRoot.appendingPathComponent("Fixtures/broken/keychain-class-when-unlocked/MobileSyncExplorer.app")
+        let steps = Self.restoreAfterLogin, broken = Self.keychainClassWhenUnlocked
         let inMemory = try explorer(app: broken, memoryKeychain: true).replay(steps, real: false)
         XCTAssertEqual(inMemory.violations.map(\.invariant), ["orphaned-session"], inMemory.narrative.joined(separator: "\n"))
         // A set-aside file's name holds the time it was set aside: the one difference allowed.
@@ -130,18 +142,9 @@ final class ExploreTests: XCTestCase {
             let org = try EmbeddedOrg.startWaiting(.init(port: 0, dataDirectory: data, stateFile: state))
             return (org.url, org.adminToken, org.stopWaiting)
         }
-        let inProcess = try explorer(memoryKeychain: true, embeddedOrg: embedded)
-        let processes = try explorer(memoryKeychain: true)
-        for seed: UInt64 in [20_261_127, 5] {
-            let a = try inProcess.run(seed: seed, steps: 16)
-            let b = try processes.run(seed: seed, steps: 16)
-            XCTAssertEqual(a.steps, b.steps, "seed \(seed)")
-            XCTAssertEqual(a.narrative, b.narrative, "seed \(seed)")
-            XCTAssertEqual(a.violations, b.violations, "seed \(seed)")
-        }
-        let steps = [ExploreStep("app", "login bob@acme.test"), ExploreStep("app", "finish"), ExploreStep("device", "restore")]
-        let broken = TestSupport.packageRoot.appendingPathComponent("Fixtures/broken/keychain-class-when-unlocked/MobileSyncExplorer.app")
-        let replayed = try explorer(app: broken, memoryKeychain: true, embeddedOrg: embedded).replay(steps, real: false)
+        try assertSameRuns(try explorer(memoryKeychain: true, embeddedOrg: embedded), try explorer(memoryKeychain: true))
+        let replayed = try explorer(app: Self.keychainClassWhenUnlocked, memoryKeychain: true, embeddedOrg: embedded)
+            .replay(Self.restoreAfterLogin, real: false)
         XCTAssertEqual(replayed.violations.map(\.invariant), ["orphaned-session"], replayed.narrative.joined(separator: "\n"))
         XCTAssertGreaterThanOrEqual(started.lock.withLock { started.count }, 4, "the seeded template, then an org for each run, were in this process")
     }
