@@ -105,6 +105,15 @@ final class ExploreTests: XCTestCase {
         }
     }
 
+    /// Each run's org in this process, as msdk-sim serves it; `onStart` is told of each.
+    static func embeddedOrg(onStart: @escaping @Sendable () -> Void = {}) -> EmbeddedOrgStarter {
+        EmbeddedOrgStarter { data, state in
+            onStart()
+            let org = try EmbeddedOrg.startWaiting(.init(port: 0, dataDirectory: data, stateFile: state))
+            return (org.url, org.adminToken, org.stopWaiting)
+        }
+    }
+
     /// A login, then the phone restored from a backup: on the fixture below, a session no account uses.
     static let restoreAfterLogin = [ExploreStep("app", "login bob@acme.test"), ExploreStep("app", "finish"), ExploreStep("device", "restore")]
     static let keychainClassWhenUnlocked = TestSupport.packageRoot.appendingPathComponent(
@@ -137,16 +146,30 @@ final class ExploreTests: XCTestCase {
             var count = 0
         }
         let started = Started()
-        let embedded = EmbeddedOrgStarter { data, state in
-            started.lock.withLock { started.count += 1 }
-            let org = try EmbeddedOrg.startWaiting(.init(port: 0, dataDirectory: data, stateFile: state))
-            return (org.url, org.adminToken, org.stopWaiting)
-        }
+        let embedded = Self.embeddedOrg { started.lock.withLock { started.count += 1 } }
         try assertSameRuns(try explorer(memoryKeychain: true, embeddedOrg: embedded), try explorer(memoryKeychain: true))
         let replayed = try explorer(app: Self.keychainClassWhenUnlocked, memoryKeychain: true, embeddedOrg: embedded)
             .replay(Self.restoreAfterLogin, real: false)
         XCTAssertEqual(replayed.violations.map(\.invariant), ["orphaned-session"], replayed.narrative.joined(separator: "\n"))
         XCTAssertGreaterThanOrEqual(started.lock.withLock { started.count }, 4, "the seeded template, then an org for each run, were in this process")
+    }
+
+    /// An org definition the org cannot read stops the explorer before any run, in one message naming the user's
+    /// file (not the exploration's copy of it, gone when it ends) and how to check it.
+    func testAnOrgDefinitionThatCannotBeServedIsNamedAsTheUserGaveIt() throws {
+        let org = try TestSupport.temporaryDirectory(self).appendingPathComponent("org")
+        try FileManager.default.copyItem(at: TestSupport.packageRoot.appendingPathComponent("Fixtures/org"), to: org)
+        try Data("{ \"broken\": ".utf8).write(to: org.appendingPathComponent("objects.json"))
+        var options = Explorer.Options(
+            app: TestSupport.packageRoot.appendingPathComponent("Fixtures/MobileSyncExplorer/MobileSyncExplorer.app"),
+            bin: try TestSupport.executable("main-app").deletingLastPathComponent(), orgData: org)
+        options.embeddedOrg = Self.embeddedOrg()
+        XCTAssertThrowsError(try Explorer(options)) { error in
+            let message = "\(error)"
+            XCTAssertTrue(message.contains(org.appendingPathComponent("objects.json").path + ": not valid JSON"), message)
+            XCTAssertTrue(message.contains("sf-simulator --data \(org.path)"), message)
+            XCTAssertFalse(message.contains("appgroupsim-explore-"), message)
+        }
     }
 
     func testOneSeedGivesOneScheduleOneNarrativeAndOneTrace() throws {

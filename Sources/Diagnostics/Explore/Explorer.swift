@@ -136,7 +136,13 @@ package final class Explorer: @unchecked Sendable {
             } else {
                 (deviceBackup, deviceTemplateFingerprint) = (nil, nil)
             }
-            try RunningOrg.seedTemplate(bin: options.bin, data: orgDirectory, template: orgTemplate, embedded: options.embeddedOrg)
+            do {
+                try RunningOrg.seedTemplate(bin: options.bin, data: orgDirectory, template: orgTemplate, embedded: options.embeddedOrg)
+            } catch {
+                // The org reads the exploration's copy of the definition; the user knows theirs.
+                let said = "\(error)".replacingOccurrences(of: orgDirectory.path, with: options.orgData.path)
+                throw ExploreError.setup("the org of \(options.orgData.path) cannot start (\(said)); check it with sf-simulator --data \(options.orgData.path)")
+            }
         } catch {
             try? FileManager.default.removeItem(at: session)
             throw error
