@@ -37,11 +37,17 @@ keychain_hash() { sdk_items | sha256sum | cut -c1-16; }
 start_org
 expect_status 0 app --org "$ORG" login --username alice@acme.test --password alice-pass
 expect_status 0 app --org "$ORG" sync
+n=0
 for id in ".." "." "0055g00000AliceAA/" "0015g00000AliceAAA" "00D5g00000AcmeeEAA"; do
-  python3 "$ROOT/scripts/integration/rogue_org.py" --user-id "$id" >"$WORK/rogue.out" 2>&1 &
+  # A file per rogue: with one file, the wait below could read the previous rogue's line before the new one's
+  # redirection emptied the file, and then read the emptied file (seen in CI: --org "", "no org URL").
+  n=$((n + 1))
+  rogue_out="$WORK/rogue-$n.out"
+  python3 "$ROOT/scripts/integration/rogue_org.py" --user-id "$id" >"$rogue_out" 2>&1 &
   ROGUE_PID=$!
-  for _ in $(seq 1 100); do grep -q listening "$WORK/rogue.out" && break; sleep 0.05; done
-  ROGUE=$(awk '{print $3}' "$WORK/rogue.out")
+  for _ in $(seq 1 600); do grep -q listening "$rogue_out" 2>/dev/null && break; sleep 0.05; done
+  ROGUE=$(awk '/^listening on /{print $3}' "$rogue_out" 2>/dev/null)
+  [ -n "$ROGUE" ] || fail "the rogue org ($id) did not say where it listens within 30 s: $(cat "$rogue_out" 2>/dev/null)"
   BEFORE_DEVICE=$(tree_hash "$DEV")
   BEFORE_KEYCHAIN=$(keychain_hash)
   expect_status 1 app --org "$ROGUE" login --username rogue@rogue.test --password x
