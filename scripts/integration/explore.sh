@@ -180,7 +180,9 @@ env -u TMPDIR "$BIN/msdk-sim" explore --app "$APP" --org-data "$ROOT/Fixtures/or
 explorer=$!
 session=""
 for _ in $(seq 1 300); do
-  session=$(tr '\0' '\n' < "/proc/$explorer/environ" 2>/dev/null | sed -n 's/^APPGROUPSIM_SCENARIO_TMP=//p')
+  # Read while the explorer may be between execs (its re-exec into its keyring session): a failed read is a
+  # retry, not the end of this script (seen in CI: "/proc/PID/environ: No such process" under pipefail).
+  session=$( { tr '\0' '\n' < "/proc/$explorer/environ"; } 2>/dev/null | sed -n 's/^APPGROUPSIM_SCENARIO_TMP=//p' || true)
   [ -n "$session" ] && compgen -G "$session/tmp/appgroupsim-explore-*/run-*" > /dev/null && break
   sleep 0.1
 done
