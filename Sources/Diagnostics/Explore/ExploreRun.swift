@@ -553,7 +553,8 @@ final class ExploreRun {
         checkOrphanedSessions()
         let owners = Set(edits.compactMap(\.owner)).filter { accounts.contains($0) }.sorted()
         for owner in owners {
-            _ = finalApp(["switch-user", "--username", owner])
+            // The relaunched app's current user needs no switch (a launch of its own that would change nothing).
+            if currentUser().flatMap(username(ofUserId:)) != owner { _ = finalApp(["switch-user", "--username", owner]) }
             let sync = finalApp(["sync"])
             let list = finalApp(["contacts", "list", "--json"])
             let entries = (try? JSONSerialization.jsonObject(with: Data(list.out.utf8))) as? [[String: Any]] ?? []
@@ -605,8 +606,11 @@ final class ExploreRun {
                 return
             }
             // Earlier pushes may wait in the inbox: the extension takes them in order; this one, the newest, is last.
+            // It is launched while the inbox holds a payload (iOS launches it for a notification, never for none).
             var last: (report: [String: Any], err: String)?
-            for _ in 0..<(pushCount + 2) {
+            var launched = 0
+            while launched < pushCount + 2, inboxHoldsAPayload() {
+                launched += 1
                 let run = finalRun("extension-notification", ["--bundle", appex.path, "--device", device.path, "--json"], label: "the notification extension at rest")
                 let report = object(run.out)
                 if report["state"] as? String == "noNotification" { break }
@@ -757,6 +761,12 @@ final class ExploreRun {
         let value = PlistValue.dictionary(propertyList: data) ?? [:]
         plists[url.path] = (data, value)
         return value
+    }
+
+    /// Whether the app's notification inbox on the device holds a payload that the org delivered.
+    private func inboxHoldsAPayload() -> Bool {
+        let inbox = DeviceLayout(root: device).notificationInbox(bundleID: explorer.bundle.bundleID)
+        return ((try? FileManager.default.contentsOfDirectory(atPath: inbox.path)) ?? []).contains { !$0.hasPrefix(".") && $0.hasSuffix(".json") }
     }
 
     private func username(ofUserId id: String) -> String? {
