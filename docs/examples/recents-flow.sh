@@ -2,7 +2,7 @@
 # Fixture: Fixtures/Recents imported with --package and its driver (Fixtures/Recents/Driver), org Fixtures/org.
 source "$(dirname "$0")/../../scripts/lib/examples.sh"
 SCRATCH=.build
-quiet 'msdk-sim import --xcodeproj Fixtures/Recents/Recents.xcodeproj --package $WORK/rp --scratch-path $SCRATCH'
+quiet 'msdk-sim import --xcodeproj Fixtures/Recents/Recents.xcodeproj --package $WORK/rp --scratch-path $SCRATCH --no-build'
 quiet 'RECENTS_PACKAGE=$WORK/rp swift build --package-path Fixtures/Recents/Driver --disable-build-manifest-caching --scratch-path $SCRATCH'
 export PATH="$ROOT/$SCRATCH/debug:$PATH"
 start_org --connected-app '3MVG9Acme.Recents.Example=recents://oauth/done'
