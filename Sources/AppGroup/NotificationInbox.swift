@@ -18,6 +18,12 @@ package enum NotificationInbox {
         package var duplicates: [String] = []
     }
 
+    /// The payloads' names in an inbox (or its `delivered/`), oldest first: `*.json`, not the `.…tmp` a delivery
+    /// writes before it renames.
+    package static func payloadNames(in directory: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { !$0.hasPrefix(".") && $0.hasSuffix(".json") }.sorted()
+    }
+
     /// Takes the oldest payload from the host app's inbox: it is moved, whole, to `delivered/` before it is
     /// read, so two extensions running at once never show one notification twice, and nothing is lost. An
     /// entry that is not a regular file is refused by name and left; a payload whose bytes were shown before
@@ -26,7 +32,7 @@ package enum NotificationInbox {
     package static func takeNext(_ layout: DeviceLayout, app: String) throws -> Taken {
         let inbox = layout.notificationInbox(bundleID: app)
         var taken = Taken()
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: inbox.path)) ?? []).filter { !$0.hasPrefix(".") && $0.hasSuffix(".json") }.sorted()
+        let names = payloadNames(in: inbox)
         guard !names.isEmpty else { return taken }
         let delivered = layout.deliveredNotifications(bundleID: app)
         let shown = layout.shownNotifications(bundleID: app)

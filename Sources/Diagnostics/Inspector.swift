@@ -264,7 +264,7 @@ package enum Inspector {
                     users["\(account.orgId)/\(account.userId)"] = "not registered (the app retries at its next launch)"
                 }
             }
-            func count(_ dir: URL) -> Int { ((try? fm.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.count }
+            func count(_ dir: URL) -> Int { NotificationInbox.payloadNames(in: dir).count }
             out.append(InspectReport.Push(
                 app: id, deviceToken: token.map { String($0.prefix(8)) + "…" }, users: users,
                 inbox: count(layout.notificationInbox(bundleID: id)), delivered: count(layout.deliveredNotifications(bundleID: id))))

@@ -765,8 +765,7 @@ final class ExploreRun {
 
     /// Whether the app's notification inbox on the device holds a payload that the org delivered.
     private func inboxHoldsAPayload() -> Bool {
-        let inbox = DeviceLayout(root: device).notificationInbox(bundleID: explorer.bundle.bundleID)
-        return ((try? FileManager.default.contentsOfDirectory(atPath: inbox.path)) ?? []).contains { !$0.hasPrefix(".") && $0.hasSuffix(".json") }
+        !NotificationInbox.payloadNames(in: DeviceLayout(root: device).notificationInbox(bundleID: explorer.bundle.bundleID)).isEmpty
     }
 
     private func username(ofUserId id: String) -> String? {
