@@ -27,7 +27,10 @@ final class ExploreRun {
     private let org: RunningOrg
     private let directory: URL
     /// The device the actors run on: a restore (`device restore`) moves the run to a new one.
-    private var device: URL
+    private var device: URL { didSet { devicePath = device.path } }
+    /// `device.path`, kept: a URL's path is built anew each time it is asked for, and the suites' look-up below
+    /// asks after every point a process passes.
+    private var devicePath: String
     private var deviceID: String
     /// Every device id the run used and every backup it took: their keychain items go when the run ends.
     private var deviceIDs: [String] = []
@@ -85,6 +88,7 @@ final class ExploreRun {
         self.org = org
         self.directory = directory
         device = directory.appendingPathComponent("device")
+        devicePath = device.path
         try SecureFiles.makeDirectory(directory)
         let made: Device
         if let template = explorer.deviceBackup {
@@ -743,7 +747,7 @@ final class ExploreRun {
     /// and group: it is read after every point a process passes, and building the URL each time was a tenth of
     /// the explorer's own time.
     private func suiteURL(group: String?) -> URL {
-        let key = "\(device.path)\n\(group ?? "")"
+        let key = "\(devicePath)\n\(group ?? "")"
         if let url = suiteURLs[key] { return url }
         let layout = DeviceLayout(root: device)
         let url = group.map { layout.groupSuite(groupID: $0) } ?? layout.standardDefaults(bundleID: explorer.bundle.bundleID)
