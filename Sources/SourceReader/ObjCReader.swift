@@ -270,6 +270,8 @@ enum ObjCReader {
         guard i < close else { return nil }
         let receiverStart = i
         if tokens[i].text == "[" {
+            // A nested send's `[` left unclosed (`["[" …`) has no match: no receiver to read, so no message.
+            guard match[i] > i else { return nil }
             i = match[i] + 1
         } else if tokens[i].kind == .identifier {
             i += 1

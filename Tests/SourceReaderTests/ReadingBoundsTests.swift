@@ -169,6 +169,19 @@ struct ReadingBoundsTests {
         } catch { #expect("\(error)".contains("cannot be examined")) }
     }
 
+    /// Found by scripts/fuzz (ObjC) in CI: a send whose brackets and string literals interleave (`["["g" ]dg" ]d:`)
+    /// made the reader cut a range whose end came before its start (a crash). Read, it ends in facts, never a crash.
+    @Test func aSendWhoseStringsAndBracketsInterleaveIsRead() throws {
+        let found = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/ObjC/corpus/regression-string-then-bracket-send"), encoding: .utf8)
+        #expect(found == #"["["g" ]dg" ]d:"#)
+        for text in [found, found + "\n", "- (void)f { " + found + " }\n", #"[x "["g" ]dg" ]d:@"k"];"#] {
+            let facts = ObjCReader.read(text, file: "Fuzz.m")
+            let lines = text.utf8.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+            #expect(facts.sites.allSatisfy { $0.line >= 1 && $0.line <= lines && $0.column >= 1 })
+        }
+    }
+
     @Test func objectiveCReadingIsLinearInANestedSend() {
         // 20,000 nested sends (about 360 KB): each send's receiver text is never built from everything inside it.
         let n = 20_000
