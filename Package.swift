@@ -220,7 +220,7 @@ let package = Package(
         .executableTarget(name: "bench-args-floor", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/argsfloor"),
         .executableTarget(name: "bench", dependencies: [
-            "SmartStoreEngine", "CoreNetworkEngine", "CoreEngine", "FastJSON", "Keychain", "MobileSyncEngine", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            "SmartStoreEngine", "CoreNetworkEngine", "CoreEngine", "AppGroup", "FastJSON", "Keychain", "MobileSyncEngine", .product(name: "GRDBSQLite", package: "GRDB.swift"),
             // The SDK-API benchmark (issue 26): the SmartStore face against the engine, in one run.
             "SmartStore",
             // Reading a developer's code against the compiler's parser (issue 34).

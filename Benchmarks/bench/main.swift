@@ -5,8 +5,8 @@ import Foundation
 //   swift build -c release --product bench --product appgroupsim-probe && .build/release/bench
 
 let which = CommandLine.arguments.dropFirst().first ?? "all"
-guard ["all", "platform", "smartstore", "sdkapi", "simulator", "sync", "widget", "org", "reading"].contains(which) else {
-    FileHandle.standardError.write(Data("usage: bench [all|platform|smartstore|sdkapi|simulator|sync|widget|org|reading]\n".utf8))
+guard ["all", "platform", "smartstore", "sdkapi", "simulator", "sync", "widget", "org", "reading", "backup"].contains(which) else {
+    FileHandle.standardError.write(Data("usage: bench [all|platform|smartstore|sdkapi|simulator|sync|widget|org|reading|backup]\n".utf8))
     exit(2)
 }
 if which == "all" || which == "platform" {
@@ -43,4 +43,7 @@ if which == "org" {
 }
 if which == "widget" {
     try runWidgetBenchmark()
+}
+if which == "backup" {
+    try runBackupBenchmark()
 }

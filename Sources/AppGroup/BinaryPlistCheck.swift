@@ -24,7 +24,7 @@ enum BinaryPlistCheck {
         let count = be(bytes, trailer + 8, 8)
         let top = be(bytes, trailer + 16, 8)
         let tableStart = be(bytes, trailer + 24, 8)
-        guard [1, 2, 4, 8].contains(offsetSize), [1, 2, 4, 8].contains(refSize) else { return "bad integer sizes in the trailer" }
+        guard (1...8).contains(offsetSize), (1...8).contains(refSize) else { return "bad integer sizes in the trailer" }
         guard count > 0, count < UInt64(bytes.count), top < count else { return "bad object count or top object" }
         guard tableStart >= 8, tableStart < UInt64(trailer), UInt64(trailer) - tableStart >= count * UInt64(offsetSize) else {
             return "the offset table is out of bounds"

@@ -11,10 +11,10 @@ import Glibc
 /// installed, and the keychain items, except those of the `…ThisDeviceOnly` classes, which an encrypted backup
 /// leaves behind (the SDK's default class is one of them: tokens and keys do not come along).
 ///
-/// The archive is one property list (binary; `plistlib` reads it): `Files` lists each file's path, class, size
-/// and SHA-256, `Contents` holds the bytes. The keychain items never leave the Secret Service: a backup copies
-/// them there under the backup's id (attribute `backup`, no `device`, so no process of any device sees them),
-/// and a restore copies them to the new device. No secret is ever in the archive.
+/// The archive is one property list (binary; `plistlib` reads it; its reading and writing: `DeviceBackupArchive`):
+/// `Files` lists each file's path, class, size and SHA-256, `Contents` holds the bytes. The keychain items never
+/// leave the Secret Service: a backup copies them there under the backup's id (attribute `backup`, no `device`, so
+/// no process of any device sees them), and a restore copies them to the new device. No secret is ever in the archive.
 package enum DeviceBackup {
     package static let format = "AppGroupSim device backup 1"
 
@@ -53,16 +53,13 @@ package enum DeviceBackup {
     package static func backup(_ device: Device, store: any SecretStore, to out: URL) throws -> Summary {
         let state = try device.lockState()
         guard state == .unlocked else { throw Failure.deviceNotUnlocked(state) }
-        var files: [[String: Any]] = []
+        var files: [DeviceBackupArchive.File] = []
         var contents: [String: Data] = [:]
         var bytes = 0
         for (relative, url) in try regularFiles(under: device.root.appendingPathComponent("Containers"), relativeTo: device.root) {
             guard let data = try SecureFiles.readIfPresent(url) else { continue }
             let protection = FileProtection.effectiveClass(of: url)
-            files.append([
-                "Path": relative, "Protection": protection.rawValue, "Size": data.count,
-                "SHA256": SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined(),
-            ])
+            files.append(DeviceBackupArchive.File(Path: relative, Protection: protection.rawValue, Size: data.count, SHA256: hex(SHA256.hash(data: data))))
             contents[relative] = data
             bytes += data.count
         }
@@ -81,14 +78,10 @@ package enum DeviceBackup {
             try store.store(attributes, label: "AppGroupSim backup \(backupID.prefix(8)): \(attributes["service"] ?? "")", secret: item.secret)
             carried += 1
         }
-        let archive: [String: Any] = [
-            "Format": format, "BackupID": backupID, "Date": Date(),
-            "Device": ["ID": device.id.uuidString, "TeamID": device.teamID],
-            "Apps": installed.mapValues(\.foundationValue),
-            "Files": files, "Contents": contents,
-            "Keychain": ["Items": carried, "LeftOutThisDeviceOnly": leftOut],
-        ]
-        let data = try PropertyListSerialization.data(fromPropertyList: archive, format: .binary, options: 0)
+        let archive = DeviceBackupArchive(
+            format: format, backupID: backupID, date: Date(), device: .init(ID: device.id.uuidString, TeamID: device.teamID),
+            apps: installed, files: files, contents: contents, keychain: .init(Items: carried, LeftOutThisDeviceOnly: leftOut))
+        let data = try archive.encoded()
         try SecureFiles.writeAtomically(data, to: out)
         return Summary(backupID: backupID, files: files.count, bytes: bytes, keychainItems: carried, keychainItemsLeftOut: leftOut, apps: installed.keys.sorted())
     }
@@ -98,29 +91,29 @@ package enum DeviceBackup {
     /// set it up).
     package static func restore(_ file: URL, to root: URL, store: any SecretStore) throws -> (Device, Summary) {
         guard let data = try SecureFiles.readIfPresent(file) else { throw Failure.notABackup(path: file.path, reason: "there is no such file") }
-        guard let archive = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
-            throw Failure.notABackup(path: file.path, reason: "not a property list")
+        let archive: DeviceBackupArchive
+        switch DeviceBackupArchive.decode(data) {
+        case .success(let read): archive = read
+        case .failure(let refusal): throw Failure.notABackup(path: file.path, reason: refusal.reason)
         }
-        guard archive["Format"] as? String == format, let backupID = archive["BackupID"] as? String,
-            let files = archive["Files"] as? [[String: Any]], let contents = archive["Contents"] as? [String: Data]
+        guard archive.Format == format, let backupID = archive.BackupID, let files = archive.Files, let contents = archive.Contents
         else { throw Failure.notABackup(path: file.path, reason: "no \(format) keys (Format, BackupID, Files, Contents)") }
         // Every entry is checked before anything is written: a path that leaves the containers, or bytes that
         // are not the ones listed, refuse the whole backup.
         var entries: [(path: String, data: Data, protection: FileProtectionClass)] = []
         for entry in files {
-            guard let path = entry["Path"] as? String, isContainerPath(path) else {
-                throw Failure.notABackup(path: file.path, reason: "a file path outside Containers/: \(visible(String(describing: entry["Path"] ?? "none")))")
+            guard let path = entry.Path, isContainerPath(path) else {
+                throw Failure.notABackup(path: file.path, reason: "a file path outside Containers/: \(visible(entry.Path ?? "none"))")
             }
-            guard let bytes = contents[path], let sha = entry["SHA256"] as? String,
-                SHA256.hash(data: bytes).map({ String(format: "%02x", $0) }).joined() == sha
+            guard let bytes = contents[path], let sha = entry.SHA256, hex(SHA256.hash(data: bytes)) == sha
             else { throw Failure.notABackup(path: file.path, reason: "the bytes of \(path) are missing or not the ones listed") }
-            guard let name = entry["Protection"] as? String, let protection = FileProtectionClass(rawValue: name) else {
+            guard let name = entry.Protection, let protection = FileProtectionClass(rawValue: name) else {
                 throw Failure.notABackup(path: file.path, reason: "\(path) has no valid Protection")
             }
             entries.append((path, bytes, protection))
         }
         if FileManager.default.fileExists(atPath: root.appendingPathComponent("device.json").path) { throw Failure.targetNotNew(path: root.path) }
-        let team = (archive["Device"] as? [String: Any])?["TeamID"] as? String
+        let team = archive.Device?.TeamID
         let device = try Device.open(at: root, teamID: team)
         try device.markRestored(from: backupID)
         var bytes = 0
@@ -128,10 +121,10 @@ package enum DeviceBackup {
             try SecureFiles.writeAtomically(entry.data, to: root.appendingPathComponent(entry.path), protection: entry.protection)
             bytes += entry.data.count
         }
-        let apps = (archive["Apps"] as? [String: Any]) ?? [:]
+        let apps = archive.apps
         let registry = SharedDefaults(url: root.appendingPathComponent("InstalledApps.plist"))
         try registry.updateAll { dict in
-            for (id, value) in apps { if let plist = PlistValue(foundation: value) { dict[id] = plist } }
+            for (id, value) in apps { dict[id] = value }
         }
         var carried = 0
         for item in try store.search(["backup": backupID]) {
@@ -141,8 +134,17 @@ package enum DeviceBackup {
             try store.store(attributes, label: "\(attributes["service"] ?? "") (\(attributes["accessGroup"] ?? ""))", secret: item.secret)
             carried += 1
         }
-        let leftOut = (archive["Keychain"] as? [String: Any])?["LeftOutThisDeviceOnly"] as? Int ?? 0
+        let leftOut = archive.Keychain?.LeftOutThisDeviceOnly ?? 0
         return (device, Summary(backupID: backupID, files: entries.count, bytes: bytes, keychainItems: carried, keychainItemsLeftOut: leftOut, apps: apps.keys.sorted()))
+    }
+
+    /// A digest in lowercase hex, as the archive's `SHA256` fields hold it.
+    static func hex(_ digest: SHA256.Digest) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for byte in digest { out += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `Containers/…`, made of plain components (no `.`, `..` or empty ones).
@@ -162,7 +164,7 @@ package enum DeviceBackup {
         }
         let installed = try SharedDefaults(url: device.root.appendingPathComponent("InstalledApps.plist")).dictionaryRepresentation()
         for id in installed.keys.sorted() { hash.update(data: Data("app\u{0}\(id)\u{0}".utf8)) }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+        return hex(hash.finalize())
     }
 
     /// The regular files under `folder` (never through a link), as paths relative to `base`, sorted; caches,

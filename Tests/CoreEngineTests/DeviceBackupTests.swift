@@ -83,4 +83,84 @@ final class DeviceBackupTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.deletingLastPathComponent().appendingPathComponent("escaped.dat").path))
     }
+
+    /// A backup is outside input: a binary property list that crashed `PropertyListSerialization` (found by
+    /// scripts/fuzz for the shared defaults) made `msdk-sim device restore` die of SIGSEGV; it is refused by name.
+    /// An XML list, a text file and an empty file are refused the same way, and none makes a device.
+    func testADamagedOrForeignFileIsRefusedByNameWithoutCrashing() throws {
+        let root = try TestSupport.temporaryDirectory(self)
+        let crasher = try Data(contentsOf: TestSupport.packageRoot.appendingPathComponent("Tests/Fuzz/Plist/corpus/regression-binary-set-crashes-foundation"))
+        let xml = try PropertyListSerialization.data(fromPropertyList: ["Format": DeviceBackup.format], format: .xml, options: 0)
+        let cases: [(String, Data, String)] = [
+            ("crasher", crasher, "a damaged binary property list"),
+            ("xml", xml, "not a binary property list"),
+            ("text", Data("hello".utf8), "not a binary property list"),
+            ("empty", Data(), "not a binary property list"),
+        ]
+        for (name, bytes, expected) in cases {
+            let file = root.appendingPathComponent("\(name).backup")
+            try bytes.write(to: file)
+            let target = root.appendingPathComponent("target-\(name)")
+            XCTAssertThrowsError(try DeviceBackup.restore(file, to: target, store: store), name) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(name): \(error)")
+                XCTAssertTrue("\(error)".contains("nothing was restored"), "\(name): \(error)")
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: target.path), "\(name): no device was made")
+        }
+    }
+
+    /// Backups written before the archive had a type of its own (by `PropertyListSerialization`, the same keys)
+    /// restore as before: files, classes, the app registry with its arrays, and the keychain counts.
+    func testABackupWrittenByPropertyListSerializationRestores() throws {
+        let (device, root) = try deviceWithData()
+        try SharedDefaults(url: device.root.appendingPathComponent("InstalledApps.plist")).set(.dictionary(["path": .string("/apps/Acme.app"), "schemes": .array([.string("acme"), .string("acme-idp")])]), forKey: "com.acme.app")
+        let file = root.appendingPathComponent("phone.backup")
+        let summary = try DeviceBackup.backup(device, store: store, to: file)
+        // Read with Foundation's own reader (as plistlib would) and written again the old way.
+        let object = try XCTUnwrap(PropertyListSerialization.propertyList(from: Data(contentsOf: file), format: nil) as? [String: Any])
+        XCTAssertEqual(Set(object.keys), ["Format", "BackupID", "Date", "Device", "Apps", "Files", "Contents", "Keychain"])
+        XCTAssertTrue(object["Date"] is Date)
+        let files = try XCTUnwrap(object["Files"] as? [[String: Any]])
+        XCTAssertEqual(files.first?["Size"] as? Int, 4)
+        XCTAssertEqual((files.first?["SHA256"] as? String)?.count, 64)
+        let old = root.appendingPathComponent("old-writer.backup")
+        try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0).write(to: old)
+
+        let (restored, back) = try DeviceBackup.restore(old, to: root.appendingPathComponent("new"), store: store)
+        XCTAssertEqual(back.backupID, summary.backupID)
+        XCTAssertEqual(back.files, 1)
+        XCTAssertEqual(back.keychainItemsLeftOut, 2)
+        XCTAssertEqual(back.apps, ["com.acme.app"])
+        XCTAssertEqual(try DeviceApps(device: restored).apps().map(\.schemes), [["acme", "acme-idp"]])
+        XCTAssertEqual(try DeviceBackup.fingerprint(restored), try DeviceBackup.fingerprint(device))
+    }
+
+    /// Every property-list type of the app registry comes back as itself, but for a real with a whole value (the
+    /// decoder cannot tell it from an integer; the registry holds strings and arrays of strings).
+    func testTheArchiveKeepsEachRegistryValue() throws {
+        let values: [String: PlistValue] = [
+            "app": .dictionary(["path": .string("/a"), "schemes": .array([.string("x"), .string("y")]), "empty": .array([]), "none": .dictionary([:])]),
+            "flags": .array([.bool(true), .bool(false), .int(0), .int(-7), .double(2.5), .data(Data([0, 255])), .date(Date(timeIntervalSinceReferenceDate: 12))]),
+        ]
+        let archive = DeviceBackupArchive(format: DeviceBackup.format, backupID: "id", date: Date(), device: .init(ID: "d", TeamID: nil), apps: values,
+                                          files: [], contents: [:], keychain: .init(Items: 0, LeftOutThisDeviceOnly: 0))
+        guard case .success(let back) = DeviceBackupArchive.decode(try archive.encoded()) else { return XCTFail("the archive did not read back") }
+        XCTAssertEqual(back.apps, values)
+        XCTAssertNil(back.Device?.TeamID)
+    }
+
+    /// Foundation's encoder writes offsets of 3 bytes when the archive is between 64 KB and 16 MB (the binary format
+    /// allows 1 to 8); the check before the decoder once took only 1, 2, 4 or 8 and refused every such backup.
+    func testABackupWithThreeByteOffsetsRestores() throws {
+        let (device, root) = try deviceWithData()
+        let container = device.layout.dataContainer(bundleID: "com.acme.app")
+        try SecureFiles.writeAtomically(Data(repeating: 7, count: 200_000), to: container.appendingPathComponent("Library/store.sqlite"))
+        let file = root.appendingPathComponent("phone.backup")
+        _ = try DeviceBackup.backup(device, store: store, to: file)
+        let bytes = try Data(contentsOf: file)
+        XCTAssertEqual(bytes[bytes.count - 32 + 6], 3, "offsets of 3 bytes (the case under test)")
+        let (restored, back) = try DeviceBackup.restore(file, to: root.appendingPathComponent("new"), store: store)
+        XCTAssertEqual(back.files, 2)
+        XCTAssertEqual(try DeviceBackup.fingerprint(restored), try DeviceBackup.fingerprint(device))
+    }
 }

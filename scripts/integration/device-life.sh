@@ -253,6 +253,26 @@ expect_status 1 sim device restore "$WORK/phone.backup" --device "$WORK/restored
 contains "$ERR" "already holds a device"
 printf 'not a backup' > "$WORK/bogus.backup"
 expect_status 1 sim device restore "$WORK/bogus.backup" --device "$WORK/bogus-device"
-contains "$ERR" "is not an AppGroupSim device backup (not a property list); nothing was restored"
+contains "$ERR" "is not an AppGroupSim device backup (not a binary property list); nothing was restored"
 [ ! -e "$WORK/bogus-device" ] || fail "a refused restore made a device"
-ok "backup: refused while locked; plistlib reads the file list with each file's class and checksum, no cache; the $CARRIED afterFirstUnlock items carried in the Secret Service (secret-tool: backup $BACKUP_ID), none of their values in the file, the EC key pair left behind; restore: a new device id, the items and classes back, but the wrapped account key cannot be unwrapped there: the widget says notLoggedIn, the app sets the account file aside; a second restore onto it and a file that is no backup refused"
+# A damaged binary list that crashed Foundation's reader (and so this restore, SIGSEGV) is refused by name.
+expect_status 1 sim device restore "$ROOT/Tests/Fuzz/Plist/corpus/regression-binary-set-crashes-foundation" --device "$WORK/crash-device"
+contains "$ERR" "(a damaged binary property list: "
+[ ! -e "$WORK/crash-device" ] || fail "a refused restore made a device"
+# plistlib (an outside writer) writes the backup again with the same keys: it restores to the same files.
+python3 - "$WORK/phone.backup" "$WORK/rewritten.backup" <<'PY' || fail "plistlib could not write the backup again"
+import plistlib, sys
+archive = plistlib.load(open(sys.argv[1], "rb"))
+plistlib.dump(archive, open(sys.argv[2], "wb"), fmt=plistlib.FMT_BINARY)
+PY
+expect_status 0 sim device restore "$WORK/rewritten.backup" --device "$WORK/rewritten"
+python3 - "$WORK/phone.backup" "$WORK/rewritten" <<'PY' || fail "the backup plistlib wrote again restores other files"
+import hashlib, os, plistlib, sys
+archive = plistlib.load(open(sys.argv[1], "rb"))
+assert archive["Files"], "no files in the backup"
+for entry in archive["Files"]:
+    path = os.path.join(sys.argv[2], entry["Path"])
+    assert hashlib.sha256(open(path, "rb").read()).hexdigest() == entry["SHA256"], path
+    assert os.getxattr(path, "user.msdk.protection").decode() == entry["Protection"], path
+PY
+ok "backup: refused while locked; plistlib reads the file list with each file's class and checksum, no cache; the $CARRIED afterFirstUnlock items carried in the Secret Service (secret-tool: backup $BACKUP_ID), none of their values in the file, the EC key pair left behind; restore: a new device id, the items and classes back, but the wrapped account key cannot be unwrapped there: the widget says notLoggedIn, the app sets the account file aside; a second restore onto it, a file that is no backup and a damaged one that crashed Foundation refused by name; the file plistlib wrote again restores the same files"

@@ -1,6 +1,7 @@
 import Foundation
 
-// libFuzzer entry for the shared-defaults reader (SharedDefaults.decode in Sources/AppGroup): any
+// libFuzzer entry for the shared-defaults reader (SharedDefaults.decode in Sources/AppGroup) and the device
+// backup reader (DeviceBackupArchive.decode): any
 // bytes must decode to a dictionary or be refused as corrupt, never crash; what decodes must encode.
 // The fast XML reader (PlistXML) is checked against Foundation: what it reads, Foundation must read
 // to the same dictionary, and its own output must read back to the same dictionary.
@@ -25,6 +26,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let object = try? PropertyListSerialization.propertyList(from: bytes, options: [], format: nil)
     {
         _ = try? PropertyListSerialization.data(fromPropertyList: object, format: .xml, options: 0)
+    }
+    // A device backup (msdk-sim device restore) is outside input too: read or refused by name, never a crash;
+    // what reads writes again and reads back to the same files.
+    if case .success(let archive) = DeviceBackupArchive.decode(bytes) {
+        guard let again = try? archive.encoded(), case .success(let back) = DeviceBackupArchive.decode(again) else {
+            fatalError("a backup that reads does not write and read back")
+        }
+        guard back.Contents == archive.Contents, back.Files?.count == archive.Files?.count else { fatalError("a backup read back differs") }
     }
     return 0
 }
