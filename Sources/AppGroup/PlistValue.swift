@@ -155,10 +155,21 @@ extension PlistValue {
     /// `dict` as an XML property list, written the way SharedDefaults writes its files.
     package static func propertyListData(_ dict: [String: PlistValue]) throws -> Data { try SharedDefaults.encode(dict) }
 
-    /// False for a binary property list damaged in a way that makes `PropertyListSerialization` crash the
-    /// process: check before handing outside bytes to it.
-    package static func isSafeForFoundation(_ data: Data, keyedArchive: Bool = false) -> Bool {
-        !(data.starts(with: BinaryPlistCheck.prefix) && BinaryPlistCheck.problem(data, allowUIDs: keyedArchive) != nil)
+    /// Foundation's reading of outside bytes (a developer's Info.plist, entitlements, bootconfig.plist, a keyed
+    /// archive): the one place this package hands bytes to `PropertyListSerialization`. A damaged binary list
+    /// that would crash it is refused first, with what is wrong (`BinaryPlistCheck`); XML goes to Foundation.
+    package static func foundationPropertyList(from data: Data, keyedArchive: Bool = false) throws -> Any {
+        if data.starts(with: BinaryPlistCheck.prefix), let problem = BinaryPlistCheck.problem(data, allowUIDs: keyedArchive) {
+            throw DamagedPropertyList(problem: problem)
+        }
+        return try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+    }
+
+    /// A binary property list refused before Foundation read it.
+    package struct DamagedPropertyList: Error, CustomStringConvertible, LocalizedError {
+        package var problem: String
+        package var description: String { "a damaged binary property list (\(problem))" }
+        package var errorDescription: String? { description }
     }
 
     /// A property-list file's top-level dictionary (XML or binary, damaged binary lists refused without

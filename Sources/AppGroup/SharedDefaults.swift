@@ -166,15 +166,14 @@ package final class SharedDefaults: Sendable {
 
     static func decode(_ data: Data) -> Result<[String: PlistValue], LoadFailure> {
         if data.isEmpty { return .failure(.corrupt("the file is empty")) }
-        if data.starts(with: BinaryPlistCheck.prefix), let problem = BinaryPlistCheck.problem(data) {
-            return .failure(.corrupt("a damaged binary property list (\(problem))"))
-        }
         // The fast reader takes the XML that SharedDefaults, Foundation and plistlib write; anything else
         // goes to Foundation, which decides what is valid.
         if !data.starts(with: BinaryPlistCheck.prefix), let dict = PlistXML.decode(data) { return .success(dict) }
         let object: Any
         do {
-            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            object = try PlistValue.foundationPropertyList(from: data)
+        } catch let damaged as PlistValue.DamagedPropertyList {
+            return .failure(.corrupt(damaged.description))
         } catch {
             return .failure(.corrupt("cannot be parsed"))
         }

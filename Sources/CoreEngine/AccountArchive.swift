@@ -150,8 +150,7 @@ enum LastUserIdentityArchive {
     /// is converted by Foundation first (after the structural check that keeps it from crashing).
     private static func xmlArchive(_ data: Data) -> [String: PlistValue]? {
         if data.starts(with: Array("bplist".utf8)) {
-            guard PlistValue.isSafeForFoundation(data, keyedArchive: true),
-                let object = try? PropertyListSerialization.propertyList(from: data, format: nil),
+            guard let object = try? PlistValue.foundationPropertyList(from: data, keyedArchive: true),
                 let xml = try? PropertyListSerialization.data(fromPropertyList: object, format: .xml, options: 0)
             else { return nil }
             return PlistValue.dictionary(propertyList: xml)

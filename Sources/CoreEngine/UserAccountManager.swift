@@ -66,7 +66,7 @@ package enum AppConfigRules {
     package static func contents(ofConfigFile file: String, resources: URL) -> [String: Any]? {
         let url = resources.appendingPathComponent(file)
         guard let data = try? SecureFiles.readRegularFileNoFollow(url),
-            let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+            let plist = try? PlistValue.foundationPropertyList(from: data) as? [String: Any]
         else { return nil }
         return plist
     }

@@ -24,7 +24,7 @@ package enum ProjectDoctor {
         }
         func groups(_ path: String?) -> [String: [String]] {
             guard let path, let data = FileManager.default.contents(atPath: path),
-                let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+                let plist = try? PlistValue.foundationPropertyList(from: data) as? [String: Any]
             else { return [:] }
             return [
                 "application groups": (plist["com.apple.security.application-groups"] as? [Any] ?? []).compactMap { $0 as? String }.sorted(),
@@ -73,7 +73,7 @@ package enum ProjectDoctor {
                 }
                 if let infoPath = settings?["INFOPLIST_FILE"] {
                     let url = infoPath.hasPrefix("/") ? URL(fileURLWithPath: infoPath) : project.sourceRoot.appendingPathComponent(infoPath)
-                    let info = (try? PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil)) as? [String: Any]
+                    let info = (try? PlistValue.foundationPropertyList(from: Data(contentsOf: url))) as? [String: Any]
                     let point = (info?["NSExtension"] as? [String: Any])?["NSExtensionPointIdentifier"] as? String
                     if info != nil, point == nil || point!.isEmpty {
                         findings.append(Finding("extension-point-missing", .error,

@@ -211,7 +211,7 @@ package enum ProjectImport {
             if appGroup == nil {
                 notes.append("\(app.name): no app group is shared by the app and its extensions; app groups are off in AppGroupConfig.plist.")
             }
-            if let boot = try? PropertyListSerialization.propertyList(from: Data(contentsOf: appBundle.appendingPathComponent("bootconfig.plist")), format: nil) as? [String: Any] {
+            if let boot = try? PlistValue.foundationPropertyList(from: Data(contentsOf: appBundle.appendingPathComponent("bootconfig.plist"))) as? [String: Any] {
                 imported.consumerKey = boot["remoteAccessConsumerKey"] as? String
                 imported.redirectURI = boot["oauthRedirectURI"] as? String
             } else {
@@ -419,7 +419,7 @@ package enum ProjectImport {
     static func readPlist(_ url: URL) throws -> [String: Any] {
         guard let data = FileManager.default.contents(atPath: url.path) else { throw ImportError.badFile(path: url.path, detail: "cannot be read") }
         do {
-            guard let dict = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
+            guard let dict = try PlistValue.foundationPropertyList(from: data) as? [String: Any] else {
                 throw ImportError.badFile(path: url.path, detail: "is not a property list dictionary")
             }
             return dict

@@ -214,7 +214,7 @@ final class Run: @unchecked Sendable {
     }
 
     static func editPlist(_ url: URL, _ change: (inout [String: Any]) -> Void) throws {
-        var plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil) as? [String: Any] ?? [:]
+        var plist = try PlistValue.foundationPropertyList(from: Data(contentsOf: url)) as? [String: Any] ?? [:]
         change(&plist)
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: url)
     }

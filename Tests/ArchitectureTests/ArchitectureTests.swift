@@ -158,4 +158,26 @@ final class ArchitectureTests: XCTestCase {
             }
         }
     }
+
+    /// Foundation's property-list reader crashes the process on some damaged binary lists (scripts/fuzz found one):
+    /// outside bytes reach it only through `PlistValue.foundationPropertyList`, which walks a binary list first.
+    func testOnlyOneHomeHandsBytesToFoundationsPlistReader() throws {
+        let home = "Sources/AppGroup/PlistValue.swift"
+        var seenInHome = false
+        for target in try Self.package() {
+            for file in Self.swiftFiles(of: target) {
+                let name = file.path.replacingOccurrences(of: Self.root.path + "/", with: "")
+                guard name.hasPrefix("Sources/") else { continue }  // tests and benchmarks read their own files
+                let code = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map { line -> Substring in
+                    guard let comment = line.range(of: "//") else { return line }
+                    return line[..<comment.lowerBound]
+                }
+                for (number, line) in code.enumerated() where line.contains("PropertyListSerialization.propertyList(") {
+                    if name == home { seenInHome = true; continue }
+                    XCTFail("\(name):\(number + 1) hands bytes to PropertyListSerialization: call PlistValue.foundationPropertyList(from:)")
+                }
+            }
+        }
+        XCTAssertTrue(seenInHome, "the one home, \(home), no longer reads with Foundation: move this rule with it")
+    }
 }

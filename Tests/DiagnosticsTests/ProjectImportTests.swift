@@ -257,4 +257,24 @@ final class ProjectImportTests: XCTestCase {
         XCTAssertTrue(ids(bare).contains("no-team"), "\(bare)")
         XCTAssertTrue(ids(bare).contains("extension-not-embedded"), "\(bare)")
     }
+
+    /// A binary property list damaged the way that crashes Foundation's reader (found by scripts/fuzz), as the
+    /// widget's entitlements or Info.plist: `msdk-sim doctor` and `import` died of SIGSEGV. Now the import is
+    /// one error naming the file, nothing written, and the doctor reports it as a finding.
+    func testADamagedBinaryPlistInTheProjectIsNamedNotACrash() async throws {
+        let crasher = try Data(contentsOf: TestSupport.packageRoot.appendingPathComponent("Tests/Fuzz/Plist/corpus/regression-binary-set-crashes-foundation"))
+        for name in ["DueToday/DueToday.entitlements", "DueToday/Info.plist"] {
+            let file = work.appendingPathComponent("FieldService/\(name)")
+            let original = try Data(contentsOf: file)
+            try crasher.write(to: file)
+            let out = work.appendingPathComponent("out-\(UUID().uuidString)")
+            XCTAssertThrowsError(try ProjectImport.run(.init(xcodeproj: project, out: out))) {
+                XCTAssertTrue("\($0)".contains("\(name): is not a valid property list (a damaged binary property list ("), "\($0)")
+            }
+            assertNothingWritten(out)
+            let found = await ProjectDoctor.examine(xcodeproj: project, configuration: "Debug")
+            XCTAssertTrue(found.contains { $0.message.contains(name) && $0.message.contains("a damaged binary property list") }, "\(name): \(found)")
+            try original.write(to: file)
+        }
+    }
 }

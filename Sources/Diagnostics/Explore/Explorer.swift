@@ -462,7 +462,7 @@ struct ExploredBundle {
     var consumerKey: String? { (try? AppBundle(at: url)).flatMap { try? BootConfig.load(from: $0) }?.consumerKey }
 
     static func plist(_ url: URL) -> [String: Any]? {
-        (try? Data(contentsOf: url)).flatMap { try? PropertyListSerialization.propertyList(from: $0, format: nil) as? [String: Any] }
+        (try? Data(contentsOf: url)).flatMap { try? PlistValue.foundationPropertyList(from: $0) as? [String: Any] }
     }
 }
 

@@ -22,9 +22,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     // LastUserIdentity is a keyed archive (binary plist with UIDs) read from msdkUserDefaults: the
     // structural check with UIDs allowed must stop every input that Foundation would crash on.
-    if bytes.starts(with: Array("bplist".utf8)), PlistValue.isSafeForFoundation(bytes, keyedArchive: true),
-        let object = try? PropertyListSerialization.propertyList(from: bytes, options: [], format: nil)
-    {
+    if bytes.starts(with: Array("bplist".utf8)), let object = try? PlistValue.foundationPropertyList(from: bytes, keyedArchive: true) {
         _ = try? PropertyListSerialization.data(fromPropertyList: object, format: .xml, options: 0)
     }
     // A device backup (msdk-sim device restore) is outside input too: read or refused by name, never a crash;
