@@ -158,24 +158,17 @@ package struct DeviceBackupArchive: Codable, Sendable {
             case .dictionary(let values):
                 var c = encoder.container(keyedBy: Key.self)
                 for (key, value) in values { try c.encode(Value(value), forKey: Key(stringValue: key)) }
-            case .bool(let b):
+            case .bool, .int, .double, .string, .data, .date:
                 var c = encoder.singleValueContainer()
-                try c.encode(b)
-            case .int(let i):
-                var c = encoder.singleValueContainer()
-                try c.encode(i)
-            case .double(let d):
-                var c = encoder.singleValueContainer()
-                try c.encode(d)
-            case .string(let s):
-                var c = encoder.singleValueContainer()
-                try c.encode(s)
-            case .data(let d):
-                var c = encoder.singleValueContainer()
-                try c.encode(d)
-            case .date(let d):
-                var c = encoder.singleValueContainer()
-                try c.encode(d)
+                switch plist {
+                case .bool(let b): try c.encode(b)
+                case .int(let i): try c.encode(i)
+                case .double(let d): try c.encode(d)
+                case .string(let s): try c.encode(s)
+                case .data(let d): try c.encode(d)
+                case .date(let d): try c.encode(d)
+                case .array, .dictionary: break
+                }
             }
         }
     }
