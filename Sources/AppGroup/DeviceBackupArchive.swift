@@ -76,10 +76,20 @@ package struct DeviceBackupArchive: Codable, Sendable {
         return try encoder.encode(self)
     }
 
-    /// The archive in `data`, or why it is not one (a reason for a message that names the file).
-    package static func decode(_ data: Data) -> Result<DeviceBackupArchive, Refusal> {
+    /// Half the machine's memory: a restore holds every file of the backup at once.
+    package static var defaultMemoryBudget: UInt64 { ProcessInfo.processInfo.physicalMemory / 2 }
+
+    /// The archive in `data`, or why it is not one (a reason for a message that names the file). A list whose
+    /// values, each reference followed, add up to more than `memoryBudget` bytes is refused before it is decoded:
+    /// the format lets many files name one stored value (the encoder stores identical files once), so a small
+    /// file can decode to far more than the machine holds.
+    package static func decode(_ data: Data, memoryBudget: UInt64 = defaultMemoryBudget) -> Result<DeviceBackupArchive, Refusal> {
         guard data.starts(with: BinaryPlistCheck.prefix) else { return .failure(Refusal(reason: "not a binary property list")) }
         if let problem = BinaryPlistCheck.problem(data) { return .failure(Refusal(reason: "a damaged binary property list: \(problem)")) }
+        let expanded = BinaryPlistCheck.expandedBytes(data)
+        guard expanded <= memoryBudget else {
+            return .failure(Refusal(tooLarge: true, reason: "its files add up to \(megabytes(expanded)) once each file's bytes are counted (the file is \(megabytes(UInt64(data.count)))), more than the \(megabytes(memoryBudget)) a restore may hold in memory on this machine (half of it)"))
+        }
         do {
             return .success(try PropertyListDecoder().decode(DeviceBackupArchive.self, from: data))
         } catch let error as DecodingError {
@@ -89,7 +99,14 @@ package struct DeviceBackupArchive: Codable, Sendable {
         }
     }
 
+    /// A byte count for messages: bytes under a megabyte, else megabytes (10^6 bytes) to one decimal.
+    package static func megabytes(_ bytes: UInt64) -> String {
+        bytes < 1_000_000 ? "\(bytes) bytes" : String(format: "%.1f MB", Double(bytes) / 1_000_000)
+    }
+
     package struct Refusal: Error, Equatable {
+        /// A backup, but more than this machine can restore; otherwise not a backup.
+        package var tooLarge = false
         package var reason: String
     }
 

@@ -33,6 +33,8 @@ package enum DeviceBackup {
         case deviceNotUnlocked(DeviceLockState)
         case notABackup(path: String, reason: String)
         case targetNotNew(path: String)
+        case notEnoughSpace(path: String, needed: UInt64, free: UInt64)
+        case tooLarge(path: String, reason: String)
 
         package var description: String {
             switch self {
@@ -42,6 +44,10 @@ package enum DeviceBackup {
                 return "\(path) is not an AppGroupSim device backup (\(reason)); nothing was restored"
             case .targetNotNew(let path):
                 return "\(path) already holds a device: a backup is restored to a new phone; name a directory that does not exist"
+            case .tooLarge(let path, let reason):
+                return "\(path) is too large to restore here: \(reason); nothing was restored"
+            case .notEnoughSpace(let path, let needed, let free):
+                return "the backup's files need \(DeviceBackupArchive.megabytes(needed)) and \(path) has \(DeviceBackupArchive.megabytes(free)) free; free some space or restore elsewhere; nothing was restored"
             }
         }
 
@@ -89,11 +95,13 @@ package enum DeviceBackup {
     /// Makes a new device at `root` (a new id) from the backup at `file`: its files with their classes, its
     /// installed apps, and the keychain items the backup carried. The new device is unlocked (its user has just
     /// set it up).
-    package static func restore(_ file: URL, to root: URL, store: any SecretStore) throws -> (Device, Summary) {
+    package static func restore(_ file: URL, to root: URL, store: any SecretStore,
+                                freeSpace: (URL) -> UInt64? = { DeviceBackup.freeSpace(at: $0) }) throws -> (Device, Summary) {
         guard let data = try SecureFiles.readIfPresent(file) else { throw Failure.notABackup(path: file.path, reason: "there is no such file") }
         let archive: DeviceBackupArchive
         switch DeviceBackupArchive.decode(data) {
         case .success(let read): archive = read
+        case .failure(let refusal) where refusal.tooLarge: throw Failure.tooLarge(path: file.path, reason: refusal.reason)
         case .failure(let refusal): throw Failure.notABackup(path: file.path, reason: refusal.reason)
         }
         guard archive.Format == format, let backupID = archive.BackupID, let files = archive.Files, let contents = archive.Contents
@@ -113,6 +121,9 @@ package enum DeviceBackup {
             entries.append((path, bytes, protection))
         }
         if FileManager.default.fileExists(atPath: root.appendingPathComponent("device.json").path) { throw Failure.targetNotNew(path: root.path) }
+        // The files are written only once every one of them fits: a disk that fills halfway would leave half a phone.
+        let needed = entries.reduce(UInt64(0)) { $0 + UInt64($1.data.count) }
+        if let free = freeSpace(root), needed > free { throw Failure.notEnoughSpace(path: root.path, needed: needed, free: free) }
         let team = archive.Device?.TeamID
         let device = try Device.open(at: root, teamID: team)
         try device.markRestored(from: backupID)
@@ -136,6 +147,16 @@ package enum DeviceBackup {
         }
         let leftOut = archive.Keychain?.LeftOutThisDeviceOnly ?? 0
         return (device, Summary(backupID: backupID, files: entries.count, bytes: bytes, keychainItems: carried, keychainItemsLeftOut: leftOut, apps: apps.keys.sorted()))
+    }
+
+    /// The bytes an unprivileged writer may still use on the file system that holds `url` (its nearest existing
+    /// folder); nil when it cannot be told.
+    package static func freeSpace(at url: URL) -> UInt64? {
+        var folder = url
+        while !FileManager.default.fileExists(atPath: folder.path), folder.path != "/" { folder.deleteLastPathComponent() }
+        var info = statvfs()
+        guard statvfs(folder.path, &info) == 0 else { return nil }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
     }
 
     /// A digest in lowercase hex, as the archive's `SHA256` fields hold it.

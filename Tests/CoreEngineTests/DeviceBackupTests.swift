@@ -1,4 +1,4 @@
-import AppGroup
+@testable import AppGroup
 import AppGroupSimTestSupport
 import Foundation
 import Keychain
@@ -162,5 +162,39 @@ final class DeviceBackupTests: XCTestCase {
         let (restored, back) = try DeviceBackup.restore(file, to: root.appendingPathComponent("new"), store: store)
         XCTAssertEqual(back.files, 2)
         XCTAssertEqual(try DeviceBackup.fingerprint(restored), try DeviceBackup.fingerprint(device))
+    }
+
+    /// The encoder stores identical files once, so a small archive can name one value many times. What a restore
+    /// would hold is counted before decoding (each file's bytes, shared or not): past the budget the archive is
+    /// refused as too large, not decoded; within it, the same archive reads.
+    func testAnArchiveIsMeasuredBeforeItIsDecoded() throws {
+        let same = Data(repeating: 9, count: 1_000_000)
+        let files = (0..<3).map { DeviceBackupArchive.File(Path: "Containers/Shared/AppGroup/g/f\($0)", Protection: "none", Size: same.count, SHA256: "x") }
+        let archive = DeviceBackupArchive(format: DeviceBackup.format, backupID: "id", date: Date(), device: .init(ID: "d", TeamID: nil), apps: [:],
+                                          files: files, contents: Dictionary(uniqueKeysWithValues: files.map { ($0.Path!, same) }),
+                                          keychain: .init(Items: 0, LeftOutThisDeviceOnly: 0))
+        let data = try archive.encoded()
+        XCTAssertLessThan(data.count, 1_100_000, "identical files are stored once")
+        let expanded = BinaryPlistCheck.expandedBytes(data)
+        XCTAssertGreaterThanOrEqual(expanded, 3_000_000)
+        XCTAssertLessThan(expanded, 3_010_000)
+        guard case .failure(let refusal) = DeviceBackupArchive.decode(data, memoryBudget: 2_000_000) else { return XCTFail("decoded past its budget") }
+        XCTAssertTrue(refusal.tooLarge)
+        XCTAssertTrue(refusal.reason.hasPrefix("its files add up to 3.0 MB once each file's bytes are counted (the file is 1.0 MB), more than the 2.0 MB"), refusal.reason)
+        guard case .success(let read) = DeviceBackupArchive.decode(data, memoryBudget: 4_000_000) else { return XCTFail("refused within its budget") }
+        XCTAssertEqual(read.Contents?.values.map(\.count), [same.count, same.count, same.count])
+    }
+
+    /// A restore that would fill the disk is refused before it writes anything.
+    func testARestoreThatDoesNotFitWritesNothing() throws {
+        let (device, root) = try deviceWithData()
+        let file = root.appendingPathComponent("phone.backup")
+        _ = try DeviceBackup.backup(device, store: store, to: file)
+        let target = root.appendingPathComponent("new")
+        XCTAssertThrowsError(try DeviceBackup.restore(file, to: target, store: store, freeSpace: { _ in 3 })) { error in
+            XCTAssertEqual("\(error)", "the backup's files need 4 bytes and \(target.path) has 3 bytes free; free some space or restore elsewhere; nothing was restored")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target.path), "no device was made")
+        XCTAssertNotNil(DeviceBackup.freeSpace(at: target), "the real free space of a folder not made yet (its parent's)")
     }
 }

@@ -259,6 +259,29 @@ contains "$ERR" "is not an AppGroupSim device backup (not a binary property list
 expect_status 1 sim device restore "$ROOT/Tests/Fuzz/Plist/corpus/regression-binary-set-crashes-foundation" --device "$WORK/crash-device"
 contains "$ERR" "(a damaged binary property list: "
 [ ! -e "$WORK/crash-device" ] || fail "a refused restore made a device"
+# A backup that names one stored 1 MB value from more files than this machine has megabytes of memory (plistlib, like
+# Foundation's encoder, stores identical bytes once: a file of a few MB): refused as too large before it is decoded,
+# by name, with no device made and the restore's own peak memory far under the gigabytes it would have decoded to.
+BOMB=$(python3 - "$WORK/bomb.backup" "$BIN/msdk-sim" "$WORK/bomb-device" <<'PY'
+import hashlib, os, plistlib, subprocess, sys
+memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+one = b"x" * 1_000_000
+n = memory // len(one) + 1000
+files = [{"Path": f"Containers/Shared/AppGroup/g/f{i}", "Protection": "none", "Size": len(one), "SHA256": hashlib.sha256(one).hexdigest()} for i in range(n)]
+archive = {"Format": "AppGroupSim device backup 1", "BackupID": "B", "Device": {"ID": "D"}, "Apps": {}, "Files": files,
+           "Contents": {f["Path"]: one for f in files}, "Keychain": {"Items": 0, "LeftOutThisDeviceOnly": 0}}
+open(sys.argv[1], "wb").write(plistlib.dumps(archive, fmt=plistlib.FMT_BINARY))
+size = os.path.getsize(sys.argv[1])
+child = subprocess.Popen([sys.argv[2], "device", "restore", sys.argv[1], "--device", sys.argv[3]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+_, status, usage = os.wait4(child.pid, 0)
+err = child.stderr.read()
+assert os.waitstatus_to_exitcode(status) == 1, (status, err)
+assert "is too large to restore here: its files add up to" in err and "nothing was restored" in err, err
+assert not os.path.exists(sys.argv[3]), "a device was made"
+assert usage.ru_maxrss < 1_000_000, f"the refused restore peaked at {usage.ru_maxrss} KB"
+print(f"{size // 1_000_000} MB naming {n} files of 1 MB, its restore's peak {usage.ru_maxrss // 1000} MB")
+PY
+) || fail "the backup that expands past memory: $BOMB"
 # plistlib (an outside writer) writes the backup again with the same keys: it restores to the same files.
 python3 - "$WORK/phone.backup" "$WORK/rewritten.backup" <<'PY' || fail "plistlib could not write the backup again"
 import plistlib, sys
@@ -275,4 +298,4 @@ for entry in archive["Files"]:
     assert hashlib.sha256(open(path, "rb").read()).hexdigest() == entry["SHA256"], path
     assert os.getxattr(path, "user.msdk.protection").decode() == entry["Protection"], path
 PY
-ok "backup: refused while locked; plistlib reads the file list with each file's class and checksum, no cache; the $CARRIED afterFirstUnlock items carried in the Secret Service (secret-tool: backup $BACKUP_ID), none of their values in the file, the EC key pair left behind; restore: a new device id, the items and classes back, but the wrapped account key cannot be unwrapped there: the widget says notLoggedIn, the app sets the account file aside; a second restore onto it, a file that is no backup and a damaged one that crashed Foundation refused by name; the file plistlib wrote again restores the same files"
+ok "backup: refused while locked; plistlib reads the file list with each file's class and checksum, no cache; the $CARRIED afterFirstUnlock items carried in the Secret Service (secret-tool: backup $BACKUP_ID), none of their values in the file, the EC key pair left behind; restore: a new device id, the items and classes back, but the wrapped account key cannot be unwrapped there: the widget says notLoggedIn, the app sets the account file aside; a second restore onto it, a file that is no backup, a damaged one that crashed Foundation and one that would decode past the machine's memory ($BOMB) refused by name; the file plistlib wrote again restores the same files"

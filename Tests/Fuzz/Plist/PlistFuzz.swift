@@ -27,8 +27,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     // A device backup (msdk-sim device restore) is outside input too: read or refused by name, never a crash;
     // what reads writes again and reads back to the same files.
-    if case .success(let archive) = DeviceBackupArchive.decode(bytes) {
-        guard let again = try? archive.encoded(), case .success(let back) = DeviceBackupArchive.decode(again) else {
+    // A budget of 64 MB: an input that names one value many times is refused before it is decoded.
+    if case .success(let archive) = DeviceBackupArchive.decode(bytes, memoryBudget: 64_000_000) {
+        guard let again = try? archive.encoded(), case .success(let back) = DeviceBackupArchive.decode(again, memoryBudget: 64_000_000) else {
             fatalError("a backup that reads does not write and read back")
         }
         guard back.Contents == archive.Contents, back.Files?.count == archive.Files?.count else { fatalError("a backup read back differs") }
