@@ -31,7 +31,7 @@ ok "UserAccount.plist decrypts with AES-256-GCM under the key in $KEY_GROUP; SDK
 # No token in the file, sealed or open: the check compared against the tokens themselves.
 REFRESH_HEX=$(secret-tool lookup service com.salesforce.mobilesdk.oauth.refresh 2>/dev/null | xxd -p | tr -d '\n')
 [ -n "$REFRESH_HEX" ] || fail "no refresh token to compare with"
-xxd -p "$ACCOUNT" | tr -d '\n' | grep -q "$REFRESH_HEX" && fail "the refresh token is in UserAccount.plist"
+grep -q "$REFRESH_HEX" <<< "$(xxd -p "$ACCOUNT" | tr -d '\n')" && fail "the refresh token is in UserAccount.plist"
 ok "no token in the account file"
 
 # A second process reads the account through the shared keychain group.

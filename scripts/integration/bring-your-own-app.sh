@@ -45,9 +45,9 @@ expect_status 1 fs sync --name syncDownNothing
 contains "$ERR" "no sync named syncDownNothing"
 
 expect_status 0 "$BIN/extension-widget" --bundle "$DUE" --device "$DEV" --json
-field "$OUT" "d['title']" | grep -qx "Due Today" || fail "title: $OUT"
-field "$OUT" "[r['Name'] for r in d['records']]" | grep -q "WO-Integration" || fail "the new work order is not listed: $OUT"
-field "$OUT" "all(r['Id'].startswith('a01') for r in d['records'])" | grep -qx True || fail "a record not synced: $OUT"
+grep -qx "Due Today" <<< "$(field "$OUT" "d['title']")" || fail "title: $OUT"
+grep -q "WO-Integration" <<< "$(field "$OUT" "[r['Name'] for r in d['records']]")" || fail "the new work order is not listed: $OUT"
+grep -qx True <<< "$(field "$OUT" "all(r['Id'].startswith('a01') for r in d['records'])")" || fail "a record not synced: $OUT"
 expect_status 0 "$BIN/extension-widget" --bundle "$DUE" --device "$DEV"
 contains "$OUT" "Due Today"
 contains "$OUT" "WO-Integration"
@@ -71,5 +71,5 @@ sed -i 's/isa = PBXNativeTarget;/isa = PBXNativeTarget/' "$WORK/broken/FieldServ
 expect_status 1 "$BIN/msdk-sim" import --xcodeproj "$WORK/broken/FieldService.xcodeproj" --out "$WORK/never"
 contains "$ERR" "project.pbxproj:"
 [ ! -e "$WORK/never" ] || fail "a failed import wrote $WORK/never"
-ls -a "$WORK" | grep -q "import-" && fail "a failed import left a staging folder"
+grep -q "import-" <<< "$(ls -a "$WORK")" && fail "a failed import left a staging folder"
 ok "a non-empty --out and a corrupt project.pbxproj: one error naming the file and line, nothing written"

@@ -111,7 +111,7 @@ builds=$(grep -c "^Building for debugging" "$PKG/build.log")
 [ "$builds" = 3 ] || fail "the broken files took $builds builds, not 3"
 long=$(printf '%s\n' "$IMPORT" | awk 'length > 400' | head -1)
 [ -z "$long" ] || fail "a line quotes too much input: ${long:0:200}…"
-ls -a "$WORK/out" "$WORK/around" | grep -q "\.package-\|\.import-" && fail "a staging folder was left behind"
+grep -q "\.package-\|\.import-" <<< "$(ls -a "$WORK/out" "$WORK/around")" && fail "a staging folder was left behind"
 ok "the hostile project: nothing outside the package changed (hashed), the developer's AppGroupSimImport.swift kept beside the generated one, two broken files left out after one build (3 builds where one file a build took 4), the 10,000-deep file refused by name"
 
 expect_status 1 "$BIN/msdk-sim" doctor --xcodeproj "$PROJ/Recents.xcodeproj" --json

@@ -100,8 +100,8 @@ ok "with two IDP users, login --idp --user bob@acme.test logs bob in"
 # shell's stdin (its own commands), with the hint's user.
 printf 'wait-url 60\nquit\n' | idp shell > "$WORK/idpshell.out" 2>&1 &
 IDP_SHELL=$!
-for _ in $(seq 1 600); do sim device apps --device "$DEV" | grep -q "companylogin.*(running)" && break; sleep 0.05; done
-sim device apps --device "$DEV" | grep -q "companylogin.*(running)" || fail "the IDP shell did not start: $(cat "$WORK/idpshell.out")"
+for _ in $(seq 1 600); do grep -q "companylogin.*(running)" <<< "$(sim device apps --device "$DEV")" && break; sleep 0.05; done
+grep -q "companylogin.*(running)" <<< "$(sim device apps --device "$DEV")" || fail "the IDP shell did not start: $(cat "$WORK/idpshell.out")"
 expect_status 0 sp login --idp --user alice@acme.test < /dev/null
 contains "$OUT" "logged in as alice@acme.test"
 wait "$IDP_SHELL" || fail "the IDP shell failed: $(cat "$WORK/idpshell.out")"
@@ -172,7 +172,7 @@ SHELL_PID=$!
 # Forged answers only once the shell's login is pending (its authrequest opened).
 for _ in $(seq 1 600); do grep -q '"step":"urlOpened"' "$WORK/sp.trace" 2>/dev/null && break; sleep 0.05; done
 grep -q '"step":"urlOpened"' "$WORK/sp.trace" || fail "the shell's login-idp did not happen: $(cat "$WORK/forged.out")"
-sim device apps --device "$DEV" | grep -q "fieldsales.*(running)" || fail "the client shell is not running: $(cat "$WORK/forged.out")"
+grep -q "fieldsales.*(running)" <<< "$(sim device apps --device "$DEV")" || fail "the client shell is not running: $(cat "$WORK/forged.out")"
 expect_status 0 sim device open-url --device "$DEV" "fieldsales://oauth2/v1.0/authresponse?code=forged&state=bogus&scene_id=left"
 contains "$OUT" "delivered to the running com.acme.fieldsales"
 expect_status 0 sim device open-url --device "$DEV" "fieldsales://oauth2/v1.0/authresponse?code=forged&state=bogus&scene_id=nowhere"

@@ -21,8 +21,8 @@ snapshot() {
 }
 # The store's last words are in its -wal file while a process has it open; main-app checkpoints at exit.
 BEFORE=$(snapshot)
-printf '%s\n' "$BEFORE" | grep -q store.sqlite || fail "no store to protect: $BEFORE"
-printf '%s\n' "$BEFORE" | grep -q "0055g00000AliceAAA" || fail "alice is not the current user: $BEFORE"
+grep -q store.sqlite <<< "$BEFORE" || fail "no store to protect: $BEFORE"
+grep -q "0055g00000AliceAAA" <<< "$BEFORE" || fail "alice is not the current user: $BEFORE"
 
 # What one listing launch of the widget asks the Secret Service (issue "Speed": the fewest round trips).
 # dbus-monitor sees every method call to gnome-keyring: one session; the account key and the private half of
@@ -40,7 +40,7 @@ kill $MONITOR 2>/dev/null || true
 wait $MONITOR 2>/dev/null || true
 CALLS=$(grep -o 'member=[A-Za-z]*' "$WORK/monitor.txt" | sed 's/member=//' | grep -v '^Name' | sort | uniq -c | awk '{printf "%s %s; ", $2, $1}')
 [ "$CALLS" = "GetAll 1; GetSecrets 2; OpenSession 1; SearchItems 3; " ] || fail "the widget's calls to the Secret Service: $CALLS"
-grep 'member=GetAll' "$WORK/monitor.txt" | grep -q 'path=/org/freedesktop/secrets;' || fail "GetAll was not the service's own: $(grep 'member=GetAll' "$WORK/monitor.txt")"
+grep -q 'path=/org/freedesktop/secrets;' <<< "$(grep 'member=GetAll' "$WORK/monitor.txt")" || fail "GetAll was not the service's own: $(grep 'member=GetAll' "$WORK/monitor.txt")"
 ok "one widget launch asks the Secret Service: $CALLS(the service's properties, one session, three items, two of them in one GetSecrets)"
 
 # check_mode NAME REASON ENV...: every changing command refuses, nothing changes.

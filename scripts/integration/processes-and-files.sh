@@ -100,7 +100,7 @@ PY
 expect_status 0 app contacts list --json
 contains "$ERR" "revoked at the org and removed the tokens of 1 login(s)"
 [ "$(refresh_status)" = 400 ] || fail "the org still accepts the orphan's refresh token"
-secret-tool search --all account "$ORPHAN_KC" 2>&1 | grep -q . && fail "the orphan's items are still in the keychain"
+grep -q . <<< "$(secret-tool search --all account "$ORPHAN_KC" 2>&1)" && fail "the orphan's items are still in the keychain"
 expect_status 0 "$BIN/msdk-sim" doctor --app "$APP" --device "$DEV"
 ok "the next launch revokes the orphan at the org (refresh now 400), removes its items, and doctor is clean"
 

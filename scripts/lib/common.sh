@@ -16,7 +16,7 @@ APPGROUPSIM_PIP_PACKAGES=(simple-salesforce==1.12.6 requests-oauthlib==2.0.0 cry
 ensure_deps() {
   local missing=()
   for p in "${APPGROUPSIM_APT_PACKAGES[@]}" "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    grep -q "install ok installed" <<< "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" || missing+=("$p")
   done
   if [ ${#missing[@]} -gt 0 ]; then
     echo "==> installing: ${missing[*]}"
