@@ -15,8 +15,10 @@ enum BinaryPlistCheck {
 
     /// Nil when the bytes are a well-formed binary plist of plist types; otherwise why not. With
     /// `allowUIDs`, the UIDs of a keyed archive (`NSKeyedArchiver`) are accepted too.
-    static func problem(_ data: Data, allowUIDs: Bool = false) -> String? {
-        let bytes = [UInt8](data)
+    static func problem(_ data: Data, allowUIDs: Bool = false) -> String? { problem([UInt8](data), allowUIDs: allowUIDs) }
+
+    /// `problem` of bytes already copied out of their `Data` (a backup reads them twice: once checked, once measured).
+    static func problem(_ bytes: [UInt8], allowUIDs: Bool = false) -> String? {
         guard bytes.count >= magic.count + 32, Array(bytes[0..<8]) == magic else { return "not a bplist00 header and trailer" }
         let trailer = bytes.count - 32
         let offsetSize = Int(bytes[trailer + 6])
@@ -47,8 +49,7 @@ enum BinaryPlistCheck {
     /// The bytes of data and strings a decoder makes of the list: every reference followed, so an object that
     /// several containers name counts once for each (a 1 MB value that 2,000 entries name is 2 GB decoded).
     /// Only for a list `problem` passed (no cycles, every reference in bounds); saturates instead of overflowing.
-    static func expandedBytes(_ data: Data) -> UInt64 {
-        let bytes = [UInt8](data)
+    static func expandedBytes(_ bytes: [UInt8]) -> UInt64 {
         let trailer = bytes.count - 32
         let offsetSize = Int(bytes[trailer + 6])
         let count = Int(be(bytes, trailer + 8, 8))

@@ -85,8 +85,9 @@ package struct DeviceBackupArchive: Codable, Sendable {
     /// file can decode to far more than the machine holds.
     package static func decode(_ data: Data, memoryBudget: UInt64 = defaultMemoryBudget) -> Result<DeviceBackupArchive, Refusal> {
         guard data.starts(with: BinaryPlistCheck.prefix) else { return .failure(Refusal(reason: "not a binary property list")) }
-        if let problem = BinaryPlistCheck.problem(data) { return .failure(Refusal(reason: "a damaged binary property list: \(problem)")) }
-        let expanded = BinaryPlistCheck.expandedBytes(data)
+        let bytes = [UInt8](data)
+        if let problem = BinaryPlistCheck.problem(bytes) { return .failure(Refusal(reason: "a damaged binary property list: \(problem)")) }
+        let expanded = BinaryPlistCheck.expandedBytes(bytes)
         guard expanded <= memoryBudget else {
             return .failure(Refusal(tooLarge: true, reason: "its files add up to \(megabytes(expanded)) once each file's bytes are counted (the file is \(megabytes(UInt64(data.count)))), more than the \(megabytes(memoryBudget)) a restore may hold in memory on this machine (half of it)"))
         }

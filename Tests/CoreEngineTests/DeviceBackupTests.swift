@@ -175,7 +175,7 @@ final class DeviceBackupTests: XCTestCase {
                                           keychain: .init(Items: 0, LeftOutThisDeviceOnly: 0))
         let data = try archive.encoded()
         XCTAssertLessThan(data.count, 1_100_000, "identical files are stored once")
-        let expanded = BinaryPlistCheck.expandedBytes(data)
+        let expanded = BinaryPlistCheck.expandedBytes([UInt8](data))
         XCTAssertGreaterThanOrEqual(expanded, 3_000_000)
         XCTAssertLessThan(expanded, 3_010_000)
         guard case .failure(let refusal) = DeviceBackupArchive.decode(data, memoryBudget: 2_000_000) else { return XCTFail("decoded past its budget") }
