@@ -156,12 +156,15 @@ package final class PostgresStore: SQLStore, @unchecked Sendable {
 
     /// Waits for a statement of `connection`: while the server answers other connections, up to its own
     /// statement timeout; once it does not (dead, paused), the connection is closed and the request gets 503.
+    /// A connection already closed (the server ended its transaction while this instance was frozen) answers
+    /// nothing, and PostgresNIO may never complete a statement sent on it: 503 at the next look, not after the
+    /// statement timeout (it took 34 s once the instance was resumed; org-postgres.sh).
     func await<T>(_ future: EventLoopFuture<T>, on connection: PostgresConnection, patient: Bool = false) throws -> T {
         var waited: TimeInterval = 0
         while true {
             if let result = Self.wait(future, for: timeouts.stall) { return try result.get() }
             waited += timeouts.stall
-            if (!patient && waited > timeouts.statement + timeouts.stall) || !serverAnswers() {
+            if connection.isClosed || (!patient && waited > timeouts.statement + timeouts.stall) || !serverAnswers() {
                 Self.close(connection)
                 throw SQLStoreError(kind: .unavailable, reason: "PostgreSQL stopped answering (\(Int(waited)) s)", code: "PostgreSQL connection")
             }

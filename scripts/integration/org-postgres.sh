@@ -197,10 +197,16 @@ said_w=$(check_burst "$WORK/frozen-write.json" 7 400)
 python3 "$ROOT/scripts/integration/pg_faults.py" until "$D" --kind write --status 204 --within 20 --session "$WORK/d.session" >"$WORK/frozen-after.json"
 contains "$(cat "$WORK/frozen-after.json")" '"status": 204'
 freed=$(python3 -c "import json,sys,time; print(round(time.time() - float(sys.argv[1]), 1))" "$FROZEN_AT")
+RESUMED_AT=$(date +%s.%N)
 kill -CONT "$C_PID"
 wait "$FROZEN_WRITE" 2>/dev/null || true
+# The write C was making when it froze: PostgreSQL ended its transaction and closed the connection meanwhile, so once
+# resumed C answers it 503 at its next look at the connection (every 2 s), not after the 30 s statement timeout.
+own=$(python3 -c 'import json,sys,time; r=json.load(open(sys.argv[1]))[0]; print(r["status"], round(time.time() - float(sys.argv[2]), 1))' "$WORK/frozen-own.json" "$RESUMED_AT")
+[ "${own% *}" = 503 ] || fail "the frozen instance's own write in flight was answered ${own% *}, not 503 (its transaction was ended while it was frozen)"
+python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < 6 else 1)' "${own#* }" || fail "the frozen instance answered its write in flight ${own#* } s after it was resumed (a closed connection waited for as a slow statement?)"
 python3 "$ROOT/scripts/integration/pg_faults.py" until "$C" --kind write --status 204 --within 20 --session "$WORK/c.session" >/dev/null
-ok "an instance frozen holding a record's lock: the other's reads $said_r (200), its writes to other records $said_o (204), to that record $said_w (400 UNABLE_TO_LOCK_ROW after the 3 s timeout), and it wrote the record again ${freed} s after the freeze; the frozen one serves again when resumed"
+ok "an instance frozen holding a record's lock: the other's reads $said_r (200), its writes to other records $said_o (204), to that record $said_w (400 UNABLE_TO_LOCK_ROW after the 3 s timeout), and it wrote the record again ${freed} s after the freeze; resumed, the frozen one answered its own write in flight 503 within ${own#* } s (its transaction ended by the server meanwhile) and serves again"
 kill "$C_PID" "$D_PID"; wait "$C_PID" "$D_PID" 2>/dev/null || true
 
 # (d) An instance with another org definition on the shared database is refused, names the difference, changes nothing.
