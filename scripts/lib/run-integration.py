@@ -54,6 +54,7 @@ class Run:
         self.run_id = f"{base_id}-{Path(script).stem}"
         self.started = time.monotonic()
         self.seconds = None
+        self.cpu = None
         self.output_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"appgroupsim-integration-{os.getpid()}-{Path(script).stem}.log"
         self.output = open(self.output_path, "w+b")
         self.token = None
@@ -68,11 +69,25 @@ class Run:
                                         stdin=subprocess.DEVNULL, start_new_session=True,
                                         env=environment)
 
+    def poll(self):
+        """The script's exit status once it has ended (None before). Reaped with wait4, which also gives the processor
+        time of the script and of every process it waited for (where scripts/test's time goes: issue 35)."""
+        if self.process.returncode is None:
+            try:
+                pid, status, usage = os.wait4(self.process.pid, os.WNOHANG)
+            except ChildProcessError:
+                return self.process.poll()
+            if pid == 0:
+                return None
+            self.process.returncode = os.waitstatus_to_exitcode(status)
+            self.cpu = usage.ru_utime + usage.ru_stime
+        return self.process.returncode
+
     def ended(self) -> bool:
         """Whether the script has exited; its time is taken when this first sees it so. One past TIMEOUT is stopped."""
-        if self.seconds is None and self.process.poll() is None and time.monotonic() - self.started > TIMEOUT:
+        if self.seconds is None and self.poll() is None and time.monotonic() - self.started > TIMEOUT:
             self.stop()
-        if self.seconds is None and self.process.poll() is not None:
+        if self.seconds is None and self.poll() is not None:
             self.seconds = round(time.monotonic() - self.started)
         return self.seconds is not None
 
@@ -103,7 +118,7 @@ class Run:
         left = leftovers(self.run_id)
         print(f"==> {self.script}", flush=True)
         sys.stdout.write(text)
-        print(f"    ({seconds} s)", flush=True)
+        print(f"    ({seconds} s" + (f", processor {self.cpu:.0f} s)" if self.cpu is not None else ")"), flush=True)
         if self.timed_out:
             print(f"FAIL: {self.script} was still running after {TIMEOUT:.0f} s (APPGROUPSIM_SCRIPT_TIMEOUT) and was stopped: "
                   "a hang; its output above ends where it stood", file=sys.stderr, flush=True)
@@ -133,7 +148,7 @@ def main() -> int:
     pending = [s for s in args if kinds[s] == "scratch"] + [s for s in args if kinds[s] == "parallel"]
     alone = [s for s in args if kinds[s] == "alone"]
     running, failures, passed = [], [], 0
-    started, script_seconds = time.monotonic(), []
+    started, script_seconds, script_cpu = time.monotonic(), [], []
 
     def scratch_free_again() -> bool:
         """A scratch script waits, and the one that held the scratch path is done with it."""
@@ -146,6 +161,7 @@ def main() -> int:
                 running.remove(run)
                 finished = run.finish()
                 script_seconds.append(run.seconds or 0)
+                script_cpu.append(run.cpu or 0)
                 if finished:
                     passed += 1
                 else:
@@ -175,8 +191,10 @@ def main() -> int:
                 pass
         raise
     # Where scripts/test's time goes (issue 35): the phase's wall time against the scripts' own times added up.
-    print(f"integration: {passed} passed, {len(failures)} failed in {round(time.monotonic() - started)} s, up to {jobs} at once "
-          f"(the scripts' own times add up to {round(sum(script_seconds))} s)")
+    wall = time.monotonic() - started
+    print(f"integration: {passed} passed, {len(failures)} failed in {round(wall)} s, up to {jobs} at once "
+          f"(the scripts' own times add up to {round(sum(script_seconds))} s; their processor time "
+          f"{round(sum(script_cpu))} s, {sum(script_cpu) / max(wall, 1):.2f} cores busy on average)")
     for script in failures:
         print(f"  failed: {script}", file=sys.stderr)
     return 1 if failures else 0
