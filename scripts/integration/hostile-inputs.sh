@@ -90,6 +90,7 @@ python3 -c 'import sys; open(sys.argv[1], "w").write("let deep = " + "(" * 10000
 BEFORE_PROJECT=$(tree_hash "$WORK/around")
 expect_status 0 "$BIN/msdk-sim" import --xcodeproj "$PROJ/Recents.xcodeproj" --package "$WORK/out/pkg" --scratch-path "$SCRATCH"
 IMPORT=$OUT
+scratch_done  # what follows reads the import's output and runs doctor: nothing in the scratch path
 [ "$BEFORE_PROJECT" = "$(tree_hash "$WORK/around")" ] || fail "the import changed the project or the folder around it"
 [ "$(ls -A "$WORK/out")" = pkg ] || fail "the import wrote beside the package: $(ls -A "$WORK/out")"
 PKG="$WORK/out/pkg"

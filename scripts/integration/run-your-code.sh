@@ -45,10 +45,15 @@ ok "the package's SetupTests: as the app and as the widget, the group, the suite
 
 RECENTS_PACKAGE="$PKG" swift build --package-path "$ROOT/Fixtures/Recents/Driver" --disable-build-manifest-caching --scratch-path "$SCRATCH" > "$WORK/driver.log" 2>&1 \
   || fail "the driver did not build: $(grep -m5 'error:' "$WORK/driver.log")"
+# The driver's executables run from a copy, so that the scratch path is free for the next script meanwhile.
+RBIN="$WORK/driver-bin"
+mkdir "$RBIN"
+cp -a "$SCRATCH/debug/recents-app" "$SCRATCH/debug/recents-widget" "$SCRATCH"/debug/*.resources "$RBIN/"
+scratch_done
 R_APP="$PKG/Bundles/Recents.app"
 R_WIDGET="$R_APP/PlugIns/RecentsWidget.appex"
-as_app() { APPGROUPSIM_BUNDLE="$R_APP" APPGROUPSIM_DEVICE="$DEV" "$SCRATCH/debug/recents-app" "$@"; }
-as_widget() { APPGROUPSIM_BUNDLE="$R_WIDGET" APPGROUPSIM_DEVICE="$DEV" "$SCRATCH/debug/recents-widget"; }
+as_app() { APPGROUPSIM_BUNDLE="$R_APP" APPGROUPSIM_DEVICE="$DEV" "$RBIN/recents-app" "$@"; }
+as_widget() { APPGROUPSIM_BUNDLE="$R_WIDGET" APPGROUPSIM_DEVICE="$DEV" "$RBIN/recents-widget"; }
 main_app() { "$BIN/main-app" --bundle "$R_APP" --device "$DEV" --org "$ORG" "$@"; }
 
 start_org --connected-app '3MVG9Acme.Recents.Example=recents://oauth/done'
@@ -92,9 +97,9 @@ ok "the file is in the user's library directory in the group container, encrypte
 
 # A cell's link opens the contact in the app: msdk-sim device open-url launches the app's code.
 expect_status 0 "$BIN/msdk-sim" device install --device "$DEV" --app "$R_APP"
-expect_status 0 env APPGROUPSIM_MAIN_APP="$SCRATCH/debug/recents-app" "$BIN/msdk-sim" device open-url --device "$DEV" "recents://contact/$(ID 1)"
+expect_status 0 env APPGROUPSIM_MAIN_APP="$RBIN/recents-app" "$BIN/msdk-sim" device open-url --device "$DEV" "recents://contact/$(ID 1)"
 contains "$OUT" "scene: contact $(ID 1): $(NAME 1)"
-expect_status 0 env APPGROUPSIM_MAIN_APP="$SCRATCH/debug/recents-app" "$BIN/msdk-sim" device open-url --device "$DEV" "recents://contact/new"
+expect_status 0 env APPGROUPSIM_MAIN_APP="$RBIN/recents-app" "$BIN/msdk-sim" device open-url --device "$DEV" "recents://contact/new"
 contains "$OUT" "scene: new contact"
 expect_status 0 as_widget
 contains "$(printf '%s\n' "$OUT" | head -1)" "$(NAME 1) | "

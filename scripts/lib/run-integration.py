@@ -15,7 +15,10 @@ declares in a comment line where it cannot go beside the others:
                                between another's build and its run). They are started first, in the order given (the
                                symbol graphs' first: scripts/test), as together they are the longest chain.
                                A script done with the scratch path says so (scratch_done in lib/integration.sh:
-                               it removes the file APPGROUPSIM_SCRATCH_TOKEN names), and the next one starts.
+                               it removes the file APPGROUPSIM_SCRATCH_TOKEN names), and the next one starts, even
+                               when N scripts run (one more than N then): the chain of scratch scripts is what the
+                               phase waits for, and a script done with the scratch path has its longest part left
+                               (docs-examples.sh its other examples, examples.sh its explorations).
     # scripts/test: alone      its checks measure how long something takes (a lock's timeout, an answer's bound),
                                or it rebuilds the checkout: it runs after the others, with nothing beside it, in the
                                order given.
@@ -149,13 +152,20 @@ def main() -> int:
     alone = [s for s in args if kinds[s] == "alone"]
     running, failures, passed = [], [], 0
     started, script_seconds, script_cpu = time.monotonic(), [], []
+    extra_seconds = 0.0  # how long one more than `jobs` scripts ran
 
-    def scratch_free_again() -> bool:
-        """A scratch script waits, and the one that held the scratch path is done with it."""
-        return any(kinds[s] == "scratch" for s in pending) and not any(r.token and r.token.exists() for r in running)
+    def room(script: str) -> bool:
+        """Whether `script` may start now: up to `jobs` at once, and a scratch script also beside them while the
+        scratch script before it, done with the scratch path, is still running (the chain waits for no slot)."""
+        if kinds[script] == "scratch":
+            if any(r.token and r.token.exists() for r in running):
+                return False
+            if jobs > 1 and any(r.token and not r.token.exists() for r in running):
+                return len(running) < jobs + 1
+        return len(running) < jobs
 
     def reap(block: bool):
-        nonlocal passed
+        nonlocal passed, extra_seconds
         while True:
             for run in [r for r in running if r.ended()]:
                 running.remove(run)
@@ -167,15 +177,16 @@ def main() -> int:
                 else:
                     failures.append(run.script)
                 return
-            if not block or (len(running) < jobs and scratch_free_again()):
+            if not block or any(room(s) for s in pending):
                 return
             time.sleep(0.2)
+            if len(running) > jobs:
+                extra_seconds += 0.2
 
     try:
         while pending or running:
-            scratch_busy = any(r.token and r.token.exists() for r in running)
-            ready = [s for s in pending if not (kinds[s] == "scratch" and scratch_busy)]
-            if ready and len(running) < jobs:
+            ready = [s for s in pending if room(s)]
+            if ready:
                 pending.remove(ready[0])
                 running.append(Run(ready[0], base_id))
                 continue
@@ -193,6 +204,7 @@ def main() -> int:
     # Where scripts/test's time goes (issue 35): the phase's wall time against the scripts' own times added up.
     wall = time.monotonic() - started
     print(f"integration: {passed} passed, {len(failures)} failed in {round(wall)} s, up to {jobs} at once "
+          f"({jobs + 1} for {extra_seconds:.0f} s: the next scratch script beside them) "
           f"(the scripts' own times add up to {round(sum(script_seconds))} s; their processor time "
           f"{round(sum(script_cpu))} s, {sum(script_cpu) / max(wall, 1):.2f} cores busy on average)")
     for script in failures:
