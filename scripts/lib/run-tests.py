@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the package's test bundle (what `swift test --skip-build` runs) on every core, for scripts/test.
 
-    run-tests.py [--jobs N] [--each-test] BUNDLE
+    run-tests.py [--jobs N] [--each-test] [--module NAME] BUNDLE
 
 `swift test` runs the test classes one after another in one process, which keeps one of two cores busy (issue 35:
 about half the machine idle for the 230 to 270 s it takes on 2 cores). Here N workers (the machine's cores by
@@ -11,7 +11,9 @@ swift-testing tests (`BUNDLE --testing-library swift-testing`, as `swift test` r
 item of the queue. Classes with more tests go first (the longest ones, so that no worker is left with one at the end),
 or, after a run, those that took longest (their times are kept beside BUNDLE, in appgroupsim-test-times.json).
 --each-test makes each test, not each class, one item: for a bundle of a few long tests (an example package's
-explorations, scripts/integration/examples.sh).
+explorations, scripts/integration/examples.sh). --module NAME runs only the classes of test module NAME, and no
+swift-testing test (scripts/integration/org-postgres-tests.sh: without `swift test`, which would hold SwiftPM's lock on
+.build, where the scratch scripts build, for the whole run).
 
 Each class's output is printed whole when it ends. A class that fails, crashes or runs longer than
 APPGROUPSIM_TEST_CLASS_TIMEOUT seconds (900 by default) is named and fails the run; so does a run in which the
@@ -81,10 +83,17 @@ def main(argv) -> int:
     each_test = argv[:1] == ["--each-test"]
     if each_test:
         argv = argv[1:]
+    module = None
+    if argv[:1] == ["--module"] and len(argv) > 1:
+        module, argv = argv[1], argv[2:]
     if len(argv) != 1:
         sys.exit(__doc__)
     bundle = argv[0]
     counts = classes(bundle, each_test)
+    if module is not None:
+        counts = {name: n for name, n in counts.items() if name.startswith(module + ".")}
+        if not counts:
+            sys.exit(f"run-tests: {bundle} lists no test of module {module}")
     listed = sum(counts.values())
     times_file = Path(bundle).parent / "appgroupsim-test-times.json"
     try:
@@ -92,7 +101,8 @@ def main(argv) -> int:
     except (OSError, ValueError):
         times = {}
     # The longest first: by last run's time where there is one, else by the number of tests.
-    queue = sorted(counts, key=lambda c: (-times.get(c, 0), -counts[c], c)) + [SWIFT_TESTING]
+    queue = sorted(counts, key=lambda c: (-times.get(c, 0), -counts[c], c)) + ([] if module else [SWIFT_TESTING])
+    items = len(queue)
     started = time.monotonic()
     logdir = tempfile.mkdtemp(prefix="appgroupsim-tests.")
     lock = threading.Lock()
@@ -156,19 +166,21 @@ def main(argv) -> int:
     swift_testing = SWIFT_TESTING_DONE.search(results.get(SWIFT_TESTING, ({}, ""))[1])
     if not swift_testing and SWIFT_TESTING in results and results[SWIFT_TESTING][0]["status"] == 0:
         swift_testing = re.search(r"Test run with (\d+) tests?", results[SWIFT_TESTING][1])
-    if len(results) < len(counts) + 1 and not failed:
-        failed.append(f"only {len(results)} of {len(counts) + 1} items ran")
+    if len(results) < items and not failed:
+        failed.append(f"only {len(results)} of {items} items ran")
     if executed != listed and not failed:
         failed.append(f"the classes executed {executed} tests; {bundle} lists {listed}")
     if not failed:
         try:
-            times_file.write_text(json.dumps({item: r["seconds"] for item, (r, _) in results.items() if item != SWIFT_TESTING},
-                                             indent=0, sort_keys=True))
+            times.update({item: r["seconds"] for item, (r, _) in results.items() if item != SWIFT_TESTING})
+            times_file.write_text(json.dumps(times, indent=0, sort_keys=True))
         except OSError:
             pass
     seconds = round(time.monotonic() - started)
     summary = (f"tests: {executed} XCTest tests in {len(counts)} {'runs, one test each' if each_test else 'classes'} with {failures} failure(s), "
                f"{swift_testing.group(1) if swift_testing else 'no'} swift-testing tests, on {jobs} workers in {seconds} s")
+    if module:
+        summary = summary.replace(" XCTest tests in ", f" XCTest tests of {module} in ")
     if failed:
         print(summary)
         for line in failed:
