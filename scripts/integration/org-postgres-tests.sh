@@ -19,10 +19,9 @@ fi
 
 # The same tests as on SQLite, on PostgreSQL: each test's org on a database of its own.
 set +e
-# Not --ignore-lock: even with --skip-build, swift test opens .build's build database, and a consumer package's build
-# beside it (scripts/test runs two scripts at once) has it locked ("database is locked", seen in CI). So it waits.
-# The test bundle itself, not swift test --skip-build, which would hold SwiftPM's lock on .build for the whole run (a
-# minute or two) while the scratch scripts build there; one class at a time on each core, each in a keyring of its own.
+# The test bundle itself, not swift test --skip-build: that opens .build's build database and holds SwiftPM's lock on
+# .build for the whole run (a minute or two) while the scratch scripts build there (with --ignore-lock, "database is
+# locked", seen in CI). One class at a time on each core, each in a keyring of its own.
 APPGROUPSIM_TEST_POSTGRES="$SERVER_URL" python3 "$ROOT/scripts/lib/run-tests.py" --module OrgSimulatorTests "$BIN/AppGroupSimPackageTests.xctest" >"$WORK/tests.log" 2>&1
 status=$?
 set -e
