@@ -530,6 +530,7 @@ package enum ProjectPackage {
         case noSuchTarget(target: String, package: String, targets: [String])
         case notRunnable(target: String, why: String)
         case buildFailed(target: String, detail: String, log: String)
+        case notBuilt(target: String, executable: String)
 
         package var description: String {
             switch self {
@@ -538,6 +539,8 @@ package enum ProjectPackage {
                 return "the package \(package) has no target \(target) (its targets: \(targets.joined(separator: ", "))); name the notification service extension's Xcode target"
             case .notRunnable(let target, let why): return "target \(target) cannot be delivered to: \(why)"
             case .buildFailed(let target, let detail, let log): return "target \(target) did not build: \(detail) (the log: \(log)); fix it and run msdk-sim device deliver again"
+            case .notBuilt(let target, let executable):
+                return "target \(target) has not been built (no \(executable)): run msdk-sim device deliver without --skip-build"
             }
         }
     }
@@ -545,8 +548,9 @@ package enum ProjectPackage {
     /// `msdk-sim device deliver --package DIR --target NAME`: builds the imported notification service extension's
     /// executable (`swift build --product`), then runs it as the extension's bundle on `device`, on the next
     /// notification of its app's inbox, with `arguments` (`--json`, `--budget`). Its output goes to this process's;
-    /// its exit status is returned.
-    package static func deliver(package dir: URL, target: String, device: URL, scratch: URL?, arguments: [String]) throws -> Int32 {
+    /// its exit status is returned. `skipBuild` runs what the last build made, as `swift run --skip-build` does (each
+    /// `swift build`, even with nothing to compile, plans the whole package graph: about 4 s here).
+    package static func deliver(package dir: URL, target: String, device: URL, scratch: URL?, skipBuild: Bool = false, arguments: [String]) throws -> Int32 {
         struct File: Decodable { var targets: [TargetReport] }
         guard let data = FileManager.default.contents(atPath: dir.appendingPathComponent("import-package.json").path) else {
             throw DeliverError.notImported(dir.path)
@@ -566,19 +570,25 @@ package enum ProjectPackage {
             throw DeliverError.notRunnable(target: target, why: report.runnable ?? "the import made no executable of it (an import from before it could); import the project again")
         }
         let scratchArguments = scratch.map { ["--scratch-path", $0.path] } ?? []
-        let (status, output) = run(["swift", "build", "--disable-build-manifest-caching", "--package-path", dir.path, "--product", report.module] + scratchArguments)
         let log = dir.appendingPathComponent("deliver-build.log")
-        try? output.write(to: log, atomically: true, encoding: .utf8)
-        guard status == 0 else {
-            let detail = output.split(separator: "\n").first { $0.contains("error:") }.map(String.init) ?? "exit status \(status)"
-            throw DeliverError.buildFailed(target: target, detail: detail, log: log.path)
+        if !skipBuild {
+            let (status, output) = run(["swift", "build", "--disable-build-manifest-caching", "--package-path", dir.path, "--product", report.module] + scratchArguments)
+            try? output.write(to: log, atomically: true, encoding: .utf8)
+            guard status == 0 else {
+                let detail = output.split(separator: "\n").first { $0.contains("error:") }.map(String.init) ?? "exit status \(status)"
+                throw DeliverError.buildFailed(target: target, detail: detail, log: log.path)
+            }
         }
         let (binStatus, binOutput) = run(["swift", "build", "--package-path", dir.path, "--show-bin-path"] + scratchArguments)
         guard binStatus == 0, let bin = binOutput.split(separator: "\n").last.map(String.init) else {
             throw DeliverError.buildFailed(target: target, detail: "swift build --show-bin-path failed", log: log.path)
         }
+        let executable = URL(fileURLWithPath: bin).appendingPathComponent(report.module)
+        if skipBuild, !FileManager.default.isExecutableFile(atPath: executable.path) {
+            throw DeliverError.notBuilt(target: target, executable: executable.path)
+        }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: bin).appendingPathComponent(report.module)
+        process.executableURL = executable
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["APPGROUPSIM_BUNDLE"] = bundle.url.path

@@ -100,12 +100,13 @@ struct DeviceCommand: ParsableCommand {
         @Option(help: "The notification service extension's Xcode target.") var target: String
         @Option(help: "Seconds the extension has before serviceExtensionTimeWillExpire() (iOS: about 30).") var budget: Double = 30
         @Option(help: "The build folder (swift build --scratch-path); default: the package's .build.") var scratchPath: String?
+        @Flag(help: "Run the extension as the last build left it, without swift build (as swift run --skip-build).") var skipBuild = false
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
             let resolved = try device.resolved()
             let status = try ProjectPackage.deliver(
-                package: URL(fileURLWithPath: package), target: target, device: resolved.root, scratch: scratchPath.map { URL(fileURLWithPath: $0) },
+                package: URL(fileURLWithPath: package), target: target, device: resolved.root, scratch: scratchPath.map { URL(fileURLWithPath: $0) }, skipBuild: skipBuild,
                 arguments: (json ? ["--json"] : []) + ["--budget", String(budget)])
             if status != 0 { throw ExitCode(status) }
         }
