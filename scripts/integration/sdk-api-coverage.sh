@@ -28,3 +28,31 @@ PY
   grep -qF "$name" <<< "$OUT" && fail "$name is listed as not offered"
 done
 ok "SDK entry points offered: $SHARE% of every public one (at least $FLOOR%), $NAMED% of the data layers' classes (at least $NAMED_FLOOR%); the left-out ones are named with a reason, the rest listed"
+
+# The symbol graph is made again only when what it is made from changed (the coverage script's stamp beside it):
+# with nothing changed a second run makes none and prints the same; with the stamp older than the sources it makes
+# one again, and a dump that fails leaves no stamp. A `swift` in front of the real one records what it is asked and
+# fails the dump (the real one answers the rest), so that these checks cost no dump.
+GRAPH="$(swift build --show-bin-path)/../symbolgraph"
+STAMP="$GRAPH/.appgroupsim-made"
+[ -f "$STAMP" ] || fail "the coverage script left no stamp beside the symbol graph ($STAMP)"
+REAL_SWIFT=$(command -v swift)
+mkdir -p "$WORK/fake"
+cat > "$WORK/fake/swift" <<EOF
+#!/usr/bin/env bash
+echo "\$*" >> "$WORK/swift-calls"
+case "\$*" in "package dump-symbol-graph"*) echo "fake: no symbol graph today" >&2; exit 1 ;; esac
+exec "$REAL_SWIFT" "\$@"
+EOF
+chmod +x "$WORK/fake/swift"
+AGAIN=$(PATH="$WORK/fake:$PATH" "$ROOT/scripts/sdk-api/coverage" --missing) || fail "the second coverage run failed: $AGAIN"
+[ "$AGAIN" = "$OUT" ] || fail "the second coverage run printed something else"
+! grep -q "dump-symbol-graph" "$WORK/swift-calls" || fail "the second coverage run made the symbol graph again with nothing changed"
+cp -p "$STAMP" "$WORK/stamp"
+touch -d '2000-01-01' "$STAMP"
+expect_status 1 env PATH="$WORK/fake:$PATH" "$ROOT/scripts/sdk-api/coverage"
+grep -q "^package dump-symbol-graph" "$WORK/swift-calls" || fail "a stamp older than the sources did not make the symbol graph again"
+contains "$ERR" "coverage: the symbol graph could not be made: fake: no symbol graph today"
+[ ! -e "$STAMP" ] || fail "a failed dump left the stamp"
+cp -p "$WORK/stamp" "$STAMP"  # the graph itself is the one the first run made: the examples after this reuse it
+ok "the symbol graph is reused while no source changed (the same output), made again when one did; a failed dump leaves no stamp"
