@@ -19,9 +19,17 @@ declares in a comment line where it cannot go beside the others:
                                when N scripts run (one more than N then): the chain of scratch scripts is what the
                                phase waits for, and a script done with the scratch path has its longest part left
                                (docs-examples.sh its other examples, examples.sh its explorations).
-    # scripts/test: alone      its checks measure how long something takes (a lock's timeout, an answer's bound),
-                               or it rebuilds the checkout: it runs after the others, with nothing beside it, in the
-                               order given.
+    # scripts/test: alone      its checks measure how long something takes (a lock's timeout, an answer's bound):
+                               it runs after the others, with nothing beside it, in the order given.
+                               (A script that rebuilds the checkout is a scratch script: scripts/test gives the
+                               scripts its build's binaries as links of their own, which a new link does not change.)
+
+With N > 1 the chain of scratch scripts goes first for the processor as well: every other script runs at nice
+APPGROUPSIM_TEST_NICE (10 by default; 0 turns this off), and a scratch script too once it is done with the scratch path
+(its whole process group, reniced). Scripts that run alone run at the priority scripts/test has. The others then
+take what the chain leaves: on 2 cores the chain's builds compile on both whenever they can, instead of sharing them
+with a fuzzer or an exploration. Nothing a script checks depends on its speed (the bounds some wait with are tens of
+seconds), and a script started at nice 10 still gets a tenth of a core beside two busy ones.
 
 A script that runs longer than APPGROUPSIM_SCRIPT_TIMEOUT seconds (1800 by default: the longest takes about 500 s on 2
 cores) is stopped, its whole process group (SIGTERM, then SIGKILL 10 s later), and fails, named: a hang (an unreaped
@@ -37,6 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent.parent
 MARK = re.compile(r"^# scripts/test: (scratch|alone)\b", re.M)
 TIMEOUT = float(os.environ.get("APPGROUPSIM_SCRIPT_TIMEOUT", "1800"))
+NICE = int(os.environ.get("APPGROUPSIM_TEST_NICE", "10"))
 
 
 def kind(script: str) -> str:
@@ -52,8 +61,9 @@ def leftovers(run_id: str) -> list:
 
 
 class Run:
-    def __init__(self, script: str, base_id: str):
+    def __init__(self, script: str, base_id: str, nice: int = 0):
         self.script = script
+        self.nice = nice
         self.run_id = f"{base_id}-{Path(script).stem}"
         self.started = time.monotonic()
         self.seconds = None
@@ -62,7 +72,7 @@ class Run:
         self.output = open(self.output_path, "w+b")
         self.token = None
         self.timed_out = False
-        environment = {**os.environ, "APPGROUPSIM_RUN_ID": self.run_id}
+        environment = {**os.environ, "APPGROUPSIM_RUN_ID": self.run_id, "APPGROUPSIM_TEST_NICE": str(NICE)}
         if kind(script) == "scratch":
             self.token = self.output_path.with_suffix(".scratch")
             self.token.touch()
@@ -70,7 +80,16 @@ class Run:
         # A session of its own, so that an interrupted run can end the script's whole process group.
         self.process = subprocess.Popen(["bash", script], cwd=ROOT, stdout=self.output, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL, start_new_session=True,
-                                        env=environment)
+                                        env=environment, preexec_fn=(lambda: os.nice(nice)) if nice else None)
+
+    def yield_processor(self):
+        """A scratch script done with the scratch path: its process group runs at NICE from now on (it has left the chain)."""
+        if self.token and not self.token.exists() and not self.nice and NICE:
+            self.nice = NICE
+            try:
+                os.setpriority(os.PRIO_PGRP, self.process.pid, NICE)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def poll(self):
         """The script's exit status once it has ended (None before). Reaped with wait4, which also gives the processor
@@ -179,6 +198,9 @@ def main() -> int:
                 return
             if not block or any(room(s) for s in pending):
                 return
+            if jobs > 1:
+                for run in running:
+                    run.yield_processor()
             time.sleep(0.2)
             if len(running) > jobs:
                 extra_seconds += 0.2
@@ -188,7 +210,7 @@ def main() -> int:
             ready = [s for s in pending if room(s)]
             if ready:
                 pending.remove(ready[0])
-                running.append(Run(ready[0], base_id))
+                running.append(Run(ready[0], base_id, nice=NICE if jobs > 1 and kinds[ready[0]] == "parallel" else 0))
                 continue
             reap(block=True)
         for script in alone:
