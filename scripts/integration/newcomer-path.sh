@@ -2,7 +2,9 @@
 # The newcomer's path (issue 29): the block at the top of docs/README.md, run as written, in a plain
 # shell (no keyring started for it: the path must start its own where it needs one) from the checkout's
 # folder. Every file it names must be in git, so that it works on a fresh clone, which is what CI runs on.
-# scripts/test: alone (it rebuilds the checkout without the trait, as scripts/demo does; last)
+# scripts/test: scratch (it builds the checkout in .build without the trait, as scripts/demo does, and builds an imported
+# package there; the last of them, so that it compiles nothing the consumer packages did not; the scripts beside it run
+# scripts/test's build from their own links, so its new binaries reach none of them)
 source "$(dirname "$0")/../lib/integration.sh"
 PAGE="$ROOT/docs/README.md"
 awk '/^<!-- newcomer-path -->$/ { mark = 1; next } mark && /^```/ { if (inside) exit; inside = 1; next } inside { print }' \
