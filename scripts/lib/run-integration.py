@@ -20,7 +20,10 @@ declares in a comment line where it cannot go beside the others:
                                phase waits for, and a script done with the scratch path has its longest part left
                                (docs-examples.sh its other examples, examples.sh its explorations).
     # scripts/test: alone      its checks measure how long something takes (a lock's timeout, an answer's bound):
-                               it runs after the others, with nothing beside it, in the order given.
+                               one at a time, in the order given, once the last scratch script has started (with
+                               N > 1; after all the others with N = 1). It takes no slot, and every other script
+                               runs at nice 19 while it does, so that it gets the processor whenever it wants it
+                               (the others are what the machine does while it waits on its timers).
                                (A script that rebuilds the checkout is a scratch script: scripts/test gives the
                                scripts its build's binaries as links of their own, which a new link does not change.)
 
@@ -63,7 +66,8 @@ def leftovers(run_id: str) -> list:
 class Run:
     def __init__(self, script: str, base_id: str, nice: int = 0):
         self.script = script
-        self.nice = nice
+        self.nice = nice  # the nice its process group has now
+        self.base = nice  # and the one it has outside an alone script's run
         self.run_id = f"{base_id}-{Path(script).stem}"
         self.started = time.monotonic()
         self.seconds = None
@@ -83,11 +87,16 @@ class Run:
                                         env=environment, preexec_fn=(lambda: os.nice(nice)) if nice else None)
 
     def yield_processor(self):
-        """A scratch script done with the scratch path: its process group runs at NICE from now on (it has left the chain)."""
-        if self.token and not self.token.exists() and not self.nice and NICE:
-            self.nice = NICE
+        """A scratch script done with the scratch path runs at NICE from now on (it has left the chain)."""
+        if self.token and not self.token.exists() and not self.base and NICE:
+            self.base = NICE
+
+    def set_nice(self, nice: int):
+        """The script's whole process group at `nice` (back up to a lower one only where allowed: root)."""
+        if nice != self.nice:
             try:
-                os.setpriority(os.PRIO_PGRP, self.process.pid, NICE)
+                os.setpriority(os.PRIO_PGRP, self.process.pid, nice)
+                self.nice = nice
             except (ProcessLookupError, PermissionError):
                 pass
 
@@ -172,16 +181,39 @@ def main() -> int:
     running, failures, passed = [], [], 0
     started, script_seconds, script_cpu = time.monotonic(), [], []
     extra_seconds = 0.0  # how long one more than `jobs` scripts ran
+    alone_left = list(alone)
 
     def room(script: str) -> bool:
         """Whether `script` may start now: up to `jobs` at once, and a scratch script also beside them while the
         scratch script before it, done with the scratch path, is still running (the chain waits for no slot)."""
+        # An alone script takes no slot: the others run beside it at nice 19.
+        busy = len([r for r in running if kinds[r.script] != "alone"])
         if kinds[script] == "scratch":
             if any(r.token and r.token.exists() for r in running):
                 return False
             if jobs > 1 and any(r.token and not r.token.exists() for r in running):
-                return len(running) < jobs + 1
-        return len(running) < jobs
+                return busy < jobs + 1
+        return busy < jobs
+
+    def may_go_alone() -> bool:
+        """Whether the next alone script may start: with jobs > 1 once the chain's last scratch script has started
+        (the others, running or started after it, run at nice 19 while it does); with jobs = 1 after all the others."""
+        if not alone_left or any(kinds[r.script] == "alone" for r in running):
+            return False
+        if jobs == 1:
+            return not pending and not running
+        return not any(kinds[s] == "scratch" for s in pending)
+
+    def balance():
+        """Each script at its own nice; while an alone script runs, every other one at 19 (so that what it times is
+        its own: it gets the processor whenever it wants it)."""
+        if jobs == 1:
+            return
+        hush = any(kinds[r.script] == "alone" for r in running)
+        for run in running:
+            run.yield_processor()
+            if kinds[run.script] != "alone":
+                run.set_nice(19 if hush else run.base)
 
     def reap(block: bool):
         nonlocal passed, extra_seconds
@@ -196,25 +228,25 @@ def main() -> int:
                 else:
                     failures.append(run.script)
                 return
-            if not block or any(room(s) for s in pending):
+            if not block or any(room(s) for s in pending) or may_go_alone():
                 return
-            if jobs > 1:
-                for run in running:
-                    run.yield_processor()
+            balance()
             time.sleep(0.2)
-            if len(running) > jobs:
+            if len([r for r in running if kinds[r.script] != "alone"]) > jobs:
                 extra_seconds += 0.2
 
     try:
-        while pending or running:
+        while pending or running or alone_left:
             ready = [s for s in pending if room(s)]
             if ready:
                 pending.remove(ready[0])
                 running.append(Run(ready[0], base_id, nice=NICE if jobs > 1 and kinds[ready[0]] == "parallel" else 0))
+                balance()
                 continue
-            reap(block=True)
-        for script in alone:
-            running.append(Run(script, base_id))
+            if may_go_alone():
+                running.append(Run(alone_left.pop(0), base_id))
+                balance()
+                continue
             reap(block=True)
     except KeyboardInterrupt:
         for run in running:
