@@ -31,8 +31,9 @@ With N > 1 the chain of scratch scripts goes first for the processor as well: ev
 APPGROUPSIM_TEST_NICE (10 by default; 0 turns this off), and a scratch script too once it is done with the scratch path
 (its whole process group, reniced). Scripts that run alone run at the priority scripts/test has. The others then
 take what the chain leaves: on 2 cores the chain's builds compile on both whenever they can, instead of sharing them
-with a fuzzer or an exploration. Nothing a script checks depends on its speed (the bounds some wait with are tens of
-seconds), and a script started at nice 10 still gets a tenth of a core beside two busy ones.
+with a fuzzer or an exploration. Nothing a script checks depends on its speed: the bounds some wait with are tens of
+seconds, and the short ones are on fakes that only print (test-runner.sh's 2 s) or expect the time to run out
+(keychain-modes.sh's silent bus); a script at nice 10 still gets a tenth of a core beside two busy ones.
 
 A script that runs longer than APPGROUPSIM_SCRIPT_TIMEOUT seconds (1800 by default: the longest takes about 500 s on 2
 cores) is stopped, its whole process group (SIGTERM, then SIGKILL 10 s later), and fails, named: a hang (an unreaped
