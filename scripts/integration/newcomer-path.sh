@@ -20,9 +20,10 @@ done
 ok "every file the path names is in git: $(grep -oE '(Fixtures|scripts|docs)/[A-Za-z0-9_./-]+' "$WORK/path.sh" | sort -u | tr '\n' ' ')"
 
 # Run it as written (each line echoed), with a clean environment: only PATH (the system's and swift's), HOME (SwiftPM's
-# configuration), TMPDIR and LANG.
+# configuration), TMPDIR and LANG. Swift's own folder, not scripts/test's `swift` in front of it (scripts/lib/swiftpm).
+SWIFT_DIR=$(dirname "$(PATH="${APPGROUPSIM_SWIFTPM_PATH:-$PATH}" command -v swift)")
 set +e
-env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$(dirname "$(command -v swift)") \
+env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$SWIFT_DIR \
   HOME="$HOME" TMPDIR="$WORK" LANG=C.UTF-8 bash -euo pipefail -x "$WORK/path.sh" > "$WORK/path.log" 2>&1
 status=$?
 set -e

@@ -103,11 +103,12 @@ ok "two writers rewrote a 50-key suite 800 times: plistlib parsed all $reads rea
 # scripts/with-keyring leaves nothing of its session in the temp directory. SwiftPM locks its manifest cache under the
 # session's HOME with an empty file in TMPDIR named after that path; with a new HOME per session such files piled up,
 # one set per swift command. A private TMPDIR (so that the sessions of scripts beside this one do not count) and a
-# package of its own (so that no .build beside it is locked).
+# package of its own (so that no .build beside it is locked). SwiftPM as a developer's shell runs it: without
+# scripts/test's one HOME for SwiftPM (scripts/lib/swiftpm/swift).
 mkdir -p "$WORK/tmp" "$WORK/pkg/Sources/Tiny"
 printf '// swift-tools-version:5.9\nimport PackageDescription\nlet package = Package(name: "Tiny", targets: [.target(name: "Tiny")])\n' > "$WORK/pkg/Package.swift"
 echo "public let tiny = 1" > "$WORK/pkg/Sources/Tiny/Tiny.swift"
-TMPDIR="$WORK/tmp" "$ROOT/scripts/with-keyring" bash -c 'swift package describe --package-path "$1" >/dev/null && ls "$TMPDIR" | grep -c "_home_.cache_org.swift.swiftpm"' _ "$WORK/pkg" > "$WORK/inside" \
+env -u APPGROUPSIM_SWIFTPM_HOME -u APPGROUPSIM_SWIFTPM_PATH TMPDIR="$WORK/tmp" "$ROOT/scripts/with-keyring" bash -c 'swift package describe --package-path "$1" >/dev/null && ls "$TMPDIR" | grep -c "_home_.cache_org.swift.swiftpm"' _ "$WORK/pkg" > "$WORK/inside" \
   || fail "swift package describe failed inside scripts/with-keyring"
 [ "$(cat "$WORK/inside")" -ge 1 ] || fail "SwiftPM made no lock file for the session's HOME in TMPDIR: this check no longer checks anything"
 left=$(ls "$WORK/tmp" | grep "appgroupsim-keyring" || true)
