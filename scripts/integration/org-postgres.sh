@@ -125,7 +125,17 @@ restart_postgres() {
   as_postgres "$PG_BIN/pg_ctl" -D "$WORK/pg/data" -l "$WORK/pg/server.log" -w -t 60 \
     -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $WORK/pg -c fsync=off" start >/dev/null || fail "PostgreSQL did not start again: $(tail -5 "$WORK/pg/server.log")"
 }
-postgres_pids() { pgrep -u postgres -f -- "-D $WORK/pg/data|postgres: " | tr '\n' ' '; }
+# This cluster's processes, and no other's: each process of a cluster runs in its data directory. (A pattern on the
+# command line, "postgres: ", also matched the backends of org-postgres-tests.sh's cluster: once the two scripts ran
+# at the same time, (a) below killed that cluster's backends and it failed "in recovery mode".)
+PG_DATA_REAL=$(readlink -f "$WORK/pg/data")
+postgres_pids() {
+  local pid
+  for pid in $(pgrep -u postgres); do
+    [ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" = "$PG_DATA_REAL" ] && printf '%s ' "$pid"
+  done
+  return 0
+}
 # check_burst FILE BOUND STATUS...: every answer within BOUND seconds, each status among STATUS...
 check_burst() {
   python3 - "$@" <<'PY' || fail "$(cat "$1")"
@@ -138,6 +148,18 @@ PY
 }
 start_instance C
 python3 "$ROOT/scripts/integration/pg_faults.py" burst "$C" --kind read -n 1 --session "$WORK/c.session" >/dev/null
+
+# A neighbour: another script's cluster on this machine, with a session open on it. The faults below are this
+# cluster's alone; the neighbour's session must outlive them.
+trap 'end_children; stop_postgres "$WORK/pg-other"; stop_postgres "$WORK/pg"; rm -rf "$WORK"' EXIT
+OTHER_PORT=$(free_port)
+(start_postgres "$WORK/pg-other" "$OTHER_PORT") || fail "the neighbour cluster did not start: $(tail -3 "$WORK/pg-other/server.log" 2>/dev/null)"
+psql -h 127.0.0.1 -p "$OTHER_PORT" -U postgres -d org -X -q -c "SELECT pg_sleep(600)" >"$WORK/neighbour.out" 2>&1 &
+NEIGHBOUR=$!
+for _ in $(seq 1 100); do
+  [ "$(psql -h 127.0.0.1 -p "$OTHER_PORT" -U postgres -d org -X -q -A -t -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(600)%'")" = 1 ] && break
+  sleep 0.1
+done
 
 # (a) PostgreSQL dies (every process, SIGKILL) with 10 writes in flight, held back by the lock a psql session holds
 # on the record they change.
@@ -167,6 +189,11 @@ said_w=$(check_burst "$WORK/pause-write.json" 6 503)
 python3 "$ROOT/scripts/integration/pg_faults.py" until "$C" --kind write --status 204 --within 20 --session "$WORK/c.session" >"$WORK/after.json"
 contains "$(cat "$WORK/after.json")" '"status": 204'
 ok "PostgreSQL paused: 8 reads ($said_r) and 8 writes ($said_w), each 503 within 6 s; resumed, the instance writes again"
+kill -0 "$NEIGHBOUR" 2>/dev/null || fail "the neighbour cluster's session ended while this cluster was killed and paused: $(cat "$WORK/neighbour.out"; tail -3 "$WORK/pg-other/server.log")"
+! grep -q "terminated by signal" "$WORK/pg-other/server.log" || fail "a process of the neighbour cluster was killed: $(grep "terminated by signal" "$WORK/pg-other/server.log")"
+kill "$NEIGHBOUR"; wait "$NEIGHBOUR" 2>/dev/null || true
+stop_postgres "$WORK/pg-other"
+ok "the kill and the pause reached this cluster's processes only: a neighbour cluster's session lived through both"
 
 # (c) An instance frozen (SIGSTOP) while it holds a record's lock: another instance's reads never wait for it, nor
 # do its writes to other records; its writes to that record wait at most the record lock timeout (3 s here) and fail
