@@ -67,3 +67,24 @@ contains "$OUT" "FAILED M.B: worker 0 ended"
 contains "$OUT" "M.B/test1 started, then its worker was killed"
 [ -z "$(ls -A "$WORK/tmp")" ] || fail "the runner left $(ls "$WORK/tmp") behind after a worker ended"
 ok "a worker that ends mid-class: the class named, its output shown, nothing left in TMPDIR: $(printf '%s\n' "$OUT" | grep -m1 FAILED)"
+
+# scripts/test's `swift` in front of the real one (scripts/lib/swiftpm/swift): `swift build` and `swift package` get one
+# HOME and one environment (what SwiftPM keys its caches on), `swift test` the caller's whole environment, and with no
+# swift behind it, one line and exit 127. A `swift` that prints its environment stands in for the real one.
+SHIM="$ROOT/scripts/lib/swiftpm/swift"
+mkdir -p "$WORK/real"
+# (PWD, SHLVL and _ are the stand-in's own bash's.)
+printf '#!/usr/bin/env bash\necho "args: $*"; env | grep -vE "^(PWD|SHLVL|_)=" | sort\n' > "$WORK/real/swift"
+chmod +x "$WORK/real/swift"
+export_vars=(APPGROUPSIM_SWIFTPM_HOME="$WORK/home" APPGROUPSIM_SWIFTPM_PATH="$WORK/real:/usr/bin:/bin")
+SEEN=$(env "${export_vars[@]}" FOO=1 RECENTS_PACKAGE="$WORK/rp" PATH="$ROOT/scripts/lib/swiftpm:$PATH" "$SHIM" build --product x)
+contains "$SEEN" "args: build --product x"
+contains "$SEEN" "HOME=$WORK/home"
+contains "$SEEN" "RECENTS_PACKAGE=$WORK/rp"
+[ "$(printf '%s\n' "$SEEN" | grep -c '=')" = 4 ] || fail "swift build saw more than HOME, PATH, LANG and RECENTS_PACKAGE: $SEEN"
+SEEN=$(env "${export_vars[@]}" FOO=1 "$SHIM" test --skip-build)
+contains "$SEEN" "FOO=1"
+contains "$SEEN" "HOME=$HOME"
+expect_status 127 env APPGROUPSIM_SWIFTPM_PATH=/usr/bin:/bin APPGROUPSIM_SWIFTPM_HOME="$WORK/home" "$SHIM" build
+contains "$ERR" "no swift on PATH but this one"
+ok "scripts/test's swift: build and package in one environment (HOME, PATH, LANG, RECENTS_PACKAGE), test in the caller's; none behind it: one line, exit 127"
