@@ -77,10 +77,10 @@ mkdir -p "$WORK/real"
 printf '#!/usr/bin/env bash\necho "args: $*"; env | grep -vE "^(PWD|SHLVL|_)=" | sort\n' > "$WORK/real/swift"
 chmod +x "$WORK/real/swift"
 export_vars=(APPGROUPSIM_SWIFTPM_HOME="$WORK/home" APPGROUPSIM_SWIFTPM_PATH="$WORK/real:/usr/bin:/bin")
-SEEN=$(env "${export_vars[@]}" FOO=1 RECENTS_PACKAGE="$WORK/rp" PATH="$ROOT/scripts/lib/swiftpm:$PATH" "$SHIM" build --product x)
+SEEN=$(env "${export_vars[@]}" FOO=1 RECENTS_PACKAGE="$WORK/a folder/rp" PATH="$ROOT/scripts/lib/swiftpm:$PATH" "$SHIM" build --product x)
 contains "$SEEN" "args: build --product x"
 contains "$SEEN" "HOME=$WORK/home"
-contains "$SEEN" "RECENTS_PACKAGE=$WORK/rp"
+contains "$SEEN" "RECENTS_PACKAGE=$WORK/a folder/rp"
 [ "$(printf '%s\n' "$SEEN" | grep -c '=')" = 4 ] || fail "swift build saw more than HOME, PATH, LANG and RECENTS_PACKAGE: $SEEN"
 SEEN=$(env "${export_vars[@]}" FOO=1 "$SHIM" test --skip-build)
 contains "$SEEN" "FOO=1"
