@@ -6,12 +6,14 @@ source "$(dirname "$0")/../lib/integration.sh"
 FAKE="$WORK/Fake.xctest"
 cat >"$FAKE" <<'FAKE'
 #!/usr/bin/env bash
-# $FAKE_MODE: pass (every class passes), no-swift-testing, fail, crash, hang, worker-dies or short.
+# $FAKE_MODE: pass (every class passes), no-swift-testing, fail, crash, hang, worker-dies or short. With $FAKE_AUTOGROUP,
+# class M.A writes its session's scheduling group (its nice) there.
 case "$1" in
   --list-tests) printf 'Listing 5 tests in Fake.xctest:\n\nM.A/test1\nM.A/test2\nM.B/test1\nM.C/test1\nM.C/test2\n' ;;
   --testing-library) if [ "$FAKE_MODE" = no-swift-testing ]; then echo "Test run with 0 tests in 0 suites passed after 0.001 seconds."; exit 69; fi
                      echo "Test run with 3 tests in 1 suite passed after 0.001 seconds." ;;
-  M.A) echo "	 Executed 2 tests, with 0 failures (0 unexpected) in 0.01 (0.01) seconds" ;;
+  M.A) if [ -n "${FAKE_AUTOGROUP:-}" ]; then cat /proc/self/autogroup > "$FAKE_AUTOGROUP"; fi
+       echo "	 Executed 2 tests, with 0 failures (0 unexpected) in 0.01 (0.01) seconds" ;;
   M.B) case "$FAKE_MODE" in
          fail) echo "M.B/test1: error: XCTAssertEqual failed"; echo "	 Executed 1 test, with 1 failure (0 unexpected) in 0.01 (0.01) seconds"; exit 1 ;;
          crash) echo "M.B/test1 started"; kill -SEGV $$ ;;
@@ -88,3 +90,23 @@ contains "$SEEN" "HOME=$HOME"
 expect_status 127 env APPGROUPSIM_SWIFTPM_PATH=/usr/bin:/bin APPGROUPSIM_SWIFTPM_HOME="$WORK/home" "$SHIM" build
 contains "$ERR" "no swift on PATH but this one"
 ok "scripts/test's swift: build and package in one environment (HOME, PATH, LANG, RECENTS_PACKAGE), test in the caller's; none behind it: one line, exit 127"
+
+# scripts/test's integration runner (scripts/lib/run-integration.py) gives the scratch path's holder the processor
+# first: every other script at nice APPGROUPSIM_TEST_NICE, its session too. With the scheduler's autogroups a process's
+# nice counts only against its own session's, and each script is a session of its own; run-tests.py's classes, each a
+# session of its own too, keep the nice of the session that started them. Until 2026-12-05 only the processes were
+# reniced, and a nice-10 script took as much processor as the chain did. Fake scripts print their sessions' nice.
+if [ -r /proc/self/autogroup ]; then
+  mkdir -p "$WORK/scripts"
+  printf '#!/usr/bin/env bash\n# scripts/test: scratch\necho "holder: $(cat /proc/self/autogroup)"\n' > "$WORK/scripts/holder.sh"
+  printf '#!/usr/bin/env bash\necho "other: $(cat /proc/self/autogroup)"\nFAKE_MODE=pass FAKE_AUTOGROUP="%s" python3 "%s" --jobs 1 "%s" >/dev/null && echo "class: $(cat "%s")"\n' \
+    "$WORK/class-autogroup" "$RUN" "$FAKE" "$WORK/class-autogroup" > "$WORK/scripts/other.sh"
+  APPGROUPSIM_TEST_NICE=10 expect_status 0 python3 "$ROOT/scripts/lib/run-integration.py" --jobs 2 "$WORK/scripts/holder.sh" "$WORK/scripts/other.sh"
+  contains "$OUT" "holder: /autogroup-"
+  printf '%s\n' "$OUT" | grep -q '^holder: .* nice 0$' || fail "the scratch path's holder's session is not at nice 0: $(printf '%s\n' "$OUT" | grep '^holder:')"
+  printf '%s\n' "$OUT" | grep -q '^other: .* nice 10$' || fail "the other script's session is not at nice 10: $(printf '%s\n' "$OUT" | grep '^other:')"
+  printf '%s\n' "$OUT" | grep -q '^class: .* nice 10$' || fail "run-tests.py's class did not keep its session's nice: $(printf '%s\n' "$OUT" | grep '^class:')"
+  ok "run-integration.py: the scratch path's holder's session at nice 0, another script's at 10, and a class run-tests.py starts from it at 10"
+else
+  echo "SKIP: no /proc/self/autogroup (the scheduler has no autogroups here): the runner's session nice is not checked"
+fi

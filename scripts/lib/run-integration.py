@@ -3,9 +3,11 @@
 
     run-integration.py --jobs N SCRIPT...
 
-Most scripts only drive the built binaries, each in folders, keyrings, orgs and ports of its own, so up to N run side
-by side (N defaults to the machine's core count; APPGROUPSIM_TEST_JOBS=1 runs them one after another). A script
-declares in a comment line where it cannot go beside the others:
+Most scripts only drive the built binaries, each in folders, keyrings, orgs and ports of its own, so several run side
+by side: with N > 1 (N defaults to the machine's core count), up to N + 1 beside the scratch script below that holds
+the scratch path (most of them wait on their processes much of the time, and they run at a lower priority than the
+chain: below); APPGROUPSIM_TEST_JOBS=1 runs them one after another. A script declares in a comment line where it
+cannot go beside the others:
 
     # scripts/test: scratch    it builds consumer packages (a developer's package that depends on AppGroupSim) in
                                AppGroupSim's own scratch path, .build, so that AppGroupSim's dependencies are not
@@ -15,10 +17,10 @@ declares in a comment line where it cannot go beside the others:
                                between another's build and its run). They are started first, in the order given (the
                                symbol graphs' first: scripts/test), as together they are the longest chain.
                                A script done with the scratch path says so (scratch_done in lib/integration.sh:
-                               it removes the file APPGROUPSIM_SCRATCH_TOKEN names), and the next one starts, even
-                               when N scripts run (one more than N then): the chain of scratch scripts is what the
-                               phase waits for, and a script done with the scratch path has its longest part left
-                               (docs-examples.sh its other examples, examples.sh its explorations).
+                               it removes the file APPGROUPSIM_SCRATCH_TOKEN names), and the next one starts at once:
+                               the chain of scratch scripts is what the phase waits for. The one holding the scratch
+                               path takes no slot of the N; one done with it takes one (it has its longest part left:
+                               docs-examples.sh its other examples, examples.sh its explorations).
     # scripts/test: alone      its checks measure how long something takes (a lock's timeout, an answer's bound):
                                one at a time, in the order given, once the last scratch script has started (with
                                N > 1; after all the others with N = 1). It takes no slot, and every other script
@@ -29,7 +31,9 @@ declares in a comment line where it cannot go beside the others:
 
 With N > 1 the chain of scratch scripts goes first for the processor as well: every other script runs at nice
 APPGROUPSIM_TEST_NICE (10 by default; 0 turns this off), and a scratch script too once it is done with the scratch path
-(its whole process group, reniced). Scripts that run alone run at the priority scripts/test has. The others then
+(its whole process group, reniced, and its session: with the scheduler's autogroups a process's nice counts only
+against its own session's processes, and each script is a session of its own; autogroup_nice below). Scripts that
+run alone run at the priority scripts/test has. The others then
 take what the chain leaves: on 2 cores the chain's builds compile on both whenever they can, instead of sharing them
 with a fuzzer or an exploration. Nothing a script checks depends on its speed: the bounds some wait with are tens of
 seconds, and the short ones are on fakes that only print (test-runner.sh's 2 s) or expect the time to run out
@@ -64,6 +68,24 @@ def leftovers(run_id: str) -> list:
     return [line.split(None, 1) for line in out.splitlines() if line.strip()]
 
 
+def autogroup_nice(pid, nice: int):
+    """The nice of the session `pid` is in, as the scheduler sees it. With autogroups (kernel.sched_autogroup_enabled,
+    on in Debian's kernels and on CI's machines) the scheduler first shares the processor fairly between sessions,
+    and a process's own nice ranks it only against the processes of its session. Each script runs in a session of its
+    own, so a script's nice alone gave the chain nothing: measured here, docs-examples.sh held the scratch path 241 s
+    beside two nice-10 scripts against 178 s beside one. The session's nice (/proc/PID/autogroup) is what ranks it
+    against the other scripts. Nothing happens where there are no autogroups."""
+    try:
+        Path(f"/proc/{pid}/autogroup").write_text(f"{nice}\n")
+    except OSError:
+        pass
+
+
+def start_niced(nice: int):
+    os.nice(nice)
+    autogroup_nice("self", nice)
+
+
 class Run:
     def __init__(self, script: str, base_id: str, nice: int = 0):
         self.script = script
@@ -85,7 +107,7 @@ class Run:
         # A session of its own, so that an interrupted run can end the script's whole process group.
         self.process = subprocess.Popen(["bash", script], cwd=ROOT, stdout=self.output, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL, start_new_session=True,
-                                        env=environment, preexec_fn=(lambda: os.nice(nice)) if nice else None)
+                                        env=environment, preexec_fn=(lambda: start_niced(nice)) if nice else None)
 
     def yield_processor(self):
         """A scratch script done with the scratch path runs at NICE from now on (it has left the chain)."""
@@ -100,6 +122,7 @@ class Run:
                 self.nice = nice
             except (ProcessLookupError, PermissionError):
                 pass
+            autogroup_nice(self.process.pid, nice)
 
     def poll(self):
         """The script's exit status once it has ended (None before). Reaped with wait4, which also gives the processor
@@ -181,20 +204,25 @@ def main() -> int:
     alone = [s for s in args if kinds[s] == "alone"]
     running, failures, passed = [], [], 0
     started, script_seconds, script_cpu = time.monotonic(), [], []
-    extra_seconds = 0.0  # how long one more than `jobs` scripts ran
+    # With jobs > 1: up to `others` scripts beside the one holding the scratch path (room, below).
+    others = jobs + 1 if jobs > 1 else 1
+    extra_seconds = 0.0  # how long the one holding the scratch path ran beside `others` others
     alone_left = list(alone)
 
     def room(script: str) -> bool:
-        """Whether `script` may start now: up to `jobs` at once, and a scratch script also beside them while the
-        scratch script before it, done with the scratch path, is still running (the chain waits for no slot)."""
-        # An alone script takes no slot: the others run beside it at nice 19.
-        busy = len([r for r in running if kinds[r.script] != "alone"])
-        if kinds[script] == "scratch":
-            if any(r.token and r.token.exists() for r in running):
-                return False
-            if jobs > 1 and any(r.token and not r.token.exists() for r in running):
-                return busy < jobs + 1
-        return busy < jobs
+        """Whether `script` may start now. With jobs > 1 the script holding the scratch path takes no slot: a scratch
+        script starts as soon as the one before it is done with the scratch path (the chain waits for nothing), and
+        up to jobs + 1 others run beside it, at NICE: they take what the chain leaves, and the one more fills the
+        processor while the others wait on their processes (measured on 2 cores, the whole phase: 556 s against
+        589 s with jobs, and 609 s before the sessions' nice below). With jobs = 1, one at a time."""
+        holding = [r for r in running if r.token and r.token.exists()]
+        if kinds[script] == "scratch" and holding:
+            return False
+        if kinds[script] == "scratch" and jobs > 1:
+            return True
+        # An alone script takes no slot either: the others run beside it at nice 19.
+        busy = len([r for r in running if kinds[r.script] != "alone" and (jobs == 1 or r not in holding)])
+        return busy < others
 
     def may_go_alone() -> bool:
         """Whether the next alone script may start: with jobs > 1 once the chain's last scratch script has started
@@ -233,7 +261,7 @@ def main() -> int:
                 return
             balance()
             time.sleep(0.2)
-            if len([r for r in running if kinds[r.script] != "alone"]) > jobs:
+            if len([r for r in running if kinds[r.script] != "alone"]) > others:
                 extra_seconds += 0.2
 
     try:
@@ -258,8 +286,9 @@ def main() -> int:
         raise
     # Where scripts/test's time goes (issue 35): the phase's wall time against the scripts' own times added up.
     wall = time.monotonic() - started
-    print(f"integration: {passed} passed, {len(failures)} failed in {round(wall)} s, up to {jobs} at once "
-          f"({jobs + 1} for {extra_seconds:.0f} s: the next scratch script beside them) "
+    how = (f"up to {others} at once beside the one holding the scratch path ({others + 1} at once for {extra_seconds:.0f} s)"
+           if jobs > 1 else "one at a time")
+    print(f"integration: {passed} passed, {len(failures)} failed in {round(wall)} s, {how} "
           f"(the scripts' own times add up to {round(sum(script_seconds))} s; their processor time "
           f"{round(sum(script_cpu))} s, {sum(script_cpu) / max(wall, 1):.2f} cores busy on average)")
     for script in failures:

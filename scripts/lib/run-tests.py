@@ -32,6 +32,26 @@ EXECUTED = re.compile(r"Executed (\d+) tests?, with (\d+) failures?")
 SWIFT_TESTING_DONE = re.compile(r"Test run with (\d+) tests? (?:in \d+ suites? )?passed")
 
 
+def session_nice() -> int:
+    """This process's session's nice under the scheduler's autogroups (0 where there are none)."""
+    try:
+        return int(Path("/proc/self/autogroup").read_text().split()[-1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def keep_session_nice(nice: int):
+    """A class's new session keeps the nice of this one: with autogroups a new session starts at 0, whatever its
+    processes' own nice (scripts/lib/run-integration.py's autogroup_nice says why that matters)."""
+    def apply():
+        if nice:
+            try:
+                Path("/proc/self/autogroup").write_text(f"{nice}\n")
+            except OSError:
+                pass
+    return apply
+
+
 def worker(bundle: str, logdir: str) -> int:
     """Runs each item read on stdin, its output to LOGDIR/<n>.log, and answers one line: n status seconds."""
     for n, line in enumerate(sys.stdin):
@@ -44,7 +64,7 @@ def worker(bundle: str, logdir: str) -> int:
         status = None
         with open(log, "wb") as out:
             process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                       start_new_session=True)
+                                       start_new_session=True, preexec_fn=keep_session_nice(session_nice()))
             try:
                 status = process.wait(timeout=TIMEOUT)
             except subprocess.TimeoutExpired:
