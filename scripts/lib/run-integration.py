@@ -70,7 +70,7 @@ def leftovers(run_id: str) -> list:
 
 def autogroup_nice(pid, nice: int):
     """The nice of the session `pid` is in, as the scheduler sees it. With autogroups (kernel.sched_autogroup_enabled,
-    on in Debian's kernels and on CI's machines) the scheduler first shares the processor fairly between sessions,
+    on in Debian's kernels and on this machine kind) the scheduler first shares the processor fairly between sessions,
     and a process's own nice ranks it only against the processes of its session. Each script runs in a session of its
     own, so a script's nice alone gave the chain nothing: measured here, docs-examples.sh held the scratch path 241 s
     beside two nice-10 scripts against 178 s beside one. The session's nice (/proc/PID/autogroup) is what ranks it
@@ -213,8 +213,10 @@ def main() -> int:
         """Whether `script` may start now. With jobs > 1 the script holding the scratch path takes no slot: a scratch
         script starts as soon as the one before it is done with the scratch path (the chain waits for nothing), and
         up to jobs + 1 others run beside it, at NICE: they take what the chain leaves, and the one more fills the
-        processor while the others wait on their processes (measured on 2 cores, the whole phase: 556 s against
-        589 s with jobs, and 609 s before the sessions' nice below). With jobs = 1, one at a time."""
+        processor while the others wait on their processes (the whole phase on 2 cores, local single runs after one
+        build: 556 s against 589 s with jobs, and 609 s before the sessions' nice below). With jobs = 1, one at a
+        time. A class that run-tests.py starts keeps its script's session nice of that moment (a session of its own:
+        a later renice of the script's session does not reach it)."""
         holding = [r for r in running if r.token and r.token.exists()]
         if kinds[script] == "scratch" and holding:
             return False
